@@ -1,0 +1,167 @@
+"""Transformer shapes → parameter counts, bytes and FLOPs per token.
+
+Equations (per model; L layers, d hidden, h query heads, g KV heads, k head dim,
+f FFN width, V vocab):
+
+    attention params / layer   = d·h·k (Q) + 2·d·g·k (K, V) + h·k·d (O)        [+ QKV biases]
+    FFN params / layer         = 3·d·f if gated (SwiGLU) else 2·d·f             [+ biases]
+    embeddings                 = V·d, and another V·d for the LM head unless tied
+    KV cache values / token    = 2·L·g·k            (MLA: L·(kv_lora_rank + rope dim))
+    attention FLOPs / token    = 4·L·h·k · context  (QKᵀ and PV, 2 FLOPs per multiply-add)
+
+Mixture of experts: with E routed experts and K chosen per token, a batch of B tokens
+touches on average E·(1 − (1 − K/E)^B) distinct experts per layer. Those weights are
+what a decode step must read; FLOPs scale with K experts per token.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ParamBreakdown:
+    """Parameter counts (numbers of weights, not bytes) by role, summed over layers."""
+
+    embedding: float          # input token table V·d (gathered, never streamed)
+    lm_head: float            # output projection V·d (0 when tied: the table is read instead)
+    attention: float          # all layers
+    dense_ffn: float          # non-routed FFN weights, all layers (dense layers + shared experts)
+    expert: float             # one routed expert in one layer
+    moe_layers: int
+    experts: int              # routed experts per MoE layer (0 for dense models)
+    experts_per_token: int
+    other: float              # norms, biases, router
+    tied_embeddings: bool
+
+    @property
+    def routed_total(self) -> float:
+        return self.expert * self.experts * self.moe_layers
+
+    @property
+    def total(self) -> float:
+        return (self.embedding + self.lm_head + self.attention + self.dense_ffn
+                + self.routed_total + self.other)
+
+    @property
+    def streamed_dense(self) -> float:
+        """Weights every decode step reads whatever the batch: all but the routed experts and
+        the input embedding table (only B rows of it are gathered)."""
+        lm = self.embedding if self.tied_embeddings else self.lm_head
+        return lm + self.attention + self.dense_ffn + self.other
+
+    @property
+    def active_per_token(self) -> float:
+        """Weights one token multiplies with (the FLOPs count): 2 FLOPs per weight."""
+        return self.streamed_dense + self.moe_layers * self.experts_per_token * self.expert
+
+    def experts_touched(self, batch_tokens):
+        """Expected distinct routed experts per MoE layer for ``batch_tokens`` tokens:
+        E·(1 − (1 − K/E)^B), uniform routing assumed."""
+        if self.experts == 0:
+            return 0.0 * np.asarray(batch_tokens, dtype=float)
+        e, k = float(self.experts), float(self.experts_per_token)
+        return e * (1.0 - np.power(1.0 - k / e, batch_tokens))
+
+    def streamed(self, batch_tokens):
+        """Weights read from HBM by one forward pass over ``batch_tokens`` tokens."""
+        return self.streamed_dense + self.moe_layers * self.experts_touched(batch_tokens) * self.expert
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Per-token sizes derived from the architecture (numbers of values, not bytes)."""
+
+    kv_values_per_token: float          # K and V (or MLA latent) values cached per token, all layers
+    attention_flops_per_context: float  # FLOPs per new token per cached token, all layers
+    activation_values_per_token: float  # values written and read back between kernels, all layers
+    allreduce_values_per_token: float   # values all-reduced per token under tensor parallelism
+    allreduces_per_layer: int
+    kv_heads: int
+    sliding_window: int | None
+
+
+def _get(cfg: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    value = cfg.get(key, default)
+    return default if value is None else value
+
+
+def param_breakdown(cfg: Mapping[str, Any]) -> ParamBreakdown:
+    """Count parameters from a models.json entry."""
+    L, d, h, g, k = (int(cfg[x]) for x in ("layers", "hidden", "heads", "kv_heads", "head_dim"))
+    f, V = int(cfg["ffn"]), int(cfg["vocab"])
+    gated = bool(cfg["ffn_gated"])
+    tied = bool(_get(cfg, "tied_embeddings", False))
+    experts = int(_get(cfg, "experts", 0))
+    top_k = int(_get(cfg, "experts_per_token", 0))
+    shared = int(_get(cfg, "shared_experts", 0))
+    expert_ffn = int(_get(cfg, "expert_ffn", f))
+    first_dense = int(_get(cfg, "first_dense_layers", 0))
+    mla = cfg.get("mla")
+
+    if mla:
+        qr, kvr = mla["q_lora_rank"], mla["kv_lora_rank"]
+        nope, rope, vd = mla["qk_nope_head_dim"], mla["qk_rope_head_dim"], mla["v_head_dim"]
+        attn_layer = (d * qr + qr * h * (nope + rope)          # Q down and up
+                      + d * (kvr + rope) + kvr * h * (nope + vd)  # KV down (with rope key) and up
+                      + h * vd * d)                             # O
+        norm_extra = qr + kvr
+    else:
+        attn_layer = d * h * k + 2 * d * g * k + h * k * d
+        norm_extra = 0
+    qkv_bias = (h * k + 2 * g * k) if cfg.get("qkv_bias") else 0
+
+    mats = 3 if gated else 2
+    mlp_bias = (f + d) if cfg.get("mlp_bias") else 0
+    parallel = bool(cfg.get("parallel_block"))
+    norms_per_layer = (2 if parallel else 4) * d if cfg.get("mlp_bias") else 2 * d
+
+    moe_layers = (L - first_dense) if experts else 0
+    dense_layers = L - moe_layers
+    dense_ffn = dense_layers * (mats * d * f + mlp_bias) + moe_layers * shared * mats * d * expert_ffn
+    expert = mats * d * expert_ffn if experts else 0.0
+    router = moe_layers * experts * d
+    other = L * (norms_per_layer + norm_extra + qkv_bias) + d + router
+    if cfg.get("lm_head_bias"):
+        other += V
+    return ParamBreakdown(
+        embedding=float(V * d), lm_head=0.0 if tied else float(V * d),
+        attention=float(L * attn_layer), dense_ffn=float(dense_ffn), expert=float(expert),
+        moe_layers=moe_layers, experts=experts, experts_per_token=top_k,
+        other=float(other), tied_embeddings=tied,
+    )
+
+
+def shape(cfg: Mapping[str, Any]) -> Shape:
+    """Per-token cache, attention, activation and communication sizes."""
+    L, d, h, g, k = (int(cfg[x]) for x in ("layers", "hidden", "heads", "kv_heads", "head_dim"))
+    f = int(cfg["ffn"])
+    mla = cfg.get("mla")
+    if mla:
+        latent = mla["kv_lora_rank"] + mla["qk_rope_head_dim"]
+        kv = L * latent
+        # Absorbed MLA decode: scores over the 576-wide latent, values over the 512-wide one.
+        attn = L * h * 2 * (latent + mla["kv_lora_rank"])
+        q_dim = h * (mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"])
+        kv_dim = latent
+        attn_out = h * mla["v_head_dim"]
+    else:
+        kv = 2 * L * g * k
+        attn = 4 * L * h * k
+        q_dim, kv_dim, attn_out = h * k, 2 * g * k, h * k
+    experts = int(_get(cfg, "experts", 0))
+    ffn_active = (int(_get(cfg, "experts_per_token", 0)) + int(_get(cfg, "shared_experts", 0))) \
+        * int(_get(cfg, "expert_ffn", f)) if experts else f
+    ffn_values = (3 if cfg["ffn_gated"] else 2) * ffn_active
+    # Each kernel writes its output once and the next reads it once (×2).
+    act = L * 2 * (2 * d + q_dim + kv_dim + attn_out + ffn_values)
+    per_layer = 1 if cfg.get("parallel_block") else 2
+    return Shape(
+        kv_values_per_token=float(kv), attention_flops_per_context=float(attn),
+        activation_values_per_token=float(act),
+        allreduce_values_per_token=float(L * per_layer * d),
+        allreduces_per_layer=per_layer, kv_heads=g,
+        sliding_window=cfg.get("sliding_window"),
+    )

@@ -1,0 +1,318 @@
+"""Load assets/ (hardware, models, precisions) into frozen values, and resolve ids.
+
+Data files keep readable units (GB, GB/s, TFLOP/s, MHz, µs); this module converts every
+number to SI once, at load: bytes, bytes/s, FLOP/s, Hz, seconds. Each value keeps the
+source string of its section so the UI can show where a number came from.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from model import units
+from model.architecture import ParamBreakdown, Shape, param_breakdown, shape
+from model.errors import AssetError, UnknownIdError
+
+ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets"
+
+
+@dataclass(frozen=True)
+class MemoryLevel:
+    """One level of the memory hierarchy, whole-chip totals."""
+
+    key: str                            # registers | smem | l2 | hbm | host
+    label: str
+    capacity_bytes: float | None
+    bandwidth_bytes_per_s: float | None
+    latency_s: float | None
+    derived: tuple[str, ...]            # which of the numbers are derived, not published/measured
+    source: str
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A GPU-to-GPU (or GPU-to-host) link: bandwidth per direction per GPU, call latency."""
+
+    kind: str                           # nvlink | infinity-fabric | ici | roce | pcie | network
+    name: str
+    bandwidth_bytes_per_s: float
+    latency_s: float
+    max_gpus: int
+    source: str
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class Hardware:
+    id: str
+    name: str
+    short_name: str
+    aliases: tuple[str, ...]
+    vendor: str
+    family: str
+    year: int
+    unit_name: str
+    units: int
+    tensor_cores: int
+    clock_hz: float | None
+    peak_flops: tuple[tuple[str, float], ...]   # (dtype, dense FLOP/s), tensor paths only
+    hbm_kind: str
+    hbm_stacks: int | None
+    hbm_capacity_bytes: float
+    hbm_bandwidth_bytes_per_s: float
+    stream_bandwidth_bytes_per_s: float | None  # measured STREAM, if any
+    levels: tuple[MemoryLevel, ...]             # registers → smem → l2 → hbm → host
+    scale_up: Link | None
+    pcie: Link | None                           # None: no PCIe path between chips (GB200, TPU)
+    network: Link
+    tdp_w: float
+    usd_per_hour: float
+    sources: tuple[tuple[str, str], ...] = field(compare=False)
+
+    def peak(self, dtype: str) -> float | None:
+        for key, value in self.peak_flops:
+            if key == dtype:
+                return value
+        return None
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        return tuple(k for k, _ in self.peak_flops)
+
+    def level(self, key: str) -> MemoryLevel:
+        for lvl in self.levels:
+            if lvl.key == key:
+                return lvl
+        raise KeyError(key)
+
+    def source(self, section: str) -> str:
+        return dict(self.sources).get(section, "")
+
+
+@dataclass(frozen=True)
+class LLM:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    vocab: int
+    params: ParamBreakdown
+    shape: Shape
+    published_params: float
+    source: str
+    notes: str
+
+    @property
+    def is_moe(self) -> bool:
+        return self.params.experts > 0
+
+
+@dataclass(frozen=True)
+class Precision:
+    id: str
+    name: str
+    weight_bits: float
+    activation_bits: float
+    compute: str
+    fallbacks: tuple[str, ...]
+    default_kv: str
+    notes: str
+    source: str
+
+    @property
+    def bytes_per_weight(self) -> float:
+        return self.weight_bits / 8.0
+
+    @property
+    def activation_bytes(self) -> float:
+        # Activations crossing kernels and links are at least 8-bit; FP4 runs keep FP8 between kernels.
+        return max(self.activation_bits, 8) / 8.0
+
+
+@dataclass(frozen=True)
+class KVPrecision:
+    id: str
+    name: str
+    bits: float
+    hidden: bool
+    notes: str
+    source: str
+
+    @property
+    def bytes_per_value(self) -> float:
+        return self.bits / 8.0
+
+
+@dataclass(frozen=True)
+class Catalog:
+    gpus: tuple[Hardware, ...]
+    models: tuple[LLM, ...]
+    precisions: tuple[Precision, ...]
+    kv_precisions: tuple[KVPrecision, ...]
+
+    def gpu(self, key: str) -> Hardware:
+        return _resolve(self.gpus, key, "GPU")
+
+    def model(self, key: str) -> LLM:
+        return _resolve(self.models, key, "model")
+
+    def precision(self, key: str) -> Precision:
+        return _resolve(self.precisions, key, "precision")
+
+    def kv_precision(self, key: str) -> KVPrecision:
+        return _resolve(self.kv_precisions, key, "KV-cache precision")
+
+
+def _resolve(items: Iterable[Any], key: str, what: str) -> Any:
+    wanted = str(key).strip().lower()
+    names: list[str] = []
+    for item in items:
+        ids = (item.id, *getattr(item, "aliases", ()))
+        if wanted in ids:
+            return item
+        names.extend(ids)
+    close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.5)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    raise UnknownIdError(f"unknown {what} '{key}'{hint} (list them with: main.py list)")
+
+
+# ---------------------------------------------------------------- loading
+
+def _read_json(path: Path) -> Mapping[str, Any]:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise AssetError(f"missing data file {path}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise AssetError(f"broken data file {path.name}: {exc}") from None
+
+
+def _num(value: Any, scale: float = 1.0) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"expected a number, got {value!r}")
+    return float(value) * scale
+
+
+def _level(key: str, label: str, sec: Mapping[str, Any], capacity: float | None,
+           bw_scale: float = units.GB) -> MemoryLevel:
+    lat = sec.get("latency_ns")
+    lat_s = _num(lat, units.NS) if lat is not None else _num(sec.get("latency_us"), units.US)
+    return MemoryLevel(
+        key=key, label=label, capacity_bytes=capacity,
+        bandwidth_bytes_per_s=_num(sec.get("bandwidth_GBps"), bw_scale),
+        latency_s=lat_s, derived=tuple(sorted((sec.get("derived") or {}).keys())),
+        source=str(sec.get("source", "")), notes=str(sec.get("notes", "")),
+    )
+
+
+def _link(kind: str, sec: Mapping[str, Any], default_max: int) -> Link:
+    return Link(
+        kind=kind, name=str(sec.get("name") or sec.get("gen") or kind),
+        bandwidth_bytes_per_s=_num(sec["bandwidth_GBps"], units.GB),
+        latency_s=_num(sec["latency_us"], units.US),
+        max_gpus=int(sec.get("max_gpus") or default_max),
+        source=str(sec.get("source", "")), notes=str(sec.get("notes", "")),
+    )
+
+
+def _hardware(g: Mapping[str, Any]) -> Hardware:
+    comp, mem, ic = g["compute"], g["memory"], g["interconnect"]
+    units_n = int(comp["units"])
+    hbm = mem["hbm"]
+    l2, smem, regs, host = mem.get("l2") or {}, mem.get("smem") or {}, mem.get("registers") or {}, mem.get("host") or {}
+    clock = _num(comp.get("boost_clock_MHz"), units.MEGA)
+    smem_cap = _num(smem.get("capacity_per_unit_KB"), units.KIB)
+    regs_cap = _num(regs.get("capacity_per_unit_KB"), units.KIB)
+    levels = (
+        _level("registers", "Registers", regs, regs_cap * units_n if regs_cap else None),
+        _level("smem", "Shared mem / L1", smem, smem_cap * units_n if smem_cap else None),
+        _level("l2", "L2 cache", l2, _num(l2.get("capacity_MB"), units.MB)),
+        _level("hbm", str(hbm.get("kind") or "HBM"), hbm, _num(hbm["capacity_GB"], units.GB)),
+        _level("host", f"Host RAM ({host.get('link', 'PCIe')})", host, _num(host.get("capacity_GB"), units.GB)),
+    )
+    peaks = tuple((k, float(v) * units.TERA) for k, v in comp["peak_tflops"].items()
+                  if isinstance(v, (int, float)) and not isinstance(v, bool))
+    su = ic.get("scale_up")
+    sources = tuple((name, str(sec.get("source", ""))) for name, sec in
+                    (("compute", comp), ("hbm", hbm), ("l2", l2), ("smem", smem), ("registers", regs),
+                     ("host", host), ("scale_up", su or {}), ("pcie", ic.get("pcie") or {}), ("network", ic["network"]),
+                     ("power", g["power"]), ("price", g["price"])))
+    return Hardware(
+        id=g["id"], name=g["name"], short_name=g.get("short_name") or g["name"],
+        aliases=tuple(a.lower() for a in g.get("aliases", ())), vendor=g["vendor"],
+        family=g.get("family", ""), year=int(g["year"]),
+        unit_name=comp.get("unit_name", "SM"), units=units_n, tensor_cores=int(comp.get("tensor_cores") or 0),
+        clock_hz=clock, peak_flops=peaks,
+        hbm_kind=str(hbm.get("kind") or "HBM"), hbm_stacks=hbm.get("stacks"),
+        hbm_capacity_bytes=_num(hbm["capacity_GB"], units.GB),
+        hbm_bandwidth_bytes_per_s=_num(hbm["bandwidth_GBps"], units.GB),
+        stream_bandwidth_bytes_per_s=_num(hbm.get("stream_bandwidth_GBps"), units.GB),
+        levels=levels,
+        scale_up=_link(su.get("kind", "nvlink"), su, 8) if su else None,
+        pcie=_link("pcie", ic["pcie"], 8) if ic.get("pcie") else None,
+        network=_link("network", ic["network"], 1 << 16),
+        tdp_w=float(g["power"]["tdp_W"]), usd_per_hour=float(g["price"]["usd_per_gpu_hour"]),
+        sources=sources,
+    )
+
+
+def _llm(m: Mapping[str, Any]) -> LLM:
+    return LLM(
+        id=m["id"], name=m["name"], aliases=tuple(a.lower() for a in m.get("aliases", ())),
+        layers=int(m["layers"]), hidden=int(m["hidden"]), heads=int(m["heads"]),
+        kv_heads=int(m["kv_heads"]), head_dim=int(m["head_dim"]), ffn=int(m["ffn"]),
+        vocab=int(m["vocab"]), params=param_breakdown(m), shape=shape(m),
+        published_params=float(m["published_params_B"]) * 1e9,
+        source=str(m.get("source", "")), notes=str(m.get("notes", "")),
+    )
+
+
+def _load_section(path: Path, key: str, build) -> tuple:
+    doc = _read_json(path)
+    out = []
+    for i, entry in enumerate(doc.get(key, ())):
+        try:
+            out.append(build(entry))
+        except (KeyError, TypeError, ValueError) as exc:
+            ident = entry.get("id", f"#{i}") if isinstance(entry, Mapping) else f"#{i}"
+            raise AssetError(f"{path.name}: entry {ident} is malformed ({type(exc).__name__}: {exc})") from None
+    if not out:
+        raise AssetError(f"{path.name}: no '{key}' entries")
+    return tuple(out)
+
+
+def load_catalog(assets_dir: Path | str | None = None) -> Catalog:
+    """Read hardware.json, models.json and precisions.json from ``assets_dir``."""
+    base = Path(assets_dir) if assets_dir else ASSETS_DIR
+    precisions = _load_section(base / "precisions.json", "precisions", lambda p: Precision(
+        id=p["id"], name=p["name"], weight_bits=float(p["weight_bits"]),
+        activation_bits=float(p["activation_bits"]), compute=p["compute"],
+        fallbacks=tuple(p.get("fallbacks", ())), default_kv=p["default_kv"],
+        notes=p.get("notes", ""), source=p.get("source", "")))
+    kv = _load_section(base / "precisions.json", "kv_precisions", lambda p: KVPrecision(
+        id=p["id"], name=p["name"], bits=float(p["bits"]), hidden=bool(p.get("hidden", False)),
+        notes=p.get("notes", ""), source=p.get("source", "")))
+    return Catalog(
+        gpus=_load_section(base / "hardware.json", "gpus", _hardware),
+        models=_load_section(base / "models.json", "models", _llm),
+        precisions=precisions, kv_precisions=kv,
+    )
+
+
+@lru_cache(maxsize=1)
+def default_catalog() -> Catalog:
+    """The catalogue shipped in assets/ (loaded once)."""
+    return load_catalog()

@@ -1,0 +1,17 @@
+"""Errors the model raises for bad input. Each message is one line a user can act on."""
+
+
+class ModelError(ValueError):
+    """Base class: a one-line, user-facing reason."""
+
+
+class UnknownIdError(ModelError):
+    """An id or alias that is not in the catalogue (the message suggests the closest)."""
+
+
+class ScenarioError(ModelError):
+    """A scenario that cannot run (batch < 1, a GPU count the model cannot be split over…)."""
+
+
+class AssetError(ModelError):
+    """A broken or missing data file under assets/."""
