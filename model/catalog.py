@@ -138,6 +138,11 @@ class Precision:
         # Activations crossing kernels and links are at least 8-bit; FP4 runs keep FP8 between kernels.
         return max(self.activation_bits, 8) / 8.0
 
+    @property
+    def comm_bytes(self) -> float:
+        # Tensor-parallel all-reduces sum partial results in 16-bit (FP32 runs: 32-bit).
+        return max(self.activation_bits, 16) / 8.0
+
 
 @dataclass(frozen=True)
 class KVPrecision:

@@ -9,7 +9,7 @@ For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
     FLOPs             = (2·A·B + B·c·attention_flops) / tp
     memory time       = bytes / (HBM bytes/s × hbm_fraction)
     compute time      = FLOPs / (peak FLOP/s × compute_fraction)
-    communication     = allreduces × (α + 2(tp−1)/tp · B·d·act_bytes / link bytes/s)
+    communication     = allreduces × (α + 2(tp−1)/tp · B·d·2 bytes / link bytes/s)   (16-bit sums)
                         + (pp−1) network hops
     step time         = max(memory, compute) + communication + overheads
 
@@ -54,7 +54,7 @@ def _allreduce_s(rs: ResolvedScenario, tokens, eff: Efficiency):
         return 0.0 * tokens
     llm, link = rs.llm, rs.tp_link
     n = llm.layers * llm.shape.allreduces_per_layer
-    message = tokens * llm.hidden * rs.precision.activation_bytes
+    message = tokens * llm.hidden * rs.precision.comm_bytes
     return n * (link.latency_s * eff.allreduce_latency_scale
                 + 2.0 * (rs.tp - 1) / rs.tp * message / link.bandwidth_bytes_per_s)
 
@@ -63,7 +63,7 @@ def _pipeline_hops_s(rs: ResolvedScenario, tokens, eff: Efficiency):
     if rs.pp == 1:
         return 0.0 * tokens
     net = rs.hw.network
-    message = tokens * rs.llm.hidden * rs.precision.activation_bytes
+    message = tokens * rs.llm.hidden * rs.precision.comm_bytes
     return (rs.pp - 1) * (net.latency_s * eff.allreduce_latency_scale + message / net.bandwidth_bytes_per_s)
 
 
