@@ -1,0 +1,89 @@
+"""Physical invariants of the cost model, over random scenarios (hypothesis)."""
+import math
+from dataclasses import replace
+
+from hypothesis import assume, given, settings, strategies as st
+
+from model import Scenario, estimate
+from model.catalog import default_catalog
+from model.errors import ScenarioError
+from model.sweep import sweep_batch
+
+CAT = default_catalog()
+GPUS = [g.id for g in CAT.gpus]
+MODELS = [m.id for m in CAT.models]
+PRECISIONS = [p.id for p in CAT.precisions]
+
+scenarios = st.builds(
+    Scenario,
+    gpu=st.sampled_from(GPUS), model=st.sampled_from(MODELS), precision=st.sampled_from(PRECISIONS),
+    batch=st.integers(1, 4096), gpus=st.sampled_from([1, 2, 4, 8, 16, 32, 64]),
+    interconnect=st.sampled_from(["nvlink", "pcie", "network"]),
+    input_len=st.integers(1, 32768), output_len=st.integers(1, 8192),
+    phase=st.sampled_from(["decode", "prefill"]),
+)
+
+
+def _estimate(s, catalog=None):
+    try:
+        return estimate(s, catalog)
+    except ScenarioError:
+        assume(False)
+
+
+def _catalog_with(gpu_id, **changes):
+    gpus = tuple(replace(g, **changes) if g.id == gpu_id else g for g in CAT.gpus)
+    return replace(CAT, gpus=gpus)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios)
+def test_every_output_is_finite_and_positive(s):
+    e = _estimate(s)
+    for name in ("decode_ms_per_token", "decode_floor_ms_per_token", "prefill_ms", "e2e_latency_s",
+                 "output_tokens_per_s", "tokens_per_s_per_user", "arithmetic_intensity_flops_per_byte",
+                 "usd_per_million_tokens", "joules_per_token", "mbu", "mfu", "weight_bytes_per_gpu"):
+        v = getattr(e, name)
+        assert math.isfinite(v) and v > 0, (name, v)
+    assert 0 < e.mbu <= 1 and 0 < e.mfu <= 1
+    assert e.decode_ms_per_token >= e.decode_floor_ms_per_token
+    assert e.bound in ("memory", "compute", "communication")
+
+
+@settings(max_examples=80, deadline=None)
+@given(scenarios, st.floats(1.01, 4.0))
+def test_more_bandwidth_never_slows_a_step(s, factor):
+    e = _estimate(s)
+    hw = CAT.gpu(s.gpu)
+    faster = _catalog_with(hw.id, hbm_bandwidth_bytes_per_s=hw.hbm_bandwidth_bytes_per_s * factor)
+    assert estimate(s, faster).decode_ms_per_token <= e.decode_ms_per_token * (1 + 1e-12)
+    assert estimate(s, faster).prefill_ms <= e.prefill_ms * (1 + 1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(scenarios)
+def test_fewer_bytes_per_weight_never_slows_decode(s):
+    # FP16, INT8 weight-only and INT4 weight-only all compute in FP16: only the bytes differ.
+    times = [_estimate(s.with_(precision=p, kv_precision="fp16")).decode_ms_per_token
+             for p in ("fp16", "w8a16", "int4")]
+    assert times[0] >= times[1] >= times[2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios.filter(lambda s: s.phase == "decode"))
+def test_throughput_never_falls_as_batch_grows_while_it_fits(s):
+    e = _estimate(s.with_(batch=1))
+    top = min(e.max_batch_that_fits, 4096)
+    assume(top >= 2)
+    sw = sweep_batch(s, list(range(1, top + 1, max(1, top // 64))))
+    tps = sw.output_tokens_per_s
+    assert all(b >= a * (1 - 1e-9) for a, b in zip(tps, tps[1:]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(scenarios, st.sampled_from([2, 4, 8, 16, 32, 64]))
+def test_speedup_from_n_gpus_stays_below_n(s, n):
+    one = _estimate(s.with_(gpus=1))
+    many = _estimate(s.with_(gpus=n))
+    assert one.decode_ms_per_token / many.decode_ms_per_token < n
+    assert many.output_tokens_per_s / one.output_tokens_per_s < n
