@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from model.catalog import Catalog
-from model.efficiency import IDEAL, Efficiency, EfficiencyTable, default_efficiency
+from model.efficiency import Efficiency, EfficiencyTable, default_efficiency
 from model.memory import Footprint, footprint
 from model.roofline import critical_batch, ridge_flops_per_byte
 from model.scenario import ResolvedScenario, Scenario, resolve
@@ -84,12 +84,18 @@ class Estimate:
     joules_per_token: float
     efficiency_stack: str
     notes: tuple[str, ...]
-    explanation: str
+
+    @property
+    def explanation(self) -> str:
+        """One plain sentence about the current state (see model/explain.py)."""
+        from model.explain import explain
+        return explain(self)
 
     def to_json_dict(self) -> dict:
         d = asdict(self)
         d["scenario"] = self.scenario.to_dict()
         d["notes"] = list(self.notes)
+        d["explanation"] = self.explanation
         return d
 
 
@@ -103,18 +109,20 @@ def decode_contexts(input_len: int, output_len: int, points: int = E2E_POINTS) -
     return input_len + (j + 0.5) * output_len / points
 
 
-def e2e_seconds(rs: ResolvedScenario, batch: int, eff: Efficiency) -> float:
+def e2e_seconds(rs: ResolvedScenario, batch: int, eff: Efficiency, prefill_s: float | None = None) -> float:
     """Prefill + all decode steps for one batch that fits."""
     s = rs.scenario
-    pre = _f(prefill_pass(rs, batch, s.input_len, eff).time_s)
+    pre = _f(prefill_pass(rs, batch, s.input_len, eff).time_s) if prefill_s is None else prefill_s
     steps = decode_pass(rs, batch, decode_contexts(s.input_len, s.output_len), eff).time_s
     return pre + float(np.mean(steps)) * s.output_len
 
 
-def e2e_with_waves(rs: ResolvedScenario, batch: int, fit_batch: int, eff: Efficiency) -> tuple[float, int]:
-    """A batch larger than what fits runs in waves of ``fit_batch`` sequences."""
+def e2e_with_waves(rs: ResolvedScenario, batch: int, fit_batch: int, eff: Efficiency,
+                   prefill_s: float | None = None) -> tuple[float, int]:
+    """A batch larger than what fits runs in waves of ``fit_batch`` sequences.
+    ``prefill_s``: the prefill time of the whole batch, when already known."""
     if fit_batch < 1 or batch <= fit_batch:
-        return e2e_seconds(rs, batch, eff), 1
+        return e2e_seconds(rs, batch, eff, prefill_s), 1
     full, rest = divmod(batch, fit_batch)
     total = full * e2e_seconds(rs, fit_batch, eff)
     if rest:
@@ -132,8 +140,6 @@ def _bound(cost: PassCost) -> str:
 def estimate(scenario: Scenario, catalog: Catalog | None = None,
              efficiency: EfficiencyTable | None = None) -> Estimate:
     """The whole picture for one scenario. Raises ScenarioError/UnknownIdError on bad input."""
-    from model.explain import explain  # late import: explain formats an Estimate
-
     rs = resolve(scenario, catalog)
     table = efficiency or default_efficiency()
     eff = table.for_vendor(rs.hw.vendor)
@@ -142,12 +148,10 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     mean_ctx = s.input_len + s.output_len / 2.0
 
     dec = decode_pass(rs, s.batch, mean_ctx, eff)
-    dec_floor = decode_pass(rs, s.batch, mean_ctx, IDEAL)
     pre = prefill_pass(rs, s.batch, s.input_len, eff)
-    pre_floor = prefill_pass(rs, s.batch, s.input_len, IDEAL)
     fp: Footprint = footprint(rs, table.workspace_fraction)
     max_fit = fp.max_batch
-    e2e, waves = e2e_with_waves(rs, s.batch, max_fit, eff)
+    e2e, waves = e2e_with_waves(rs, s.batch, max_fit, eff, _f(pre.time_s))
 
     step_s = _f(dec.time_s)
     tokens_per_s = s.batch / step_s
@@ -171,14 +175,14 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
 
     usd = n * hw.usd_per_hour / 3600.0 / tokens_per_s * 1e6
     joules = n * hw.tdp_w / tokens_per_s
-    est = Estimate(
+    return Estimate(
         scenario=s, gpu_name=hw.name, model_name=rs.llm.name, precision_name=rs.precision.name,
         kv_precision_name=rs.kv.name, compute_dtype=rs.compute_dtype, emulated=rs.emulated,
         tp=rs.tp, pp=rs.pp, link_name=rs.tp_link.name if rs.tp_link else None, phase=s.phase,
-        decode_ms_per_token=step_s * 1e3, decode_floor_ms_per_token=_f(dec_floor.time_s) * 1e3,
+        decode_ms_per_token=step_s * 1e3, decode_floor_ms_per_token=_f(dec.floor_s) * 1e3,
         decode_memory_ms=_f(dec.memory_s) * 1e3, decode_compute_ms=_f(dec.compute_s) * 1e3,
         decode_comm_ms=_f(dec.comm_s) * 1e3, decode_overhead_ms=_f(dec.overhead_s) * 1e3,
-        prefill_ms=_f(pre.time_s) * 1e3, prefill_floor_ms=_f(pre_floor.time_s) * 1e3,
+        prefill_ms=_f(pre.time_s) * 1e3, prefill_floor_ms=_f(pre.floor_s) * 1e3,
         e2e_latency_s=e2e, waves=waves,
         output_tokens_per_s=tokens_per_s, tokens_per_s_per_user=1.0 / step_s,
         arithmetic_intensity_flops_per_byte=intensity,
@@ -193,14 +197,8 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         kv_cache_bytes_per_gpu=fp.kv_bytes, workspace_bytes_per_gpu=fp.workspace_bytes,
         memory_needed_bytes_per_gpu=fp.needed_bytes, fits=fp.fits, max_batch_that_fits=max_fit,
         usd_per_million_tokens=usd, joules_per_token=joules, efficiency_stack=eff.stack,
-        notes=tuple(notes), explanation="",
+        notes=tuple(notes),
     )
-    return _with_explanation(est, explain(est))
-
-
-def _with_explanation(est: Estimate, text: str) -> Estimate:
-    from dataclasses import replace
-    return replace(est, explanation=text)
 
 
 def is_finite_estimate(e: Estimate) -> bool:

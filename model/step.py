@@ -81,6 +81,8 @@ def _combine(rs: ResolvedScenario, eff: Efficiency, compute_fraction: float,
 
 def microbatch(rs: ResolvedScenario, batch):
     """Micro-batches in flight m = min(pp, B) and the size of each, B/m."""
+    if rs.pp == 1:
+        return 1, batch
     m = np.minimum(rs.pp, batch)
     return m, batch / m
 

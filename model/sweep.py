@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from model.catalog import Catalog
-from model.efficiency import IDEAL, EfficiencyTable, default_efficiency
+from model.efficiency import EfficiencyTable, default_efficiency
 from model.memory import footprint
 from model.scenario import Scenario, resolve
 from model.step import decode_pass, microbatch
@@ -58,7 +58,6 @@ def sweep_batch(scenario: Scenario, batches=None, catalog: Catalog | None = None
     s = rs.scenario
     ctx = s.input_len + s.output_len / 2.0
     real = decode_pass(rs, b, ctx, eff)
-    floor = decode_pass(rs, b, ctx, IDEAL)
     m, _ = microbatch(rs, b)
     share = m / rs.pp
     t = real.time_s
@@ -66,7 +65,7 @@ def sweep_batch(scenario: Scenario, batches=None, catalog: Catalog | None = None
     fp = footprint(rs, table.workspace_fraction)
     tokens = b / t
     return BatchSweep(
-        batch=b, decode_ms_per_token=t * 1e3, decode_floor_ms_per_token=floor.time_s * 1e3,
+        batch=b, decode_ms_per_token=t * 1e3, decode_floor_ms_per_token=real.floor_s * 1e3,
         output_tokens_per_s=tokens, arithmetic_intensity_flops_per_byte=real.flops / real.bytes,
         achieved_flops=gpu_flops / t,
         mbu=np.minimum(1.0, gpu_bytes / t / rs.hw.hbm_bandwidth_bytes_per_s),
