@@ -1,0 +1,235 @@
+"""Bytes per second on every link of the memory hierarchy, for the animated chip view.
+
+Everything here is derived from one decode step of the Estimate (per GPU):
+
+    bytes per step   W = weight bytes, K = KV-cache bytes, A = activation bytes   [B]
+    step time        t = decode ms per token / 1000                                [s]
+    link rate        r(kind) = bytes per step(kind) / t                            [B/s]
+    conservation     host→HBM is ≈ 0 in steady decode (the weights already live in HBM);
+                     every byte the tensor cores consume per step was read from HBM in
+                     that step, so HBM→L2, L2→SMEM, SMEM→registers and registers→tensor
+                     cores each carry exactly W + K + A bytes per step:
+                         r(HBM→L2) = r(L2→SMEM) = r(SMEM→regs) = r(regs→TC)
+    level use        u(level) = min(1, r / level bandwidth)                         [0..1]
+                     (u(HBM) is the Estimate's MBU)
+    tensor cores     busy = compute time / step time   (time the cores work at their
+                     achievable rate; idle = 1 − busy)    MFU = FLOPs / t / peak  [0..1]
+    all-reduce       per GPU per step, ring over tp GPUs, 16-bit partial sums (c bytes):
+                         R = L·a · 2(tp−1)/tp · b·d·c · m/pp          [B]
+                     L layers, a all-reduces per layer, b tokens per micro-batch, d hidden,
+                     m micro-batches in flight; link rate = R / t, link use = rate / link B/s,
+                     link busy = communication time / step time
+    time scale       chip seconds per screen second, a 1-2-5 number near the time it takes to
+                     read the weights once at 16 bits (so precision does not change it and a
+                     decode step lasts about a second or two on screen)
+
+The bottleneck is the Estimate's ``bound``: memory → "HBM", compute → "tensor cores",
+communication → the tensor-parallel link's name.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from model.catalog import Catalog
+from model.estimate import Estimate
+from model.format import percent, si
+from model.scenario import resolve
+
+KINDS = ("weights", "kv", "activations")
+CHIP_LINKS = ("host_hbm", "hbm_l2", "l2_smem", "smem_reg", "reg_tc")
+LINK_LABELS = {
+    "host_hbm": "host → HBM",
+    "hbm_l2": "HBM → L2",
+    "l2_smem": "L2 → shared mem",
+    "smem_reg": "shared mem → registers",
+    "reg_tc": "registers → tensor cores",
+    "gpu_gpu": "GPU ↔ GPU",
+    "pipeline": "pipeline hop",
+}
+# which level's bandwidth limits each link
+_LIMIT = {"host_hbm": "host", "hbm_l2": "hbm", "l2_smem": "l2", "smem_reg": "smem", "reg_tc": "registers"}
+
+
+@dataclass(frozen=True)
+class LinkFlow:
+    """Traffic on one link, per GPU. Tuples are ordered as KINDS (weights, kv, activations)."""
+
+    key: str
+    label: str
+    bytes_per_step: tuple[float, float, float]
+    bytes_per_s: tuple[float, float, float]
+    capacity_bytes_per_s: float | None     # None: the catalogue has no number for this level
+    utilisation: float                     # bytes/s over capacity, in [0, 1] (0 when unknown)
+
+    @property
+    def total_bytes_per_step(self) -> float:
+        return sum(self.bytes_per_step)
+
+    @property
+    def total_bytes_per_s(self) -> float:
+        return sum(self.bytes_per_s)
+
+
+@dataclass(frozen=True)
+class Flow:
+    step_s: float
+    batch: int
+    gpus: int
+    tp: int
+    pp: int
+    links: tuple[LinkFlow, ...]             # CHIP_LINKS order, host first, tensor cores last
+    interconnect: LinkFlow | None           # GPU ↔ GPU all-reduce traffic (None when tp = 1)
+    pipeline: LinkFlow | None               # stage-to-stage hops (None when pp = 1)
+    utilisation: tuple[tuple[str, float], ...]   # per level: host, hbm, l2, smem, registers, tensor_cores, link
+    tensor_busy: float                      # compute time / step time
+    mfu: float
+    mbu: float
+    link_busy: float                        # communication time / step time
+    flops_per_step: float
+    peak_flops: float
+    bottleneck: str                         # memory | compute | communication
+    bottleneck_label: str                   # "HBM" | "tensor cores" | link name
+    caption: str
+    weight_bits: float
+    kv_bits: float
+    link_name: str | None
+    link_bandwidth_bytes_per_s: float | None
+    time_scale: float                       # chip seconds per screen second (1-2-5)
+    fits: bool
+
+    def link(self, key: str) -> LinkFlow:
+        for lf in self.links:
+            if lf.key == key:
+                return lf
+        if key == "gpu_gpu" and self.interconnect is not None:
+            return self.interconnect
+        if key == "pipeline" and self.pipeline is not None:
+            return self.pipeline
+        raise KeyError(key)
+
+    def level(self, key: str) -> float:
+        return dict(self.utilisation)[key]
+
+    @property
+    def hbm_bytes_per_s(self) -> float:
+        return self.link("hbm_l2").total_bytes_per_s
+
+
+def nice_125(x: float) -> float:
+    """The 1-2-5 number nearest ``x`` on a log scale (0.037 → 0.05, 0.0045 → 0.005)."""
+    if not (x > 0 and math.isfinite(x)):
+        return 1.0
+    exp = math.floor(math.log10(x))
+    best = None
+    for e in (exp - 1, exp, exp + 1):
+        for m in (1.0, 2.0, 5.0):
+            v = m * 10.0 ** e
+            d = abs(math.log(v / x))
+            if best is None or d < best[0]:
+                best = (d, v)
+    return best[1]
+
+
+def _clamp01(x: float) -> float:
+    if not math.isfinite(x):
+        return 0.0
+    return min(1.0, max(0.0, x))
+
+
+def _link(key: str, per_step: tuple[float, float, float], step_s: float, cap: float | None,
+          label: str | None = None) -> LinkFlow:
+    rates = tuple(b / step_s for b in per_step)
+    util = _clamp01(sum(rates) / cap) if cap else 0.0
+    return LinkFlow(key, label or LINK_LABELS[key], per_step, rates, cap, util)
+
+
+def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
+    """Per-link bytes/s, per-level utilisation and the bottleneck for one Estimate (per GPU)."""
+    rs = resolve(est.scenario, catalog)
+    hw, llm, s = rs.hw, rs.llm, rs.scenario
+    step_s = est.decode_ms_per_token / 1e3
+    per_step = (float(est.weight_bytes_per_step), float(est.kv_bytes_per_step),
+                float(est.activation_bytes_per_step))
+    bw = {lvl.key: lvl.bandwidth_bytes_per_s for lvl in hw.levels}
+    bw["hbm"] = hw.hbm_bandwidth_bytes_per_s
+
+    links = [_link("host_hbm", (0.0, 0.0, 0.0), step_s, bw.get("host"))]
+    for key in CHIP_LINKS[1:]:
+        links.append(_link(key, per_step, step_s, bw.get(_LIMIT[key])))
+
+    # tensor-parallel all-reduce and pipeline hops, per GPU per step
+    m = min(rs.pp, s.batch)
+    b = s.batch / m
+    comm_c = rs.precision.comm_bytes
+    inter = None
+    if rs.tp > 1 and rs.tp_link is not None:
+        n_ar = llm.layers * llm.shape.allreduces_per_layer
+        ar = n_ar * 2.0 * (rs.tp - 1) / rs.tp * b * llm.hidden * comm_c * m / rs.pp
+        inter = _link("gpu_gpu", (0.0, 0.0, ar), step_s, rs.tp_link.bandwidth_bytes_per_s,
+                      label=f"GPU ↔ GPU ({rs.tp_link.name})")
+    pipe = None
+    if rs.pp > 1:
+        hop = b * llm.hidden * comm_c * m * (rs.pp - 1) / rs.pp
+        pipe = _link("pipeline", (0.0, 0.0, hop), step_s, hw.network.bandwidth_bytes_per_s,
+                     label=f"pipeline hop ({hw.network.name})")
+
+    tensor_busy = _clamp01(est.decode_compute_ms / est.decode_ms_per_token)
+    link_busy = _clamp01(est.decode_comm_ms / est.decode_ms_per_token)
+    util = (
+        ("host", links[0].utilisation),
+        ("hbm", links[1].utilisation),
+        ("l2", links[2].utilisation),
+        ("smem", links[3].utilisation),
+        ("registers", links[4].utilisation),
+        ("tensor_cores", _clamp01(est.mfu)),
+        ("link", inter.utilisation if inter else 0.0),
+    )
+
+    link_name = rs.tp_link.name if (rs.tp_link is not None and rs.tp > 1) else None
+    link_kind = rs.tp_link.kind if (rs.tp_link is not None and rs.tp > 1) else None
+    bound = est.bound
+    if bound == "compute":
+        label = "tensor cores"
+    elif bound == "communication":
+        label = _link_word(link_kind, link_name)
+    else:
+        label = "HBM"
+    caption = _caption(bound, label, tensor_busy, link_busy, est.mfu)
+
+    weights16_s = per_step[0] / rs.precision.bytes_per_weight * 2.0 / hw.hbm_bandwidth_bytes_per_s
+    time_scale = nice_125(max(weights16_s, step_s / 4.0, 1e-7))
+
+    return Flow(
+        step_s=step_s, batch=s.batch, gpus=s.gpus, tp=rs.tp, pp=rs.pp, links=tuple(links),
+        interconnect=inter, pipeline=pipe, utilisation=util, tensor_busy=tensor_busy,
+        mfu=_clamp01(est.mfu), mbu=_clamp01(est.mbu), link_busy=link_busy,
+        flops_per_step=float(est.flops_per_step), peak_flops=float(est.peak_flops),
+        bottleneck=bound, bottleneck_label=label, caption=caption,
+        weight_bits=rs.precision.weight_bits, kv_bits=rs.kv.bits,
+        link_name=link_name,
+        link_bandwidth_bytes_per_s=rs.tp_link.bandwidth_bytes_per_s if link_name else None,
+        time_scale=time_scale, fits=bool(est.fits),
+    )
+
+
+def _link_word(kind: str | None, name: str | None) -> str:
+    if kind == "pcie":
+        return f"PCIe ({name})" if name else "PCIe"
+    if kind == "network":
+        return "the network"
+    return name or "the interconnect"
+
+
+def _caption(bound: str, label: str, busy: float, link_busy: float, mfu: float) -> str:
+    if bound == "compute":
+        return f"Tensor cores busy {percent(busy)} of each step — compute-bound, HBM has bandwidth to spare"
+    if bound == "communication":
+        return (f"Tensor cores idle {percent(1.0 - busy)} — waiting on {label} "
+                f"all-reduces ({percent(link_busy)} of each step)")
+    return f"Tensor cores idle {percent(1.0 - busy)} — waiting on HBM"
+
+
+def describe(f: Flow) -> str:
+    """One line for logs and tests: the HBM rate and the bottleneck."""
+    return f"HBM {si(f.hbm_bytes_per_s, 'B/s')}, tensor cores busy {percent(f.tensor_busy)}, bound by {f.bottleneck_label}"

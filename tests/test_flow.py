@@ -1,0 +1,96 @@
+"""model.flow: per-link bytes/s for the animated hierarchy (headless, no Qt)."""
+import math
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from model import Scenario, estimate
+from model.flow import CHIP_LINKS, KINDS, flow, nice_125
+
+SMALL = Scenario(gpu="h100", model="llama-3.1-8b", precision="bf16", input_len=128, output_len=128)
+PCIE8 = Scenario(gpu="h100-pcie-80gb", model="llama-3.1-70b", precision="fp8", gpus=8, batch=256,
+                 interconnect="pcie")
+
+
+def test_bytes_per_step_conserved_from_hbm_to_tensor_cores():
+    for batch in (1, 8, 64, 512):
+        e = estimate(SMALL.with_(batch=batch))
+        f = flow(e)
+        want = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
+        for key in CHIP_LINKS[1:]:
+            lf = f.link(key)
+            assert lf.total_bytes_per_step == pytest.approx(want, rel=1e-12)
+            assert lf.total_bytes_per_s * f.step_s == pytest.approx(want, rel=1e-9)
+            for i, kind in enumerate(KINDS):
+                assert lf.bytes_per_step[i] == f.link("hbm_l2").bytes_per_step[i], (key, kind)
+        assert f.link("host_hbm").total_bytes_per_s == 0.0
+
+
+def test_hbm_use_is_the_estimates_mbu():
+    e = estimate(SMALL)
+    assert flow(e).level("hbm") == pytest.approx(e.mbu, rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(gpu=st.sampled_from(["h100", "a100-sxm4-80gb", "mi300x", "l4-24gb", "gaudi3-128gb", "tpu-v5e-16gb", "b200"]),
+       precision=st.sampled_from(["bf16", "fp8", "int4", "fp32"]),
+       batch=st.integers(1, 4096), gpus=st.sampled_from([1, 2, 4, 8]),
+       link=st.sampled_from(["nvlink", "pcie", "network"]))
+def test_utilisation_in_unit_interval(gpu, precision, batch, gpus, link):
+    try:
+        e = estimate(Scenario(gpu=gpu, model="llama-3.1-8b", precision=precision, batch=batch,
+                              gpus=gpus, interconnect=link))
+    except Exception:  # an illegal combination the model rejects: nothing to animate
+        return
+    f = flow(e)
+    for key, u in f.utilisation:
+        assert 0.0 <= u <= 1.0, key
+    for lf in f.links + tuple(x for x in (f.interconnect, f.pipeline) if x):
+        assert 0.0 <= lf.utilisation <= 1.0
+        assert all(math.isfinite(r) and r >= 0 for r in lf.bytes_per_s)
+    assert 0.0 <= f.tensor_busy <= 1.0 and 0.0 <= f.link_busy <= 1.0
+    assert f.time_scale > 0
+
+
+def test_bottleneck_switches_from_hbm_to_compute_across_the_critical_batch():
+    lo, hi = flow(estimate(SMALL.with_(batch=1))), flow(estimate(SMALL.with_(batch=512)))
+    assert lo.bottleneck == "memory" and lo.bottleneck_label == "HBM"
+    assert "waiting on HBM" in lo.caption and lo.tensor_busy < 0.05
+    assert hi.bottleneck == "compute" and hi.bottleneck_label == "tensor cores"
+    assert hi.tensor_busy > 0.5
+    # past the critical batch, HBM carries no more bytes/s than at batch 1
+    assert hi.hbm_bytes_per_s <= lo.hbm_bytes_per_s
+
+
+def test_pcie_is_the_bottleneck_for_eight_gpus_on_pcie():
+    e = estimate(PCIE8)
+    assert e.bound == "communication"
+    f = flow(e)
+    assert f.bottleneck == "communication" and "PCIe" in f.bottleneck_label
+    assert f.interconnect is not None and f.interconnect.total_bytes_per_s > 0
+    assert f.link_busy > 0.5
+
+
+def test_all_reduce_bytes_follow_the_ring_formula():
+    e = estimate(PCIE8)
+    f = flow(e)
+    from model.catalog import default_catalog
+    llm = default_catalog().model("llama-3.1-70b")
+    ring = 2 * 7 / 8 * 256 * llm.hidden * 2 * llm.layers * llm.shape.allreduces_per_layer
+    assert f.interconnect.total_bytes_per_step == pytest.approx(ring)
+    assert flow(estimate(SMALL)).interconnect is None
+
+
+def test_precision_changes_bytes_not_time_scale():
+    a = flow(estimate(Scenario(precision="bf16")))
+    b = flow(estimate(Scenario(precision="int4")))
+    assert a.weight_bits == 16 and 4 <= b.weight_bits < 5      # INT4 carries its group scales
+    ratio = a.link("hbm_l2").bytes_per_step[0] / b.link("hbm_l2").bytes_per_step[0]
+    assert ratio == pytest.approx(a.weight_bits / b.weight_bits, rel=1e-6)
+    assert a.time_scale == b.time_scale
+
+
+def test_nice_125():
+    assert nice_125(0.037) == pytest.approx(0.05)
+    assert nice_125(0.0045) == pytest.approx(0.005)
+    assert nice_125(1.4e-5) == pytest.approx(1e-5)
