@@ -1,0 +1,221 @@
+"""The main window: every control reaches the model, and the gauges show exactly its numbers."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from model import Scenario, estimate
+from model.format import duration, percent, si, sig3
+from ui.app import build_window
+from ui.controls import batch_to_slider, slider_to_batch
+
+
+@pytest.fixture
+def window(qtbot):
+    w = build_window(Scenario(), st=None)
+    qtbot.addWidget(w)
+    w.resize(1600, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def expected_texts(e):
+    return {
+        "ms_per_token": duration(e.decode_ms_per_token / 1e3),
+        "tps_user": si(e.tokens_per_s_per_user, "tok/s"),
+        "tps_group": si(e.output_tokens_per_s, "tok/s"),
+        "ttft": duration(e.prefill_ms / 1e3),
+        "mbu": percent(e.mbu),
+        "mfu": percent(e.mfu),
+        "usd": f"${sig3(e.usd_per_million_tokens)}",
+        "joules": si(e.joules_per_token, "J"),
+        "e2e": duration(e.e2e_latency_s),
+    }
+
+
+def assert_shows(w, scenario):
+    e = estimate(scenario)
+    assert w.controller.estimate == e
+    for key, text in expected_texts(e).items():
+        assert w.gauges.value_text(key) == text, key
+    assert w.gauges.gauges["ms_per_token"].sub.text() == f"floor {duration(e.decode_floor_ms_per_token / 1e3)}"
+    assert w.gauges.badge.text() == f"{e.bound.upper()}-BOUND"
+    assert w.explanation.text() == e.explanation
+    return e
+
+
+def act(qtbot, w, fn):
+    """Do one user action; exactly one estimate_changed must follow."""
+    seen = []
+    w.controller.estimate_changed.connect(seen.append)
+    try:
+        fn()
+        qtbot.waitUntil(lambda: len(seen) >= 1, timeout=3000)
+        qtbot.wait(5)
+    finally:
+        w.controller.estimate_changed.disconnect(seen.append)
+    assert len(seen) == 1
+    return seen[0]
+
+
+def test_defaults_tell_the_story(window):
+    e = assert_shows(window, Scenario())
+    assert not e.fits and window.gauges.hbm.fits is False
+    assert "DOES NOT FIT" in window.gauges.hbm_text.text()
+    assert window.gauges.notes.isVisibleTo(window)
+    assert 35 < e.decode_floor_ms_per_token < 50
+
+
+def test_gpu_combo_by_typing(qtbot, window):
+    le = window.controls.gpu.lineEdit()
+    le.selectAll()
+    qtbot.keyClicks(le, "H200")
+    act(qtbot, window, lambda: qtbot.keyClick(le, Qt.Key_Return))
+    assert_shows(window, Scenario(gpu="h200-sxm-141gb"))
+
+
+@pytest.mark.parametrize("combo,value,field", [
+    ("model", "llama-3.1-8b", "model"),
+    ("precision", "fp8", "precision"),
+    ("kv", "int8", "kv_precision"),
+    ("gpu", "mi300x-192gb", "gpu"),
+])
+def test_combos(qtbot, window, combo, value, field):
+    box = getattr(window.controls, combo)
+    row = next(r for r in range(box.count()) if box.model().item(r).data(Qt.UserRole + 1) == value)
+    act(qtbot, window, lambda: (box.setCurrentIndex(row), box.activated.emit(row)))
+    assert_shows(window, Scenario(**{field: value}))
+
+
+def test_batch_slider_and_number(qtbot, window):
+    c = window.controls
+    act(qtbot, window, lambda: c.batch_slider.setValue(batch_to_slider(64)))
+    assert c.batch_spin.value() == 64
+    assert_shows(window, Scenario(batch=64))
+    act(qtbot, window, lambda: c.batch_spin.setValue(300))
+    assert c.batch_slider.value() == batch_to_slider(300)
+    assert_shows(window, Scenario(batch=300))
+
+
+def test_slider_is_logarithmic():
+    assert slider_to_batch(0) == 1 and slider_to_batch(batch_to_slider(4096)) == 4096
+    assert slider_to_batch(batch_to_slider(128)) == 128
+
+
+@pytest.mark.parametrize("attr,value,field", [
+    ("gpus", 8, "gpus"), ("interconnect", "pcie", "interconnect"), ("phase", "prefill", "phase"),
+])
+def test_segmented(qtbot, window, attr, value, field):
+    seg = getattr(window.controls, attr)
+    act(qtbot, window, lambda: qtbot.mouseClick(seg.buttons[value], Qt.LeftButton))
+    assert_shows(window, Scenario(**{field: value}))
+
+
+def test_lengths(qtbot, window):
+    act(qtbot, window, lambda: window.controls.input_len.setValue(8000))
+    assert_shows(window, Scenario(input_len=8000))
+    act(qtbot, window, lambda: window.controls.output_len.setValue(256))
+    assert_shows(window, Scenario(input_len=8000, output_len=256))
+
+
+def test_rapid_drag_is_coalesced(qtbot, window):
+    s = window.controls.batch_slider
+
+    def drag():
+        for pos in range(0, batch_to_slider(1024), 7):
+            s.setValue(pos)
+    e = act(qtbot, window, drag)
+    assert e.scenario.batch == window.controls.batch_spin.value()
+
+
+def test_reset_all(qtbot, window):
+    c = window.controls
+    act(qtbot, window, lambda: (c.batch_slider.setValue(batch_to_slider(32)),
+                                qtbot.mouseClick(c.gpus.buttons[4], Qt.LeftButton),
+                                qtbot.mouseClick(c.phase.buttons["prefill"], Qt.LeftButton)))
+    assert window.controller.scenario.batch == 32
+    act(qtbot, window, lambda: qtbot.mouseClick(c.reset_button, Qt.LeftButton))
+    assert window.controller.scenario == Scenario()
+    assert c.batch_spin.value() == 1 and c.gpus.value() == 1 and c.phase.value() == "decode"
+    assert c.gpu.current_id() == Scenario().gpu and c.gpu.lineEdit().text() == "H100 SXM"
+    assert_shows(window, Scenario())
+
+
+def test_impossible_split_shows_reason_and_recovers(qtbot, window):
+    c = window.controller
+    act(qtbot, window, lambda: c.set(model="llama-3.1-8b"))
+    before = c.estimate
+    c.set(interconnect="network", gpus=64)          # 32 heads cannot split over 64 GPUs
+    qtbot.waitUntil(lambda: bool(c.problem), timeout=3000)
+    assert "heads" in c.problem
+    assert window.problem.isVisibleTo(window) and "heads" in window.problem.text()
+    assert c.estimate == before                       # the last good numbers stay
+    assert window.controls.gpus.value() == 64         # the controls show what the user asked for
+    act(qtbot, window, lambda: qtbot.mouseClick(window.controls.gpus.buttons[8], Qt.LeftButton))
+    assert not c.problem and not window.problem.isVisibleTo(window)
+    assert_shows(window, Scenario(model="llama-3.1-8b", interconnect="network", gpus=8))
+
+
+def test_kv_cache_that_does_not_fit(qtbot, window):
+    act(qtbot, window, lambda: window.controller.set(model="llama-3.1-8b", batch=4096, input_len=8192))
+    e = assert_shows(window, Scenario(model="llama-3.1-8b", batch=4096, input_len=8192))
+    assert not e.fits and e.kv_cache_bytes_per_gpu > e.hbm_capacity_bytes / 2
+    assert window.gauges.hbm.fits is False
+    assert "does not fit" in window.gauges.notes.text()
+    act(qtbot, window, lambda: window.controller.set(batch=1))
+    assert window.gauges.hbm.fits is True
+
+
+def test_compare_gpu(qtbot, window):
+    box = window.controls.compare
+    row = next(r for r in range(box.count()) if box.model().item(r).data(Qt.UserRole + 1) == "b200-180gb")
+    act(qtbot, window, lambda: (box.setCurrentIndex(row), box.activated.emit(row)))
+    assert window.controller.compare_estimate is not None
+    assert window.roofline.compare_label.isVisible()
+    x, y = window.roofline.compare_roof.getData()
+    assert len(x) == 2
+    act(qtbot, window, lambda: qtbot.mouseClick(window.controls.reset_button, Qt.LeftButton))
+    assert window.controller.compare_gpu is None and not window.roofline.compare_label.isVisible()
+
+
+def test_tooltips_everywhere(qtbot, window):
+    for g in window.gauges.gauges.values():
+        assert g.toolTip() and any(ch.isdigit() for ch in g.toolTip())
+    assert "BOUND" in window.gauges.badge.text() and window.gauges.badge.toolTip()
+    hb = window.gauges.hbm
+    assert "Weights" in hb.segment_at(5) and "GB" in hb.segment_at(5)
+    rp, e = window.roofline, window.controller.estimate
+    tip = rp.tooltip_at(rp.scene_pos(e.arithmetic_intensity_flops_per_byte, e.achieved_flops))
+    assert tip.startswith("Operating point") and sig3(e.arithmetic_intensity_flops_per_byte) in tip
+    tip = rp.tooltip_at(rp.scene_pos(e.ridge_flops_per_byte, e.peak_flops))
+    assert "Ridge" in tip
+    sw = window.controller.sweep
+    tip = rp.tooltip_at(rp.scene_pos(sw.arithmetic_intensity_flops_per_byte[5], sw.achieved_flops[5]))
+    assert tip.startswith("batch 32")
+    x = e.ridge_flops_per_byte * 3
+    assert "tensor-core peak" in rp.tooltip_at(rp.scene_pos(x, e.peak_flops))
+    assert "HBM bandwidth" in rp.tooltip_at(rp.scene_pos(1e-1 * 3, 3e-1 * e.peak_bandwidth_bytes_per_s))
+
+
+def test_themes_and_large_text(qtbot, window):
+    size = window.gauges.gauges["ms_per_token"].value.font().pixelSize()
+    window.controls.large_text.setChecked(True)
+    qtbot.wait(5)
+    assert window.gauges.gauges["ms_per_token"].value.font().pixelSize() > size
+    qtbot.mouseClick(window.controls.theme_button, Qt.LeftButton)
+    assert window.theme_name == "light"
+    assert window.grab().toImage().pixelColor(QPoint(3, 3)).lightness() > 200
+    qtbot.mouseClick(window.controls.theme_button, Qt.LeftButton)
+    assert window.theme_name == "dark"
+    assert window.grab().toImage().pixelColor(QPoint(3, 3)).lightness() < 40
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_gauge_numbers_fit_at_both_sizes(qtbot, window, size):
+    window.resize(*size)
+    qtbot.wait(10)
+    for g in window.gauges.gauges.values():
+        fm = g.value.fontMetrics()
+        assert fm.horizontalAdvance(g.value.text()) <= g.value.width(), g.key
+    assert window.explanation.height() >= window.explanation.heightForWidth(window.explanation.width()) - 1

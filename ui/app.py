@@ -1,0 +1,170 @@
+"""Start the window: QApplication, theme, settings, screenshot and smoke modes.
+
+main.py calls ``run``; nothing here computes physics (that is model/).
+Settings live in QSettings (INI format, user scope, "MemoryWall"/"MemoryWall"): window
+geometry, theme, larger text, and the last scenario. Tests redirect them with
+QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, tmpdir).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+ORG = "MemoryWall"
+APP = "MemoryWall"
+DEFAULT_SIZE = (1600, 900)
+
+
+def qt_startup_error() -> str | None:
+    """None when Qt can start here, else ONE line saying what to do."""
+    try:
+        import PySide6  # noqa: F401
+    except ImportError:
+        return "Qt could not start: PySide6 is not installed. Install it with: pip install 'PySide6-Essentials>=6.10,<6.12'"
+    try:
+        from PySide6 import QtGui, QtWidgets  # noqa: F401
+    except (ImportError, OSError) as exc:
+        text = str(exc)
+        lib = text.split(":")[0].strip() if ".so" in text else ""
+        pkg = {"libGL.so.1": "libgl1", "libEGL.so.1": "libegl1", "libfontconfig.so.1": "libfontconfig1",
+               "libxkbcommon.so.0": "libxkbcommon0", "libdbus-1.so.3": "libdbus-1-3",
+               "libglib-2.0.so.0": "libglib2.0-0", "libgthread-2.0.so.0": "libglib2.0-0"}.get(lib)
+        if pkg:
+            return f"Qt could not start: {lib} is missing. Install it with: sudo apt-get install {pkg}"
+        return f"Qt could not start ({text}). On Debian/Ubuntu: sudo apt-get install libgl1 libegl1 libfontconfig1 libxkbcommon0 libdbus-1-3 libglib2.0-0"
+    try:
+        import pyqtgraph  # noqa: F401
+    except ImportError:
+        return "Qt could not start: pyqtgraph is not installed. Install it with: pip install 'pyqtgraph>=0.13'"
+    except (OSError, RuntimeError) as exc:
+        return f"Qt could not start: pyqtgraph failed to load ({exc})"
+    return None
+
+
+def _no_display() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def settings():
+    """The app's QSettings (INI, user scope): redirect with QSettings.setPath in tests."""
+    from PySide6.QtCore import QSettings
+    return QSettings(QSettings.IniFormat, QSettings.UserScope, ORG, APP)
+
+
+def load_scenario(st):
+    """The last scenario from settings, or None."""
+    from model import ModelError, Scenario
+    raw = st.value("scenario")
+    if not raw:
+        return None
+    try:
+        return Scenario.from_dict(json.loads(str(raw)))
+    except (ValueError, TypeError, ModelError):
+        return None
+
+
+def _bool(v) -> bool:
+    return v is True or str(v).lower() in ("1", "true", "yes")
+
+
+def ensure_app():
+    from PySide6.QtWidgets import QApplication
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0] if sys.argv else "memory-wall"])
+        app.setOrganizationName(ORG)
+        app.setApplicationName(APP)
+        app.setApplicationDisplayName("Memory Wall")
+    return app
+
+
+def build_window(scenario=None, *, theme: str | None = None, large_text: bool = False, st=None):
+    """Create (not show) the main window. ``st``: a QSettings or None (nothing saved)."""
+    import pyqtgraph as pg
+    pg.setConfigOptions(antialias=True, useOpenGL=False)
+    from ui.controller import Controller
+    from ui.main_window import MainWindow
+    ensure_app()
+    if st is not None:
+        theme = theme or str(st.value("view/theme") or "dark")
+        large_text = large_text or _bool(st.value("view/large_text", False))
+    controller = Controller(scenario)
+    return MainWindow(controller, theme=theme or "dark", large_text=large_text, settings=st)
+
+
+def settle(app, rounds: int = 4) -> None:
+    """Let layouts, style sheets and the coalesced recompute settle."""
+    for _ in range(rounds):
+        app.processEvents()
+        app.sendPostedEvents()
+
+
+def render_png(window, path: str, size: tuple[int, int]) -> bool:
+    from PySide6.QtCore import Qt
+    app = ensure_app()
+    window.setAttribute(Qt.WA_DontShowOnScreen, os.environ.get("QT_QPA_PLATFORM") != "offscreen")
+    window.resize(*size)
+    window.show()
+    settle(app)
+    window.controller.flush()
+    window.resize(*size)
+    settle(app)
+    return window.grab().save(path)
+
+
+def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] | None = None,
+        view: str = "main", chapter: int | None = None, presenter: bool = False, smoke: bool = False,
+        theme: str | None = None, large_text: bool = False) -> int:
+    """Start the app. screenshot: render offscreen at ``size`` (default 1600x900) after layout settles,
+    write PNG, return 0. smoke: build the window, render each main view once, return 0 (non-zero with
+    one line on stderr on error). scenario None: restore the last scenario from QSettings (or defaults).
+    view/chapter/presenter: accepted; views other than "main", chapters and presenter mode come later."""
+    headless = bool(screenshot) or smoke
+    if _no_display():
+        if headless:
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        else:
+            print("No display found ($DISPLAY and $WAYLAND_DISPLAY are unset): use --screenshot out.png to render "
+                  "headless, or set QT_QPA_PLATFORM=offscreen", file=sys.stderr)
+            return 2
+    err = qt_startup_error()
+    if err:
+        print(err, file=sys.stderr)
+        return 2
+    app = ensure_app()
+    st = settings()
+    if scenario is None:
+        scenario = load_scenario(st)
+    try:
+        if headless:
+            # headless renders never write the user's settings
+            window = build_window(scenario, theme=theme or str(st.value("view/theme") or "dark"),
+                                  large_text=large_text, st=None)
+            if smoke:
+                import tempfile
+                with tempfile.TemporaryDirectory() as tmp:
+                    ok = render_png(window, os.path.join(tmp, "smoke.png"), size or DEFAULT_SIZE)
+                window.close()
+                if not ok or window.controller.estimate is None:
+                    print("smoke test failed: the window did not render", file=sys.stderr)
+                    return 1
+                return 0
+            ok = render_png(window, screenshot, size or DEFAULT_SIZE)
+            window.close()
+            if not ok:
+                print(f"could not write the screenshot to {screenshot}", file=sys.stderr)
+                return 1
+            return 0
+        window = build_window(scenario, theme=theme, large_text=large_text, st=st)
+    except Exception as exc:  # one line for the user, not a traceback
+        print(f"the window failed to start: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    if not window.restore_geometry():
+        window.resize(*(size or DEFAULT_SIZE))
+    window.show()
+    return app.exec()

@@ -1,0 +1,360 @@
+"""The control panel: every input of a Scenario, mirrored from the controller.
+
+Controls only forward the user's choice to the controller; when the controller's scenario
+changes (Reset all, restore) they update themselves with signals blocked.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QSignalBlocker, QStringListModel, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QCompleter, QGridLayout, QHBoxLayout,
+                               QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
+
+from model import Scenario
+from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_TOKENS, PHASES
+
+BATCH_MAX = 4096
+SLIDER_STEPS_PER_OCTAVE = 100
+ID_ROLE = Qt.UserRole + 1
+
+
+def batch_to_slider(batch: int) -> int:
+    return int(round(math.log2(max(1, min(BATCH_MAX, batch))) * SLIDER_STEPS_PER_OCTAVE))
+
+
+def slider_to_batch(pos: int) -> int:
+    return max(1, min(BATCH_MAX, int(round(2 ** (pos / SLIDER_STEPS_PER_OCTAVE)))))
+
+
+class SearchCombo(QComboBox):
+    """A combo box with type-to-search (substring) and non-selectable group headers."""
+
+    chosen = Signal(object)   # id (str) or None
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setEditable(True)
+        self.setInsertPolicy(QComboBox.NoInsert)
+        self.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(8)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self._model = QStandardItemModel(self)
+        self.setModel(self._model)
+        self._names = QStringListModel(self)
+        comp = QCompleter(self._names, self)
+        comp.setFilterMode(Qt.MatchContains)
+        comp.setCaseSensitivity(Qt.CaseInsensitive)
+        comp.setCompletionMode(QCompleter.PopupCompletion)
+        self.setCompleter(comp)
+        comp.activated[str].connect(self._pick_name)
+        self.activated.connect(self._pick_index)
+        self.lineEdit().editingFinished.connect(self._restore_text)
+        self._by_name: dict[str, object] = {}
+        self._current = None
+
+    def set_items(self, groups: list[tuple[str | None, list[tuple[object, str, str]]]]) -> None:
+        """groups: [(header or None, [(id, label, tooltip), …]), …]."""
+        self._model.clear()
+        self._by_name.clear()
+        names = []
+        for header, items in groups:
+            if header:
+                h = QStandardItem(f"— {header} —")
+                h.setFlags(Qt.NoItemFlags)
+                font = h.font()
+                font.setBold(True)
+                h.setFont(font)
+                self._model.appendRow(h)
+            for ident, label, tip in items:
+                it = QStandardItem(label)
+                it.setData(ident, ID_ROLE)
+                it.setToolTip(tip)
+                self._model.appendRow(it)
+                self._by_name[label] = ident
+                names.append(label)
+        self._names.setStringList(names)
+
+    def current_id(self):
+        return self._current
+
+    def set_current_id(self, ident) -> None:
+        with QSignalBlocker(self):
+            for row in range(self._model.rowCount()):
+                it = self._model.item(row)
+                if it.flags() & Qt.ItemIsEnabled and it.data(ID_ROLE) == ident:
+                    self.setCurrentIndex(row)
+                    self.lineEdit().setText(it.text())
+                    self.setToolTip(it.toolTip())
+                    break
+        self._current = ident
+
+    def ids(self) -> list:
+        return [self._model.item(r).data(ID_ROLE) for r in range(self._model.rowCount())
+                if self._model.item(r).flags() & Qt.ItemIsEnabled]
+
+    def _pick_index(self, row: int) -> None:
+        it = self._model.item(row)
+        if it is None or not (it.flags() & Qt.ItemIsEnabled):
+            self._restore_text()
+            return
+        self._emit(it.data(ID_ROLE))
+
+    def _pick_name(self, name: str) -> None:
+        if name in self._by_name:
+            self._emit(self._by_name[name])
+
+    def _emit(self, ident) -> None:
+        self.set_current_id(ident)
+        self.chosen.emit(ident)
+
+    def _restore_text(self) -> None:
+        text = self.lineEdit().text().strip()
+        if text in self._by_name and self._by_name[text] != self._current:
+            self._emit(self._by_name[text])
+            return
+        self.set_current_id(self._current)
+
+
+class Segmented(QWidget):
+    """A row of checkable buttons, one checked (GPU count, interconnect, phase)."""
+
+    chosen = Signal(object)
+
+    def __init__(self, values, labels=None, tips=None, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(3)
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.buttons = {}
+        for i, v in enumerate(values):
+            b = QPushButton(str(labels[i] if labels else v))
+            b.setCheckable(True)
+            b.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+            b.setMinimumWidth(10)
+            if tips:
+                b.setToolTip(tips[i])
+            self.group.addButton(b)
+            self.buttons[v] = b
+            lay.addWidget(b)
+            b.clicked.connect(lambda _=False, v=v: self.chosen.emit(v))
+
+    def set_value(self, v) -> None:
+        b = self.buttons.get(v)
+        if b is not None:
+            with QSignalBlocker(self.group):
+                b.setChecked(True)
+        else:
+            with QSignalBlocker(self.group):
+                self.group.setExclusive(False)
+                for x in self.buttons.values():
+                    x.setChecked(False)
+                self.group.setExclusive(True)
+
+    def value(self):
+        for v, b in self.buttons.items():
+            if b.isChecked():
+                return v
+        return None
+
+
+def _model_family(name: str) -> str:
+    """Group label from a model's display name: 'Llama 3.1 70B' → 'Llama 3.1'."""
+    parts = name.split()
+    if len(parts) >= 3 and parts[0].lower() == "llama":
+        return " ".join(parts[:2])
+    return parts[0] if parts else name
+
+
+class ControlPanel(QWidget):
+    theme_toggled = Signal()
+    large_text_toggled = Signal(bool)
+
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.setObjectName("panel")
+        self.controller = controller
+        cat = controller.catalog
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 10, 12, 10)
+        lay.setSpacing(5)
+
+        title = QLabel("SCENARIO")
+        title.setObjectName("sectionTitle")
+        lay.addWidget(title)
+
+        def label(text, tip=""):
+            lab = QLabel(text)
+            lab.setObjectName("controlLabel")
+            if tip:
+                lab.setToolTip(tip)
+            lay.addWidget(lab)
+            return lab
+
+        # GPU, grouped by vendor · family
+        label("GPU", "Type to search")
+        self.gpu = SearchCombo()
+        groups: dict[str, list] = {}
+        for g in cat.gpus:
+            tip = (f"{g.name}: {len(g.dtypes)} tensor paths, HBM {g.hbm_capacity_bytes / 1e9:.0f} GB at "
+                   f"{g.hbm_bandwidth_bytes_per_s / 1e12:.2f} TB/s, {g.tdp_w:.0f} W, ${g.usd_per_hour:.2f}/h")
+            groups.setdefault(f"{g.vendor} · {g.family}", []).append((g.id, g.short_name, tip))
+        self.gpu.set_items(list(groups.items()))
+        self.gpu.setObjectName("gpuCombo")
+        lay.addWidget(self.gpu)
+
+        label("Model", "Type to search")
+        self.model = SearchCombo()
+        mgroups: dict[str, list] = {}
+        for m in cat.models:
+            tip = f"{m.name}: {m.params.total / 1e9:.1f} B parameters, {m.layers} layers, {m.heads} heads"
+            mgroups.setdefault(_model_family(m.name), []).append((m.id, m.name, tip))
+        self.model.set_items(list(mgroups.items()))
+        self.model.setObjectName("modelCombo")
+        lay.addWidget(self.model)
+
+        row = QGridLayout()
+        row.setHorizontalSpacing(6)
+        row.setVerticalSpacing(2)
+        l1, l2 = QLabel("Precision"), QLabel("KV cache")
+        l1.setObjectName("controlLabel")
+        l2.setObjectName("controlLabel")
+        row.addWidget(l1, 0, 0)
+        row.addWidget(l2, 0, 1)
+        self.precision = SearchCombo()
+        self.precision.setMinimumContentsLength(5)
+        self.precision.set_items([(None, [(p.id, p.name, p.notes or p.name) for p in cat.precisions])])
+        self.kv = SearchCombo()
+        self.kv.setMinimumContentsLength(5)
+        self.kv.set_items([(None, [(None, "auto", "The precision's default KV-cache type")]
+                            + [(k.id, k.name, k.notes or k.name) for k in cat.kv_precisions if not k.hidden])])
+        row.addWidget(self.precision, 1, 0)
+        row.addWidget(self.kv, 1, 1)
+        row.setColumnStretch(0, 3)
+        row.setColumnStretch(1, 2)
+        lay.addLayout(row)
+
+        # batch: log slider 1…4096 + editable number
+        label("Batch (sequences decoded together)")
+        brow = QHBoxLayout()
+        self.batch_slider = QSlider(Qt.Horizontal)
+        self.batch_slider.setRange(0, batch_to_slider(BATCH_MAX))
+        self.batch_slider.setToolTip("Logarithmic: 1, 2, 4 … 4096")
+        self.batch_spin = QSpinBox()
+        self.batch_spin.setRange(1, BATCH_MAX)
+        self.batch_spin.setKeyboardTracking(False)
+        self.batch_spin.setAlignment(Qt.AlignRight)
+        brow.addWidget(self.batch_slider, 1)
+        brow.addWidget(self.batch_spin)
+        lay.addLayout(brow)
+
+        label("GPUs")
+        self.gpus = Segmented(GPU_COUNTS)
+        lay.addWidget(self.gpus)
+        label("Interconnect (tensor-parallel all-reduces)")
+        self.interconnect = Segmented(INTERCONNECTS, ["NVLink", "PCIe", "Network"],
+                                      ["The part's scale-up fabric (NVLink, Infinity Fabric, ICI…)",
+                                       "PCIe between GPUs", "One GPU per node over the network"])
+        lay.addWidget(self.interconnect)
+
+        lens = QGridLayout()
+        lens.setHorizontalSpacing(6)
+        lens.setVerticalSpacing(2)
+        a, b = QLabel("Input tokens"), QLabel("Output tokens")
+        a.setObjectName("controlLabel")
+        b.setObjectName("controlLabel")
+        lens.addWidget(a, 0, 0)
+        lens.addWidget(b, 0, 1)
+        self.input_len = QSpinBox()
+        self.output_len = QSpinBox()
+        for sp in (self.input_len, self.output_len):
+            sp.setRange(1, MAX_TOKENS)
+            sp.setKeyboardTracking(False)
+            sp.setGroupSeparatorShown(True)
+            sp.setAlignment(Qt.AlignRight)
+        lens.addWidget(self.input_len, 1, 0)
+        lens.addWidget(self.output_len, 1, 1)
+        lay.addLayout(lens)
+
+        label("Phase")
+        self.phase = Segmented(PHASES, ["Decode", "Prefill"],
+                               ["One token per sequence per step", "The whole prompt in one pass"])
+        lay.addWidget(self.phase)
+
+        label("Compare with (faint roofline)")
+        self.compare = SearchCombo()
+        cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
+        for g in cat.gpus:
+            cgroups.setdefault(f"{g.vendor} · {g.family}", []).append((g.id, g.short_name, g.name))
+        self.compare.set_items([(None, cgroups.pop(""))] + list(cgroups.items()))
+        lay.addWidget(self.compare)
+
+        lay.addSpacing(6)
+        self.reset_button = QPushButton("Reset all")
+        self.reset_button.setObjectName("reset")
+        self.reset_button.setToolTip("Back to 70B in BF16 on one H100, batch 1")
+        lay.addWidget(self.reset_button)
+        lay.addStretch(1)
+
+        vrow = QHBoxLayout()
+        self.theme_button = QPushButton("Light theme")
+        self.theme_button.setToolTip("Switch between the dark (projector) and light themes")
+        self.large_text = QCheckBox("Larger text")
+        vrow.addWidget(self.theme_button)
+        vrow.addWidget(self.large_text)
+        lay.addLayout(vrow)
+
+        # wiring: controls → controller
+        c = controller
+        self.gpu.chosen.connect(lambda v: c.set(gpu=v))
+        self.model.chosen.connect(lambda v: c.set(model=v))
+        self.precision.chosen.connect(lambda v: c.set(precision=v))
+        self.kv.chosen.connect(lambda v: c.set(kv_precision=v))
+        self.batch_slider.valueChanged.connect(self._slider_moved)
+        self.batch_spin.valueChanged.connect(self._spin_changed)
+        self.gpus.chosen.connect(lambda v: c.set(gpus=v))
+        self.interconnect.chosen.connect(lambda v: c.set(interconnect=v))
+        self.input_len.valueChanged.connect(lambda v: c.set(input_len=v))
+        self.output_len.valueChanged.connect(lambda v: c.set(output_len=v))
+        self.phase.chosen.connect(lambda v: c.set(phase=v))
+        self.compare.chosen.connect(c.set_compare)
+        self.reset_button.clicked.connect(c.reset)
+        self.theme_button.clicked.connect(self.theme_toggled)
+        self.large_text.toggled.connect(self.large_text_toggled)
+        c.scenario_changed.connect(self.show_scenario)
+        c.compare_changed.connect(lambda hw: self.compare.set_current_id(hw.id if hw else None))
+        self.show_scenario(c.scenario)
+        self.compare.set_current_id(c.compare_gpu)
+
+    def _slider_moved(self, pos: int) -> None:
+        b = slider_to_batch(pos)
+        with QSignalBlocker(self.batch_spin):
+            self.batch_spin.setValue(b)
+        self.controller.set(batch=b)
+
+    def _spin_changed(self, b: int) -> None:
+        with QSignalBlocker(self.batch_slider):
+            self.batch_slider.setValue(batch_to_slider(b))
+        self.controller.set(batch=b)
+
+    def show_scenario(self, s: Scenario) -> None:
+        """Mirror the controller's scenario (no signals back)."""
+        self.gpu.set_current_id(s.gpu)
+        self.model.set_current_id(s.model)
+        self.precision.set_current_id(s.precision)
+        self.kv.set_current_id(s.kv_precision)
+        for w, v in ((self.batch_spin, s.batch), (self.input_len, s.input_len), (self.output_len, s.output_len)):
+            with QSignalBlocker(w):
+                w.setValue(int(v))
+        with QSignalBlocker(self.batch_slider):
+            self.batch_slider.setValue(batch_to_slider(int(s.batch)))
+        self.gpus.set_value(s.gpus)
+        self.interconnect.set_value(s.interconnect)
+        self.phase.set_value(s.phase)
+
+    def set_theme_name(self, name: str, px: int = 15) -> None:
+        self.batch_spin.setFixedWidth(int(px * 4.2) + 16)
+        self.theme_button.setText("Light theme" if name == "dark" else "Dark theme")

@@ -1,0 +1,171 @@
+"""The main window: controls | the chip (issue 4) | roofline over gauges, and a footer sentence.
+
+    ┌ controls ┬──── chipArea (the animated hierarchy) ────┬── roofline ──┐
+    │          │                                           ├── gauges ────┤
+    └──────────┴───────────────────────────────────────────┴──────────────┘
+      footer: the reason a scenario was rejected (if any) + Estimate.explanation
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
+
+from model.format import percent
+from ui import theme as th
+from ui.controller import Controller
+from ui.controls import ControlPanel
+from ui.gauges import GaugePanel
+from ui.roofline_plot import RooflinePlot
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, controller: Controller, theme: str = "dark", large_text: bool = False, settings=None):
+        super().__init__()
+        self.setWindowTitle("Memory Wall — LLM inference against the hardware")
+        self.controller = controller
+        self.settings = settings
+        self.theme_name = theme if theme in th.THEMES else "dark"
+        self.large_text = large_text
+        self._scale = None
+        self.theme = th.get_theme(self.theme_name)
+
+        central = QWidget()
+        central.setObjectName("central")
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(8, 8, 8, 0)
+        outer.setSpacing(8)
+        body = QHBoxLayout()
+        body.setSpacing(8)
+        outer.addLayout(body, 1)
+
+        self.controls = ControlPanel(controller)
+        self.controls_scroll = QScrollArea()
+        self.controls_scroll.setWidget(self.controls)
+        self.controls_scroll.setWidgetResizable(True)
+        self.controls_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.controls_scroll.setFrameShape(QScrollArea.NoFrame)
+        body.addWidget(self.controls_scroll)
+
+        # the chip: issue 4 adds HierarchyView(controller) into this layout
+        self.chip_area = QWidget()
+        self.chip_area.setObjectName("chipArea")
+        self.chip_area.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        chip_lay = QVBoxLayout(self.chip_area)
+        chip_lay.setContentsMargins(16, 12, 16, 12)
+        chip_title = QLabel("THE CHIP")
+        chip_title.setObjectName("sectionTitle")
+        chip_lay.addWidget(chip_title)
+        self.chip_placeholder = QLabel("")
+        self.chip_placeholder.setObjectName("chipPlaceholder")
+        self.chip_placeholder.setAlignment(Qt.AlignCenter)
+        self.chip_placeholder.setWordWrap(True)
+        chip_lay.addWidget(self.chip_placeholder, 1)
+        body.addWidget(self.chip_area, 4)
+
+        right = QWidget()
+        right_lay = QVBoxLayout(right)
+        right_lay.setContentsMargins(0, 0, 0, 0)
+        right_lay.setSpacing(8)
+        self.roofline = RooflinePlot(controller, self.theme)
+        self.gauges = GaugePanel(controller)
+        right_lay.addWidget(self.roofline, 5)
+        right_lay.addWidget(self.gauges, 0)
+        self.right = right
+        body.addWidget(right, 5)
+
+        footer = QWidget()
+        footer.setObjectName("footer")
+        flay = QVBoxLayout(footer)
+        flay.setContentsMargins(14, 6, 14, 8)
+        flay.setSpacing(2)
+        self.problem = QLabel("")
+        self.problem.setObjectName("problem")
+        self.problem.setWordWrap(True)
+        self.problem.setVisible(False)
+        self.explanation = QLabel("")
+        self.explanation.setObjectName("explanation")
+        self.explanation.setWordWrap(True)
+        self.explanation.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.problem.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        flay.addWidget(self.problem)
+        flay.addWidget(self.explanation)
+        outer.addWidget(footer)
+        self.setCentralWidget(central)
+
+        controller.estimate_changed.connect(self._on_estimate)
+        controller.problem_changed.connect(self._on_problem)
+        self.controls.theme_toggled.connect(self.toggle_theme)
+        self.controls.large_text_toggled.connect(self.set_large_text)
+        self.controls.large_text.setChecked(large_text)
+        if controller.estimate is not None:
+            self._on_estimate(controller.estimate)
+        self._on_problem(controller.problem)
+        self.setMinimumSize(1024, 600)
+        self.resize(1600, 900)
+        self.apply_theme()
+
+    # ---------------------------------------------------------------- views
+    def _on_estimate(self, e) -> None:
+        self.explanation.setText(e.explanation)
+        self.explanation.setToolTip(e.explanation)
+        wait = {"memory": "waiting on HBM", "compute": "the tensor cores are the limit",
+                "communication": "waiting on the interconnect"}[e.bound]
+        self.chip_placeholder.setText(
+            f"{e.gpu_name}\n{e.model_name} · {e.precision_name}\n\n"
+            f"Tensor cores busy {percent(e.mfu)} · HBM busy {percent(e.mbu)}\n{wait}\n\n"
+            "(the animated memory hierarchy goes here)")
+
+    def _on_problem(self, text: str) -> None:
+        self.problem.setText(f"Cannot run this: {text} — showing the last scenario that works." if text else "")
+        self.problem.setVisible(bool(text))
+
+    # ---------------------------------------------------------------- look
+    def toggle_theme(self) -> None:
+        self.theme_name = "light" if self.theme_name == "dark" else "dark"
+        self.apply_theme(force=True)
+
+    def set_large_text(self, on: bool) -> None:
+        self.large_text = bool(on)
+        self.apply_theme(force=True)
+
+    def apply_theme(self, force: bool = False) -> None:
+        scale = th.type_scale(max(self.height(), 1), self.large_text)
+        scale = round(scale * 20) / 20
+        if not force and scale == self._scale:
+            return
+        self._scale = scale
+        self.theme = th.get_theme(self.theme_name, scale)
+        t = self.theme
+        self.setStyleSheet(th.style_sheet(t))
+        self.controls_scroll.setFixedWidth(int(170 + 130 * min(scale, 1.8)))
+        self.right.setMinimumWidth(int(500 * min(scale, 1.5)))
+        self.roofline.apply_theme(t)
+        self.gauges.set_theme(t)
+        self.controls.set_theme_name(t.name, t.px(15))
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self.apply_theme()
+
+    # ---------------------------------------------------------------- settings
+    def save_settings(self) -> None:
+        if self.settings is None:
+            return
+        import json
+        c = self.controller
+        s = c.scenario if not c.problem else c.valid_scenario
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("view/theme", self.theme_name)
+        self.settings.setValue("view/large_text", bool(self.large_text))
+        self.settings.setValue("scenario", json.dumps(s.to_dict()))
+        self.settings.sync()
+
+    def restore_geometry(self) -> bool:
+        if self.settings is None:
+            return False
+        geo = self.settings.value("window/geometry")
+        return isinstance(geo, (QByteArray, bytes)) and self.restoreGeometry(QByteArray(geo))
+
+    def closeEvent(self, ev) -> None:
+        self.save_settings()
+        super().closeEvent(ev)

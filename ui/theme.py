@@ -1,0 +1,114 @@
+"""Colours, type sizes and the Qt style sheet (dark for projectors, light, larger text).
+
+Okabe–Ito colours (safe for colour-blind viewers) carry meaning everywhere in the window:
+weights orange, KV cache reddish purple, activations sky blue, tensor cores bluish green,
+interconnect blue, warnings vermillion. Never colour alone: every colour has a word beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+# Okabe–Ito
+ORANGE = "#E69F00"        # weights
+SKY_BLUE = "#56B4E9"      # activations
+BLUISH_GREEN = "#009E73"  # tensor cores
+YELLOW = "#F0E442"
+BLUE = "#0072B2"          # interconnect
+VERMILLION = "#D55E00"    # warnings
+REDDISH_PURPLE = "#CC79A7"  # KV cache
+
+BOUND_COLOURS = {"memory": ORANGE, "compute": BLUISH_GREEN, "communication": BLUE}
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    bg: str
+    panel: str
+    panel_border: str
+    text: str
+    secondary: str
+    grid: str
+    input_bg: str
+    accent: str
+    op_point: str           # the current operating point on the roofline
+    op_outline: str
+    trail: str
+    roof_dim: str
+    compare: str
+    hbm_free: str
+    workspace: str
+    scale: float = 1.0      # type scale: window size × larger-text option
+
+    def px(self, base: float) -> int:
+        """A font size in pixels for a design size given at 1080p."""
+        return max(9, int(round(base * self.scale)))
+
+
+DARK = Theme(
+    name="dark", bg="#0B0D10", panel="#13161B", panel_border="#252A32", text="#EEEEEA",
+    secondary="#999999", grid="#3A404A", input_bg="#1B1F26", accent=SKY_BLUE,
+    op_point=YELLOW, op_outline="#0B0D10", trail="#B8B8B0", roof_dim="#6B7078",
+    compare="#8A8F98", hbm_free="#2A2F37", workspace="#7A7F88",
+)
+
+LIGHT = Theme(
+    name="light", bg="#F7F6F2", panel="#FFFFFF", panel_border="#D6D4CE", text="#16181C",
+    secondary="#666666", grid="#C8C6C0", input_bg="#FFFFFF", accent=BLUE,
+    op_point="#C81E78", op_outline="#FFFFFF", trail="#55585E", roof_dim="#9A9CA0",
+    compare="#A0A2A6", hbm_free="#E4E2DC", workspace="#9A9CA0",
+)
+
+THEMES = {"dark": DARK, "light": LIGHT}
+
+
+def get_theme(name: str | None, scale: float = 1.0) -> Theme:
+    base = THEMES.get((name or "dark").lower(), DARK)
+    return replace(base, scale=scale)
+
+
+def type_scale(window_height: int, large_text: bool) -> float:
+    """Type grows with the window (1.0 at 1080 px tall), clamped, ×1.25 for larger text."""
+    s = max(0.72, min(2.2, window_height / 1080.0))
+    return round(s * (1.25 if large_text else 1.0), 2)
+
+
+def style_sheet(t: Theme) -> str:
+    return f"""
+    QWidget {{ background: {t.bg}; color: {t.text}; font-size: {t.px(15)}px; }}
+    QToolTip {{ background: {t.panel}; color: {t.text}; border: 1px solid {t.panel_border};
+               font-size: {t.px(14)}px; padding: 4px; }}
+    QFrame#panel, QWidget#panel {{ background: {t.panel}; border: 1px solid {t.panel_border}; border-radius: 6px; }}
+    QWidget#panel QLabel, QWidget#panel QCheckBox {{ background: transparent; }}
+    QLabel#sectionTitle {{ color: {t.secondary}; font-size: {t.px(13)}px; font-weight: 600;
+                           letter-spacing: 1px; }}
+    QLabel#controlLabel {{ color: {t.secondary}; font-size: {t.px(13)}px; }}
+    QLabel#gaugeTitle {{ color: {t.secondary}; font-size: {t.px(13)}px; }}
+    QLabel#gaugeValue {{ font-size: {t.px(32)}px; font-weight: 600; }}
+    QLabel#gaugeSub {{ color: {t.secondary}; font-size: {t.px(13)}px; }}
+    QLabel#badge {{ font-size: {t.px(16)}px; font-weight: 700; border-radius: 4px; padding: 3px 10px;
+                    color: #000000; }}
+    QLabel#notes {{ color: {t.secondary}; font-size: {t.px(13)}px; }}
+    QLabel#explanation {{ font-size: {t.px(22)}px; }}
+    QLabel#problem {{ color: {VERMILLION}; font-size: {t.px(18)}px; font-weight: 600; }}
+    QLabel#chipPlaceholder {{ color: {t.secondary}; font-size: {t.px(18)}px; }}
+    QWidget#footer {{ background: {t.panel}; border-top: 1px solid {t.panel_border}; }}
+    QWidget#footer QLabel {{ background: transparent; }}
+    QComboBox, QSpinBox {{ background: {t.input_bg}; border: 1px solid {t.panel_border}; border-radius: 4px;
+                          padding: 2px 6px; min-height: {t.px(22)}px; }}
+    QComboBox QAbstractItemView {{ background: {t.input_bg}; color: {t.text};
+                                   selection-background-color: {t.accent}; selection-color: #000000; }}
+    QPushButton {{ background: {t.input_bg}; border: 1px solid {t.panel_border}; border-radius: 4px;
+                   padding: 3px 6px; min-height: {t.px(20)}px; }}
+    QPushButton:checked {{ background: {t.accent}; color: #000000; border-color: {t.accent}; font-weight: 600; }}
+    QPushButton:hover {{ border-color: {t.accent}; }}
+    QPushButton#reset {{ font-weight: 600; }}
+    QSlider::groove:horizontal {{ height: 4px; background: {t.panel_border}; border-radius: 2px; }}
+    QSlider::handle:horizontal {{ background: {t.accent}; width: {t.px(16)}px; margin: -7px 0; border-radius: {t.px(8)}px; }}
+    QScrollArea {{ border: none; }}
+    QCheckBox::indicator {{ width: {t.px(14)}px; height: {t.px(14)}px; border: 1px solid {t.secondary};
+                            border-radius: 3px; background: {t.input_bg}; }}
+    QCheckBox::indicator:checked {{ background: {t.accent}; border-color: {t.accent}; }}
+    QWidget#chipArea {{ border: 1px dashed {t.panel_border}; border-radius: 6px; }}
+    QWidget#chipArea QLabel {{ border: none; }}
+    """
