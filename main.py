@@ -173,8 +173,11 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from model.validate import by_gpu, by_split, compare
+    from model.validate import by_gpu, by_split, compare, ideal_table, summarize
     cs = compare()
+    if args.markdown:
+        print(validation_markdown(cs))
+        return 0
     if args.json:
         print(json.dumps({
             "rows": [{"row_id": c.row.row_id, "split": c.row.split, "label": c.row.label, "metric": c.row.metric,
@@ -185,18 +188,39 @@ def cmd_validate(args) -> int:
         return 0
     print(f"{'row':4s} {'split':9s} {'scenario':88s} {'measured':>10s} {'predicted':>10s} {'error':>7s}")
     for c in cs:
-        unit = "s" if c.row.metric.endswith("_s") else "tok/s"
+        unit = "s" if c.row.metric == "end_to_end_latency_s" else "tok/s"
         print(f"{c.row.row_id:4s} {c.row.split:9s} {c.row.label[:88]:88s} {c.row.value:>10.4g} "
               f"{c.predicted:>10.4g} {100 * c.error:+6.0f}%  {unit}")
     print()
     for split, sm in by_split(cs).items():
         print(f"{split:9s}: {sm.rows} rows, median |error| {100 * sm.median_abs_error:.1f}%, "
               f"{100 * sm.within_25:.0f}% within ±25%")
+    floor = summarize(compare(efficiency=ideal_table()))
+    print(f"for scale, the pure roofline floor: median |error| {100 * floor.median_abs_error:.1f}%, "
+          f"{100 * floor.within_25:.0f}% within ±25%")
     print("held-out rows by GPU:")
     for gpu, sm in by_gpu(cs, "holdout").items():
         print(f"  {gpu:16s} {sm.rows} rows, median |error| {100 * sm.median_abs_error:.1f}%, "
               f"{100 * sm.within_25:.0f}% within ±25%")
     return 0
+
+
+def validation_markdown(cs) -> str:
+    from model.validate import by_gpu, by_split, compare, ideal_table, summarize
+    lines = ["| row | split | scenario | measured | predicted | error |", "|---|---|---|---:|---:|---:|"]
+    for c in cs:
+        unit = "s" if c.row.metric == "end_to_end_latency_s" else "tok/s"
+        lines.append(f"| {c.row.row_id} | {c.row.split} | {c.row.label} | {c.row.value:.4g} {unit} | "
+                     f"{c.predicted:.4g} {unit} | {100 * c.error:+.0f}% |")
+    lines += ["", "| rows | count | median abs error | within ±25% |", "|---|---:|---:|---:|"]
+    floor = summarize(compare(efficiency=ideal_table()))
+    lines.append(f"| all, pure roofline floor (100% of peak, no overhead) | {floor.rows} | "
+                 f"{100 * floor.median_abs_error:.1f}% | {100 * floor.within_25:.0f}% |")
+    for split, sm in by_split(cs).items():
+        lines.append(f"| {split} | {sm.rows} | {100 * sm.median_abs_error:.1f}% | {100 * sm.within_25:.0f}% |")
+    for gpu, sm in by_gpu(cs, "holdout").items():
+        lines.append(f"| holdout, {gpu} | {sm.rows} | {100 * sm.median_abs_error:.1f}% | {100 * sm.within_25:.0f}% |")
+    return "\n".join(lines)
 
 
 def build_command_parser() -> argparse.ArgumentParser:
@@ -214,6 +238,7 @@ def build_command_parser() -> argparse.ArgumentParser:
     sw.add_argument("--max-batch", type=_positive_int("max batch"), default=4096)
     v = sub.add_parser("validate", help="predicted vs measured for every published row")
     v.add_argument("--json", action="store_true")
+    v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
     return p
 
 

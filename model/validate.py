@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dataclasses import replace
+
 from model.catalog import Catalog
-from model.efficiency import EfficiencyTable
+from model.efficiency import IDEAL, EfficiencyTable, default_efficiency
 from model.measured import MeasuredRow, default_measured, predict
 
 
@@ -53,3 +55,9 @@ def by_gpu(comparisons, split: str | None = None) -> dict[str, Summary]:
         if split is None or c.row.split == split:
             out.setdefault(c.row.gpu, []).append(c)
     return {gpu: summarize(cs) for gpu, cs in out.items()}
+
+
+def ideal_table() -> EfficiencyTable:
+    """Every stack at 100% of peak with no overhead: the pure roofline floor, for comparison."""
+    base = default_efficiency()
+    return replace(base, stacks=tuple((name, replace(IDEAL, stack=name)) for name, _ in base.stacks))

@@ -24,3 +24,16 @@ def test_efficiency_factors_are_physical():
     for name, e in default_efficiency().stacks:
         assert 0 < e.hbm_fraction <= 1 and 0 < e.compute_fraction_decode <= 1 and 0 < e.compute_fraction_prefill <= 1
         assert e.step_overhead_s >= 0 and e.layer_overhead_s >= 0 and e.allreduce_latency_scale > 0
+
+
+def test_stored_factors_are_what_the_calibration_script_fits():
+    from model.calibrate import calibrate
+    fitted, _ = calibrate()
+    stored = dict(default_efficiency().stacks)
+    for name, e in fitted.stacks:
+        s = stored[name]
+        assert abs(e.hbm_fraction - s.hbm_fraction) < 1e-3, name
+        assert abs(e.compute_fraction_decode - s.compute_fraction_decode) < 1e-3, name
+        assert abs(e.step_overhead_s - s.step_overhead_s) < 1e-6, name
+        assert abs(e.layer_overhead_s - s.layer_overhead_s) < 1e-8, name
+        assert e.calibrated_on == s.calibrated_on
