@@ -38,6 +38,7 @@ class Theme:
     compare: str
     hbm_free: str
     workspace: str
+    plot_grid: str = "#1F242B"
     scale: float = 1.0      # type scale: window size × larger-text option
 
     def px(self, base: float) -> int:
@@ -56,7 +57,7 @@ LIGHT = Theme(
     name="light", bg="#F7F6F2", panel="#FFFFFF", panel_border="#D6D4CE", text="#16181C",
     secondary="#666666", grid="#C8C6C0", input_bg="#FFFFFF", accent=BLUE,
     op_point="#C81E78", op_outline="#FFFFFF", trail="#55585E", roof_dim="#9A9CA0",
-    compare="#A0A2A6", hbm_free="#E4E2DC", workspace="#9A9CA0",
+    compare="#A0A2A6", hbm_free="#E4E2DC", workspace="#9A9CA0", plot_grid="#E6E4DE",
 )
 
 THEMES = {"dark": DARK, "light": LIGHT}

@@ -1,0 +1,112 @@
+"""UI latency: control change → repainted window, and cold start to first paint.
+
+    python benches/bench_ui_latency.py [--changes 200]
+
+1. In-process: move the batch slider (one user action), let the event loop run the
+   coalesced recompute, and repaint the whole window synchronously; median and p95 over
+   many changes, printed as a ratio to one 16.7 ms frame (60 Hz).
+2. Cold start, in subprocesses started the same way: time from spawn to the first painted
+   main window, as a ratio to a bare PySide6 + pyqtgraph window (same machine, same run).
+Prints measured numbers; asserts nothing about time.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FRAME_MS = 1000.0 / 60.0
+
+BARE = r"""
+import time, sys
+from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtCore import QTimer
+import pyqtgraph as pg
+app = QApplication([])
+w = QMainWindow(); p = pg.PlotWidget(); p.plot([1, 2, 3], [1, 4, 9]); w.setCentralWidget(p)
+w.resize(1600, 900); w.show(); w.repaint(); app.processEvents()
+print("PAINTED", flush=True)
+"""
+
+APP = r"""
+import sys
+sys.path.insert(0, %r)
+from ui.app import build_window, ensure_app, settle
+app = ensure_app()
+w = build_window(None, st=None)
+w.resize(1600, 900); w.show(); settle(app, 2); w.repaint(); app.processEvents()
+print("PAINTED", flush=True)
+"""
+
+
+def time_to_paint(code: str) -> float:
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, env=env, cwd=str(ROOT))
+    for line in proc.stdout:
+        if line.startswith("PAINTED"):
+            dt = time.perf_counter() - t0
+            break
+    else:
+        raise RuntimeError("the subprocess never painted")
+    proc.wait()
+    return dt
+
+
+def change_latency(n: int) -> list[float]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    sys.path.insert(0, str(ROOT))
+    from ui.app import build_window, ensure_app, settle
+    from ui.controls import batch_to_slider
+    app = ensure_app()
+    w = build_window(None, st=None)
+    w.resize(1600, 900)
+    w.show()
+    settle(app)
+    slider = w.controls.batch_slider
+    done = []
+    w.controller.estimate_changed.connect(lambda _e: done.append(1))
+    batches = [2 ** (i % 13) for i in range(n)]
+    out = []
+    for i, b in enumerate(batches):
+        if b == w.controller.scenario.batch:
+            b = 3
+        before = len(done)
+        t0 = time.perf_counter()
+        slider.setValue(batch_to_slider(b))              # the user action
+        while len(done) == before:                       # the coalesced recompute on the next loop turn
+            app.processEvents()
+        w.repaint()                                      # paint the whole window now
+        out.append((time.perf_counter() - t0) * 1e3)
+    w.close()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--changes", type=int, default=200)
+    ap.add_argument("--starts", type=int, default=3)
+    args = ap.parse_args()
+
+    bare = [time_to_paint(BARE) for _ in range(args.starts)]
+    app = [time_to_paint(APP % str(ROOT)) for _ in range(args.starts)]
+    lat = change_latency(args.changes)
+    med = statistics.median(lat)
+    p95 = sorted(lat)[max(0, int(round(0.95 * len(lat))) - 1)]
+    print(f"control change → repainted window, {len(lat)} changes:")
+    print(f"  median {med:.1f} ms = {med / FRAME_MS:.2f} frames (16.7 ms)")
+    print(f"  p95    {p95:.1f} ms = {p95 / FRAME_MS:.2f} frames")
+    bm, am = statistics.median(bare), statistics.median(app)
+    print(f"cold start to first paint (median of {args.starts}):")
+    print(f"  bare PySide6+pyqtgraph window {bm:.2f} s; Memory Wall {am:.2f} s; ratio {am / bm:.2f}×")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
