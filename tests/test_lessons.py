@@ -1,0 +1,106 @@
+"""Each chapter's claims hold in the model, in every prepared state."""
+import numpy as np
+import pytest
+
+from model import Scenario, estimate
+from model.catalog import default_catalog
+from model.errors import AssetError, ScenarioError
+from model.lessons import (AMD_LINE, NVIDIA_LINE, default_chapters, generations, hbm_latency_cycles,
+                           latency_hiding, load_chapters, memory_ladder, precision_table, roofline_point, scaling)
+
+CHAPTERS = {c.number: c for c in default_chapters()}
+
+
+def test_eight_chapters_each_with_states_that_resolve():
+    assert sorted(CHAPTERS) == list(range(1, 9))
+    for c in CHAPTERS.values():
+        assert c.title and c.takeaway and len(c.states) >= 2
+        for st in c.states:
+            assert st.caption
+            estimate(st.scenario)  # every prepared scenario is legal
+
+
+def test_1_compute_outgrew_bandwidth_on_both_lines():
+    nv = generations(NVIDIA_LINE)
+    h100 = next(g for g in nv if g.gpu_id == "h100-sxm5-80gb")
+    assert 7.5 <= h100.flops_vs_first <= 8.5 and 3.6 <= h100.bandwidth_vs_first <= 3.8
+    assert nv[-1].flops_vs_first > nv[-1].bandwidth_vs_first
+    amd = generations(AMD_LINE)
+    assert amd[-1].flops_vs_first > amd[-1].bandwidth_vs_first
+    assert nv[0].ridge_flops_per_byte < h100.ridge_flops_per_byte
+
+
+def test_2_more_warps_hide_latency_and_divergence_halves_lanes():
+    lat = hbm_latency_cycles(default_catalog().gpu("h100"))
+    assert 500 < lat < 800
+    busy = [latency_hiding(w, latency_cycles=lat).issue_busy for w in (1, 4, 16)]
+    assert busy[0] < 0.1 < busy[1] < busy[2] == pytest.approx(1.0)
+    for w in (1, 4, 8, 16):
+        x = latency_hiding(w, latency_cycles=lat)
+        assert (x.timeline == 1).any(axis=0).mean() == pytest.approx(x.issue_busy, abs=0.02)
+    assert latency_hiding(16, 1.0, latency_cycles=lat).lane_use == pytest.approx(0.5)
+    with pytest.raises(ScenarioError):
+        latency_hiding(0)
+
+
+@pytest.mark.parametrize("gpu", ["h100", "mi300x", "4090"])
+def test_3_each_step_down_the_ladder_is_slower(gpu):
+    steps = memory_ladder(default_catalog().gpu(gpu))
+    assert [s.level.key for s in steps] == ["registers", "smem", "l2", "hbm", "host"]
+    for s in steps[1:]:
+        if s.bandwidth_factor is not None:
+            assert s.bandwidth_factor < 1
+
+
+def test_4_faster_compute_buys_nothing_left_of_the_ridge():
+    h100 = default_catalog().gpu("h100")
+    left, right = roofline_point(h100, "bf16", 30), roofline_point(h100, "bf16", 2000)
+    assert left.bound == "memory" and left.attainable_with_double_compute == left.attainable_flops
+    assert right.bound == "compute" and right.attainable_with_double_compute == pytest.approx(2 * right.attainable_flops)
+    assert 290 <= left.ridge_flops_per_byte <= 300
+
+
+def test_5_decode_floor_and_fit():
+    s1, s2, s3 = (st.scenario for st in CHAPTERS[5].states)
+    e1, e2, e3 = estimate(s1), estimate(s2), estimate(s3)
+    assert 41 <= e1.decode_floor_ms_per_token <= 43 and not e1.fits and e1.bound == "memory"
+    assert e2.decode_floor_ms_per_token == pytest.approx(e1.decode_floor_ms_per_token * 3.35 / 4.8, rel=0.02)
+    assert 7 <= e1.decode_floor_ms_per_token / e3.decode_floor_ms_per_token <= 10 and e3.fits
+
+
+def test_6_batching_climbs_to_compute_bound_unless_the_kv_cache_dominates():
+    es = [estimate(st.scenario) for st in CHAPTERS[6].states]
+    assert es[0].bound == "memory" and es[2].bound == "compute"
+    assert es[2].scenario.batch > es[2].critical_batch
+    assert es[1].decode_ms_per_token < 1.5 * es[0].decode_ms_per_token
+    assert es[1].output_tokens_per_s > 40 * es[0].output_tokens_per_s
+    assert es[3].critical_batch is None
+
+
+def test_7_precision_halves_bytes_and_fits_on_fewer_gpus():
+    rows = {r.precision_id: r for r in precision_table(CHAPTERS[7].states[0].scenario)}
+    assert rows["fp32"].weight_bytes_total == pytest.approx(2 * rows["bf16"].weight_bytes_total)
+    assert rows["bf16"].floor_ms_per_token == pytest.approx(2 * rows["int8"].floor_ms_per_token, rel=0.02)
+    assert rows["fp32"].gpus_to_fit > rows["bf16"].gpus_to_fit > rows["int8"].gpus_to_fit
+    b200 = {r.precision_id: r for r in precision_table(CHAPTERS[7].states[1].scenario)}
+    assert b200["fp4"].gpus_to_fit == 1 and not b200["fp4"].emulated
+    v100 = {r.precision_id: r for r in precision_table(CHAPTERS[7].states[2].scenario)}
+    assert v100["fp8"].emulated
+
+
+def test_8_interconnect_limits_scaling():
+    s_nv, s_pcie, s_pp = (st.scenario for st in CHAPTERS[8].states)
+    assert estimate(s_pcie).bound == "communication" and estimate(s_nv).bound != "communication"
+    assert estimate(s_pp).decode_ms_per_token >= estimate(s_pp.with_(gpus=8)).decode_ms_per_token
+    for curve in scaling(s_nv):
+        ok = ~np.isnan(curve.speedup)
+        assert np.all(curve.speedup[ok] < curve.gpus[ok] + 1e-9)
+    nv, pcie, net = scaling(s_nv)
+    assert nv.speedup[3] > pcie.speedup[3] > net.speedup[3]   # at 8 GPUs
+
+
+def test_broken_lessons_file(tmp_path):
+    p = tmp_path / "lessons.json"
+    p.write_text('{"chapters": [{"number": 2, "key": "x", "title": "t", "takeaway": "t", "states": []}]}')
+    with pytest.raises(AssetError, match="numbered"):
+        load_chapters(p)
