@@ -62,7 +62,7 @@ def act(qtbot, w, fn):
 def test_defaults_tell_the_story(window):
     e = assert_shows(window, Scenario())
     assert not e.fits and window.gauges.hbm.fits is False
-    assert "DOES NOT FIT" in window.gauges.hbm_text.text()
+    assert "DOES NOT FIT" in window.gauges.hbm.status_text
     assert window.gauges.notes.isVisibleTo(window)
     assert 35 < e.decode_floor_ms_per_token < 50
 

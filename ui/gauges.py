@@ -39,10 +39,34 @@ class Gauge(QFrame):
             lay.addWidget(w)
         self.value.setFont(_tabular(self.value.font()))
 
+        self.base_px = 32
+
     def set(self, value: str, sub: str, tip: str) -> None:
         self.value.setText(value)
         self.sub.setText(sub)
         self.setToolTip(tip)
+        self._fit()
+
+    def set_base_px(self, px: int) -> None:
+        self.base_px = px
+        self._fit()
+
+    def _fit(self) -> None:
+        """Largest size up to base_px at which the number fits its column (never clipped)."""
+        f = self.value.font()
+        f.setPixelSize(self.base_px)
+        f.setBold(True)
+        from PySide6.QtGui import QFontMetrics
+        need = QFontMetrics(f).horizontalAdvance(self.value.text()) + 2
+        avail = max(40, self.value.width())
+        px = self.base_px if need <= avail else max(12, int(self.base_px * avail / need))
+        if px != getattr(self, "_px", None):     # the window's style sheet sets fonts: override per label
+            self._px = px
+            self.value.setStyleSheet(f"font-size: {px}px; font-weight: 700;")
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self._fit()
 
 
 def _tabular(f: QFont) -> QFont:
@@ -68,10 +92,13 @@ class HbmBar(QWidget):
         self.capacity = 1.0
         self.segments: list[tuple[str, float, str]] = []   # (name, bytes, colour)
         self.fits = True
+        self.status_text = ""
         self.setMouseTracking(True)
 
-    def set_values(self, capacity: float, weights: float, kv: float, workspace: float, fits: bool) -> None:
+    def set_values(self, capacity: float, weights: float, kv: float, workspace: float, fits: bool,
+                   status: str = "") -> None:
         self.capacity = capacity
+        self.status_text = status
         used = weights + kv + workspace
         t = self.theme
         self.segments = [("Weights", weights, th.ORANGE), ("KV cache", kv, th.REDDISH_PURPLE),
@@ -117,6 +144,21 @@ class HbmBar(QWidget):
             p.drawRect(QRectF(1.5, 1.5, self.width() - 3, self.height() - 3))
         p.setPen(QPen(QColor(t.text), 2))
         p.drawLine(int(cap_x), 0, int(cap_x), self.height())
+        if self.status_text:
+            f = p.font()
+            f.setPixelSize(max(10, int(self.height() * 0.5)))
+            f.setBold(True)
+            p.setFont(f)
+            fm = p.fontMetrics()
+            tw, th_ = fm.horizontalAdvance(self.status_text) + 12, fm.height() + 2
+            box = QRectF(self.width() - tw - 6, (self.height() - th_) / 2, tw, th_)
+            back = QColor(t.bg)
+            back.setAlpha(200)
+            p.setPen(Qt.NoPen)
+            p.setBrush(back)
+            p.drawRoundedRect(box, 3, 3)
+            p.setPen(QColor(th.VERMILLION if not self.fits else t.text))
+            p.drawText(box, Qt.AlignCenter, self.status_text)
         p.end()
 
     def segment_at(self, x: float) -> str:
@@ -172,11 +214,12 @@ class GaugePanel(QWidget):
         hb_title = QLabel("HBM per GPU")
         hb_title.setObjectName("gaugeTitle")
         hb.addWidget(hb_title)
-        hb.addStretch(1)
         self.hbm_text = QLabel("")
         self.hbm_text.setObjectName("gaugeSub")
         self.hbm_text.setTextFormat(Qt.RichText)
-        hb.addWidget(self.hbm_text)
+        self.hbm_text.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        self.hbm_text.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        hb.addWidget(self.hbm_text, 1)
         lay.addLayout(hb)
         self.hbm = HbmBar()
         self.hbm.setObjectName("hbmBar")
@@ -198,6 +241,8 @@ class GaugePanel(QWidget):
 
     def set_theme(self, t: th.Theme) -> None:
         self.hbm.set_theme(t)
+        for g in self.gauges.values():
+            g.set_base_px(t.px(32))
         if self.controller.estimate is not None:
             self.update_from(self.controller.estimate)
 
@@ -247,18 +292,14 @@ class GaugePanel(QWidget):
             + (f"Turns compute-bound at batch ≈ {sig3(e.critical_batch)}" if e.critical_batch
                else "Never turns compute-bound at this context (the KV cache grows with the batch)"))
 
-        self.hbm.set_values(e.hbm_capacity_bytes, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu,
-                            e.workspace_bytes_per_gpu, e.fits)
         t = self.hbm.theme
         need, cap = e.memory_needed_bytes_per_gpu, e.hbm_capacity_bytes
+        self.hbm.set_values(cap, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu, e.workspace_bytes_per_gpu, e.fits,
+                            f"{si(need, 'B')} of {si(cap, 'B')}" + ("" if e.fits else " — DOES NOT FIT"))
         legend = (f"<span style='color:{th.ORANGE}'>■</span> weights {si(e.weight_bytes_per_gpu, 'B')} "
                   f"<span style='color:{th.REDDISH_PURPLE}'>■</span> KV {si(e.kv_cache_bytes_per_gpu, 'B')} "
                   f"<span style='color:{t.workspace}'>■</span> work {si(e.workspace_bytes_per_gpu, 'B')}")
-        if e.fits:
-            status = f"<b>{si(need, 'B')} of {si(cap, 'B')}</b>"
-        else:
-            status = f"<b style='color:{th.VERMILLION}'>{si(need, 'B')} of {si(cap, 'B')} — DOES NOT FIT</b>"
-        self.hbm_text.setText(f"{legend} &nbsp; {status}")
+        self.hbm_text.setText(legend)
         self.hbm.setToolTip("")
         notes = list(e.notes)
         if e.emulated and not any("emulated" in n for n in notes):

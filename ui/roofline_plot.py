@@ -106,6 +106,7 @@ class RooflinePlot(QWidget):
         self._hover: list[tuple[str, list[tuple[float, float]]]] = []   # (tooltip, view-coordinate polyline)
         self._last_tip = ""
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.vb.sigResized.connect(self._layout_roof_labels)
         self.plot.setMouseTracking(True)
 
         self.apply_theme(theme)
@@ -201,6 +202,7 @@ class RooflinePlot(QWidget):
                       f"attainable FLOP/s = intensity × {si(bw, 'B/s')}", list(zip(sx, sy))))
 
         # one roof per distinct peak (BF16 and FP16 share one)
+        self._roof_label_slots = []
         by_peak: dict[float, list[str]] = {}
         for dtype, v in hw.peak_flops:
             by_peak.setdefault(v, []).append(dtype.upper())
@@ -220,6 +222,7 @@ class RooflinePlot(QWidget):
             lab.setColor(colour)
             lab.setPos(_log(x1) - 0.03, _log(p))
             lab.setVisible(True)
+            self._roof_label_slots.append((active, _log(p), lab))
             hover.append((f"{names} tensor-core peak: {si(p, 'FLOP/s')} dense per GPU ({hw.short_name})"
                           + ("\nthe roof this scenario runs under" + (" (emulated)" if e.emulated else "")
                              if active else ""), list(zip(rx, [p, p]))))
@@ -306,9 +309,26 @@ class RooflinePlot(QWidget):
             self.compare_point.setData([], [])
             self.compare_label.setVisible(False)
 
+        self._y_span = (_log(y0), _log(y1))
+        self._layout_roof_labels()
         self.title.setText(f"ROOFLINE — {hw.short_name}, {e.compute_dtype.upper()}"
                            + (" (emulated)" if e.emulated else ""))
         self._hover = hover
+
+    def _layout_roof_labels(self, *_args) -> None:
+        """Hide roof labels that would overlap a more important one (the active roof first)."""
+        if not getattr(self, "_roof_label_slots", None):
+            return
+        lo, hi = self._y_span
+        height = max(1.0, self.vb.height())
+        min_gap = self.theme.px(13) * 1.6
+        placed: list[float] = []
+        for active, ly, lab in sorted(self._roof_label_slots, key=lambda r: (not r[0], -r[1])):
+            y = (ly - lo) / (hi - lo) * height
+            ok = all(abs(y - q) >= min_gap for q in placed)
+            lab.setVisible(ok)
+            if ok:
+                placed.append(y)
 
     # ---------------------------------------------------------------- geometry and hover
     def scene_pos(self, intensity: float, flops: float) -> QPointF:

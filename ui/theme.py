@@ -85,7 +85,6 @@ def style_sheet(t: Theme) -> str:
                            letter-spacing: 1px; }}
     QLabel#controlLabel {{ color: {t.secondary}; font-size: {t.px(13)}px; }}
     QLabel#gaugeTitle {{ color: {t.secondary}; font-size: {t.px(13)}px; }}
-    QLabel#gaugeValue {{ font-size: {t.px(32)}px; font-weight: 600; }}
     QLabel#gaugeSub {{ color: {t.secondary}; font-size: {t.px(13)}px; }}
     QLabel#badge {{ font-size: {t.px(16)}px; font-weight: 700; border-radius: 4px; padding: 3px 10px;
                     color: #000000; }}
