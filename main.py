@@ -273,10 +273,13 @@ def _parse_size(text: str | None):
 def run_app(argv: list[str]) -> int:
     args = build_app_parser().parse_args(argv)
     from model.scenario import Scenario
-    base = None
+    base, chapter = None, args.chapter
     if args.scenario_file:
-        from model.scenario_file import load_scenario
-        base = load_scenario(args.scenario_file)
+        from model.scenario_file import load_scenario_with_chapter
+        base, saved_chapter = load_scenario_with_chapter(args.scenario_file)
+        chapter = chapter or saved_chapter
+    if chapter is not None and not 1 <= chapter <= 8:
+        raise UsageError(f"--chapter must be 1-8, got {chapter}")
     flags_given = any(getattr(args, k) is not None for k in ("gpu", "model", "precision", "kv_precision", "batch",
                                                               "gpus", "interconnect", "input_len", "output_len", "phase"))
     scenario = scenario_from_args(args, base) if (base or flags_given) else None
@@ -298,7 +301,7 @@ def run_app(argv: list[str]) -> int:
         return 2
     from ui.app import run
     return run(scenario, screenshot=args.screenshot, size=_parse_size(args.size), view=args.view,
-               chapter=args.chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
+               chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
                large_text=args.large_text)
 
 

@@ -295,3 +295,21 @@ def load_chapters(path=None) -> tuple[Chapter, ...]:
 @lru_cache(maxsize=1)
 def default_chapters() -> tuple[Chapter, ...]:
     return load_chapters()
+
+
+# ---------------------------------------------------------------- measured results beside the model
+
+def matching_measurements(model_id: str | None = None, gpu_id: str | None = None, precision: str | None = None,
+                          metric: str | None = None, catalog: Catalog | None = None):
+    """Published measurements (with the model's prediction of each) that match the given ids.
+    Ids and aliases are resolved, so 'h100' finds rows of 'h100-sxm5-80gb'."""
+    from model.validate import compare
+    from model.measured import default_measured
+    cat = catalog or default_catalog()
+    m = cat.model(model_id).id if model_id else None
+    g = cat.gpu(gpu_id).id if gpu_id else None
+    p = cat.precision(precision).id if precision else None
+    rows = tuple(r for r in default_measured()
+                 if (m is None or r.model == m) and (g is None or r.gpu == g)
+                 and (p is None or r.precision == p) and (metric is None or r.metric == metric))
+    return compare(rows, cat) if rows else ()
