@@ -94,6 +94,7 @@ class Flow:
     weight_bits: float
     kv_bits: float
     link_name: str | None
+    link_kind: str | None                   # nvlink | infinity-fabric | ici | roce | pcie | network
     link_bandwidth_bytes_per_s: float | None
     time_scale: float                       # chip seconds per screen second (1-2-5)
     fits: bool
@@ -207,7 +208,7 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
         flops_per_step=float(est.flops_per_step), peak_flops=float(est.peak_flops),
         bottleneck=bound, bottleneck_label=label, caption=caption,
         weight_bits=rs.precision.weight_bits, kv_bits=rs.kv.bits,
-        link_name=link_name,
+        link_name=link_name, link_kind=link_kind,
         link_bandwidth_bytes_per_s=rs.tp_link.bandwidth_bytes_per_s if link_name else None,
         time_scale=time_scale, fits=bool(est.fits),
     )
@@ -215,7 +216,7 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
 
 def _link_word(kind: str | None, name: str | None) -> str:
     if kind == "pcie":
-        return f"PCIe ({name})" if name else "PCIe"
+        return f"PCIe {name}" if name else "PCIe"
     if kind == "network":
         return "the network"
     return name or "the interconnect"
@@ -225,8 +226,8 @@ def _caption(bound: str, label: str, busy: float, link_busy: float, mfu: float) 
     if bound == "compute":
         return f"Tensor cores busy {percent(busy)} of each step — compute-bound, HBM has bandwidth to spare"
     if bound == "communication":
-        return (f"Tensor cores idle {percent(1.0 - busy)} — waiting on {label} "
-                f"all-reduces ({percent(link_busy)} of each step)")
+        return (f"Tensor cores idle {percent(1.0 - busy)} — waiting on all-reduces over {label} "
+                f"({percent(link_busy)} of each step)")
     return f"Tensor cores idle {percent(1.0 - busy)} — waiting on HBM"
 
 

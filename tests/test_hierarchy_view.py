@@ -1,0 +1,129 @@
+"""The animated hierarchy view, headless (pytest-qt; Qt warnings fail the test via conftest)."""
+import numpy as np
+import pytest
+
+from model import Scenario, estimate
+from ui.hierarchy_view import POOL, HierarchyView
+
+SMALL = Scenario(gpu="h100", model="llama-3.1-8b", precision="bf16", input_len=128, output_len=128)
+PCIE8 = Scenario(gpu="h100-pcie-80gb", model="llama-3.1-70b", precision="fp8", gpus=8, batch=256,
+                 interconnect="pcie")
+# the busiest picture found by a sweep over GPUs, models, precisions, counts, links and batches:
+# high HBM use plus eight saturated PCIe links
+BUSIEST = Scenario(gpu="l40s-48gb", model="llama-3.1-70b", precision="fp8", gpus=8, batch=256,
+                   interconnect="pcie")
+
+
+@pytest.fixture
+def view(qtbot):
+    v = HierarchyView(estimate_=estimate(SMALL))
+    qtbot.addWidget(v)
+    v.resize(1200, 700)
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+def _frame(v, dt=1 / 60):
+    v.advance(dt)
+    v.canvas.repaint()
+
+
+def test_animates(view):
+    view.settle(120)
+    before = view.particles.pos[view.particles.alive].copy()
+    idx = np.flatnonzero(view.particles.alive)
+    assert len(idx) > 20
+    _frame(view)
+    after = view.particles.pos[idx]
+    moved = np.hypot(*(after - before).T) > 0.1
+    assert moved.mean() > 0.5
+
+
+def test_clock_ticks_while_shown_and_stops_when_hidden(view, qtbot):
+    assert view.ticking
+    f0 = view.frames
+    qtbot.waitUntil(lambda: view.frames > f0 + 3, timeout=2000)
+    view.hide()
+    assert not view.ticking
+    view.show()
+    assert view.ticking
+
+
+def test_pause_resume_and_single_step(view):
+    view.settle(60)
+    view.pause()
+    snap = view.particles.pos.copy()
+    steps = view.steps
+    for _ in range(10):
+        _frame(view)
+    assert np.array_equal(snap, view.particles.pos)
+    assert view.steps == steps
+    view.single_step()                       # exactly one decode step, still paused
+    assert view.paused
+    assert view.steps == steps + 1
+    assert view.tokens == (steps + 1) * view.flow.batch
+    assert not np.array_equal(snap, view.particles.pos)
+    view.resume()
+    snap = view.particles.pos.copy()
+    _frame(view)
+    assert not np.array_equal(snap, view.particles.pos)
+
+
+def test_token_counter_ticks_once_per_decode_step(view):
+    f = view.flow
+    screen_s = f.step_s / view.chip_seconds_per_screen_second
+    frames = int(np.ceil(screen_s * 60 * 3.5))
+    view.settle(frames)
+    assert view.steps == 3
+    assert view.token_label.text().startswith("decode step 3")
+
+
+def test_scenario_change_retargets_within_one_frame(view):
+    view.settle(60)
+    busy0 = view._cur.busy
+    caption0 = view.flow.caption
+    count0 = view.particle_count
+    view.set_estimate(estimate(SMALL.with_(batch=512)))
+    assert view.flow.bottleneck == "compute" and view.flow.caption != caption0
+    _frame(view)
+    assert view._cur.busy > busy0                 # easing has begun ...
+    assert view._cur.busy < view.flow.tensor_busy  # ... and glides rather than jumps
+    assert view.particle_count > count0 * 0.5     # the flow keeps going, no restart
+    view.settle(30)
+    assert view._cur.busy == pytest.approx(view.flow.tensor_busy)
+
+
+def test_multi_gpu_draws_tiles_and_link_traffic(view):
+    view.set_estimate(estimate(PCIE8), animate=False)
+    view.settle(200)
+    assert len(view._L["tiles"]) == 8
+    assert view.flow.bottleneck == "communication"
+    assert (view.particles.alive & (view.particles.kind == 3)).sum() > 0
+    img = view.grab()
+    assert not img.isNull()
+
+
+def test_particle_count_bounded_for_the_busiest_scenario(view):
+    view.set_estimate(estimate(BUSIEST), animate=False)
+    view.set_speed(4.0)
+    counts = []
+    for _ in range(600):
+        view.advance(0.05)
+        counts.append(view.particle_count)
+    assert max(counts) <= POOL
+    assert view.particles.alive.size == POOL
+
+
+def test_other_vendors_and_sizes(qtbot):
+    for s in (Scenario(gpu="mi300x", precision="int4", gpus=2, batch=16),
+              Scenario(gpu="tpu-v5e-16gb", model="llama-3.1-8b", precision="int8"),
+              Scenario(gpus=16, batch=64)):
+        v = HierarchyView(estimate_=estimate(s))
+        qtbot.addWidget(v)
+        v.resize(800, 480)
+        v.show()
+        v.settle(30)
+        assert not v.grab().isNull()
+        if s.gpu == "mi300x":
+            assert v.hw.unit_name == "CU" and v.hw.hbm_stacks == 8 and len(v._L["stacks"]) == 8
