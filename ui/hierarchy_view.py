@@ -127,7 +127,7 @@ class _Canvas(QWidget):
         self.view = view
         self.setAttribute(Qt.WA_OpaquePaintEvent, True)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-        self.setMinimumSize(560, 360)
+        self.setMinimumSize(520, 340)
 
     def sizeHint(self) -> QSize:
         return QSize(1100, 620)
@@ -205,7 +205,7 @@ class HierarchyView(QWidget):
         self.pause_button = QPushButton("Pause", bar)
         self.pause_button.setToolTip("Pause or resume the flow (the model keeps its numbers)")
         self.pause_button.clicked.connect(self.toggle_pause)
-        self.step_button = QPushButton("Step one token", bar)
+        self.step_button = QPushButton("Step", bar)
         self.step_button.setToolTip("Pause, then run exactly one decode step")
         self.step_button.clicked.connect(self.single_step)
         self.speed_box = QComboBox(bar)
@@ -365,9 +365,9 @@ class HierarchyView(QWidget):
             return
         t = self.chip_seconds_per_screen_second
         slow = 1.0 / t
-        self.scale_label.setText(
-            f"1 s on screen = {duration(t)} on chip ({_count(slow)}× slower) · "
-            f"one decode step = {duration(self.flow.step_s)} = {self.flow.step_s / t:.2g} s here")
+        self.scale_label.setText(f"1 s on screen = {duration(t)} on chip ({_count(slow)}× slower)")
+        self.scale_label.setToolTip(f"one decode step = {duration(self.flow.step_s)} on chip = "
+                                    f"{self.flow.step_s / t:.2g} s on screen")
         self._update_tokens()
 
     def _update_tokens(self) -> None:
@@ -395,12 +395,12 @@ class HierarchyView(QWidget):
     def _layout(self, w: int, h: int, stacks: int, tiles: int) -> None:
         hw = self.hw
         L: dict = {}
-        fs = max(10, min(15, int(h / 46)))
+        fs = max(10, min(15, int(h / 46), int(w / 64)))
         L["fs"] = fs
         header_h = int(fs * 4.4)
         body = QRectF(0, header_h, w, h - header_h)
-        ladder_w = max(190, min(260, int(w * 0.20)))
-        legend_w = max(220, min(320, int(w * 0.24)))
+        ladder_w = max(150, min(260, int(w * 0.20)))
+        legend_w = max(190, min(320, int(w * 0.25)))
         L["header"] = QRectF(12, 6, w - 24, header_h - 6)
         L["ladder_x"] = 12.0
         L["ladder_w"] = float(ladder_w - 18)
@@ -730,7 +730,10 @@ class HierarchyView(QWidget):
         if y + 2 * lh <= limit - 4:
             line("Same bytes, more weights:")
             xx = x + 8
+            fm = QFontMetrics(small)
             for bits, word in ((16, "16-bit 1×"), (8, "8-bit 2×"), (4, "4-bit 4×")):
+                if xx + 10 + fm.horizontalAdvance(word) > x + w:
+                    break
                 self._sprite(p, QPointF(xx, y + lh / 2), K_WEIGHTS, bits)
                 adv = self._text(p, QRectF(xx + 10, y, 90, lh), word, small, TEXT)
                 xx += adv + 24
@@ -855,13 +858,12 @@ class HierarchyView(QWidget):
             comm = self.flow.bottleneck == "communication"
             p.setBrush(WARNING if comm else INTERCONNECT)
             p.drawRoundedRect(QRectF(bar.left(), bar.top(), max(2.0, bar.width() * u), 5), 2, 2)
-            p.setPen(WARNING if comm else TEXT)
-            p.setFont(_font(fs - 1, comm))
-            p.drawText(QRectF(foot.left(), foot.top(), foot.width(), fs * 1.4), int(Qt.AlignLeft | Qt.AlignVCenter),
-                       f"link busy {percent(u)} of each step")
+            colour = WARNING if comm else TEXT
+            self._text(p, QRectF(foot.left(), foot.top(), foot.width(), fs * 1.4),
+                       f"link busy {percent(u)} of each step", _font(fs - 1, comm), colour)
             if comm:
-                p.drawText(QRectF(bar.right() + 8, bar.top() - fs * 0.7, foot.width() - bar.width() - 8, fs * 1.4),
-                           int(Qt.AlignLeft | Qt.AlignVCenter), "the bottleneck")
+                self._text(p, QRectF(bar.right() + 8, bar.top() - fs * 0.7, foot.width() - bar.width() - 8, fs * 1.4),
+                           "the bottleneck", _font(fs - 1, True), colour)
 
     def _paint_particles(self, p: QPainter) -> None:
         ps = self.particles
