@@ -375,6 +375,9 @@ class HierarchyView(QWidget):
         if text != self._sim_tokens_text:
             self._sim_tokens_text = text
             self.token_label.setText(text)
+            need = self.token_label.fontMetrics().horizontalAdvance(text) + 12
+            if need > self.token_label.minimumWidth():
+                self.token_label.setMinimumWidth(need)
 
     # ---------------------------------------------------------------- layout
     def _relayout(self, force_static: bool = False) -> None:
@@ -809,6 +812,7 @@ class HierarchyView(QWidget):
         lv = {"host": cur.levels[0], "hbm": cur.levels[1], "l2": cur.levels[2], "smem": cur.levels[3],
               "registers": cur.levels[4], "tensor_cores": cur.busy}
         font = _font(fs - 1)
+        fm = QFontMetrics(font)
         p.setFont(font)
         for key, _ in LADDER:
             y0, y1 = L["band"][key]
@@ -821,9 +825,13 @@ class HierarchyView(QWidget):
             p.setBrush(colour)
             p.drawRoundedRect(QRectF(bar.left(), bar.top(), max(2.0, bar.width() * u), bar.height()), 2, 2)
             word = "busy" if key == "tensor_cores" else "used"
+            room = w - bar.width() - 6
+            text = f"{percent(u)} {word}"
+            if fm.horizontalAdvance(text) > room:
+                text = percent(u)
             p.setPen(TEXT if u > 0.05 else SECONDARY)
-            p.drawText(QRectF(bar.right() + 6, bar.top() - fs * 0.6, w - bar.width() - 6, fs * 1.3),
-                       int(Qt.AlignLeft | Qt.AlignVCenter), f"{percent(u)} {word}")
+            p.drawText(QRectF(bar.right() + 6, bar.top() - fs * 0.6, room, fs * 1.3),
+                       int(Qt.AlignLeft | Qt.AlignVCenter), text)
         # tensor cores: steady brightness and fill
         busy = float(cur.busy)
         y0, y1 = L["band"]["tensor_cores"]
