@@ -114,7 +114,28 @@ def render_png(window, path: str, size: tuple[int, int]) -> bool:
     window.controller.flush()
     window.resize(*size)
     settle(app)
+    hierarchy = getattr(window, "hierarchy", None)
+    if hierarchy is not None:       # let the animated flow reach its steady state
+        hierarchy.settle(300)
     return window.grab().save(path)
+
+
+def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int = 300) -> bool:
+    """The animated hierarchy alone: run ``frames`` frames deterministically so the flow settles."""
+    from PySide6.QtCore import Qt
+    from ui.controller import Controller
+    from ui.hierarchy_view import HierarchyView
+    app = ensure_app()
+    controller = Controller(scenario)
+    view = HierarchyView(controller)
+    view.setAttribute(Qt.WA_DontShowOnScreen, os.environ.get("QT_QPA_PLATFORM") != "offscreen")
+    view.resize(*size)
+    view.show()
+    settle(app)
+    view.settle(frames)
+    ok = view.grab().save(path)
+    view.close()
+    return ok
 
 
 def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] | None = None,
@@ -154,7 +175,10 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
                     print("smoke test failed: the window did not render", file=sys.stderr)
                     return 1
                 return 0
-            ok = render_png(window, screenshot, size or DEFAULT_SIZE)
+            if view == "hierarchy":
+                ok = render_hierarchy_png(window.controller.valid_scenario, screenshot, size or (1200, 700))
+            else:
+                ok = render_png(window, screenshot, size or DEFAULT_SIZE)
             window.close()
             if not ok:
                 print(f"could not write the screenshot to {screenshot}", file=sys.stderr)

@@ -10,11 +10,11 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
-from model.format import percent
 from ui import theme as th
 from ui.controller import Controller
 from ui.controls import ControlPanel
 from ui.gauges import GaugePanel
+from ui.hierarchy_view import HierarchyView
 from ui.roofline_plot import RooflinePlot
 
 
@@ -55,12 +55,9 @@ class MainWindow(QMainWindow):
         chip_title = QLabel("THE CHIP")
         chip_title.setObjectName("sectionTitle")
         chip_lay.addWidget(chip_title)
-        self.chip_placeholder = QLabel("")
-        self.chip_placeholder.setObjectName("chipPlaceholder")
-        self.chip_placeholder.setAlignment(Qt.AlignCenter)
-        self.chip_placeholder.setWordWrap(True)
-        chip_lay.addWidget(self.chip_placeholder, 1)
-        body.addWidget(self.chip_area, 4)
+        self.hierarchy = HierarchyView(controller)
+        chip_lay.addWidget(self.hierarchy, 1)
+        body.addWidget(self.chip_area, 6)
 
         right = QWidget()
         right_lay = QVBoxLayout(right)
@@ -71,7 +68,7 @@ class MainWindow(QMainWindow):
         right_lay.addWidget(self.roofline, 5)
         right_lay.addWidget(self.gauges, 0)
         self.right = right
-        body.addWidget(right, 5)
+        body.addWidget(right, 4)
 
         footer = QWidget()
         footer.setObjectName("footer")
@@ -108,12 +105,6 @@ class MainWindow(QMainWindow):
     def _on_estimate(self, e) -> None:
         self.explanation.setText(e.explanation)
         self.explanation.setToolTip(e.explanation)
-        wait = {"memory": "waiting on HBM", "compute": "the tensor cores are the limit",
-                "communication": "waiting on the interconnect"}[e.bound]
-        self.chip_placeholder.setText(
-            f"{e.gpu_name}\n{e.model_name} · {e.precision_name}\n\n"
-            f"Tensor cores busy {percent(e.mfu)} · HBM busy {percent(e.mbu)}\n{wait}\n\n"
-            "(the animated memory hierarchy goes here)")
 
     def _on_problem(self, text: str) -> None:
         self.problem.setText(f"Cannot run this: {text} — showing the last scenario that works." if text else "")
