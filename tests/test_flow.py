@@ -68,7 +68,7 @@ def test_pcie_is_the_bottleneck_for_eight_gpus_on_pcie():
     f = flow(e)
     assert f.bottleneck == "communication" and "PCIe" in f.bottleneck_label
     assert f.interconnect is not None and f.interconnect.total_bytes_per_s > 0
-    assert f.link_busy > 0.5
+    assert f.link_busy > max(f.tensor_busy, 0.3)   # more of each step on the wire than in the cores
 
 
 def test_all_reduce_bytes_follow_the_ring_formula():
