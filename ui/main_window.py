@@ -51,7 +51,7 @@ class MainWindow(QMainWindow):
         self.chip_area.setObjectName("chipArea")
         self.chip_area.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         chip_lay = QVBoxLayout(self.chip_area)
-        chip_lay.setContentsMargins(16, 12, 16, 12)
+        chip_lay.setContentsMargins(8, 12, 8, 8)
         chip_title = QLabel("THE CHIP")
         chip_title.setObjectName("sectionTitle")
         chip_lay.addWidget(chip_title)
@@ -128,8 +128,8 @@ class MainWindow(QMainWindow):
         self.theme = th.get_theme(self.theme_name, scale)
         t = self.theme
         self.setStyleSheet(th.style_sheet(t))
-        self.controls_scroll.setFixedWidth(int(170 + 130 * min(scale, 1.8)))
-        self.right.setMinimumWidth(int(500 * min(scale, 1.5)))
+        self.controls_scroll.setFixedWidth(int(150 + 120 * min(scale, 1.8)))
+        self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
         self.roofline.apply_theme(t)
         self.gauges.set_theme(t)
         self.controls.set_theme_name(t.name, t.px(15))
