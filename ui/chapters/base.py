@@ -1,0 +1,343 @@
+"""What every lesson view shares: title, caption, takeaway, a chart, live controls, exports.
+
+    ChapterView(chapter, controller, theme)
+        apply_state(i)      the prepared state's params (its scenario goes to the controller,
+                            through the lessons view, so it can glide)
+        set_params(**kw)    a live control changed a chapter knob (coalesced: one redraw per turn)
+        refresh(estimate)   redraw from the controller's Estimate and the chapter's params; an
+                            exception becomes one line in the chapter, never a crash
+        export_png/svg/csv  the chart as an image, and the numbers behind it as CSV
+
+Subclasses implement build() (create every plot item once), update_view(e) (setData only)
+and csv_rows() → (header, rows). Views only draw: every number comes from model/.
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, Qt, QTimer
+from PySide6.QtGui import QFont, QPainter
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ui import theme as th
+from ui.roofline_plot import SIAxis
+
+SHORT_TITLES = {1: "Compute vs bandwidth", 2: "GPU shape", 3: "Memory hierarchy", 4: "Roofline",
+                5: "Decode is memory-bound", 6: "Batching", 7: "Precision", 8: "Multi-GPU"}
+
+
+def log10(x: float) -> float:
+    return math.log10(max(float(x), 1e-300))
+
+
+class ChapterView(QWidget):
+    """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
+
+    side_width = 300
+    has_side = True
+
+    def __init__(self, chapter, controller, theme: th.Theme = th.DARK, parent=None):
+        super().__init__(parent)
+        self.setObjectName("chapterView")
+        self.chapter = chapter
+        self.controller = controller
+        self.catalog = controller.catalog
+        self.theme = theme
+        self.state_index = 0
+        self.params: dict = dict(chapter.states[0].params)
+        self.error_text = ""
+        self._dirty = True
+        self.plots: list[pg.PlotWidget] = []
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 8, 12, 8)
+        lay.setSpacing(6)
+        self.title_label = QLabel(f"{chapter.number} · {chapter.title}")
+        self.title_label.setObjectName("chapterTitle")
+        self.caption_label = QLabel("")
+        self.caption_label.setObjectName("chapterCaption")
+        self.caption_label.setWordWrap(True)
+        for w in (self.title_label, self.caption_label):
+            w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+            lay.addWidget(w)
+
+        body = QHBoxLayout()
+        body.setSpacing(10)
+        self.chart = QWidget()
+        self.chart.setObjectName("chapterChart")
+        self.chart.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.chart_lay = QVBoxLayout(self.chart)
+        self.chart_lay.setContentsMargins(0, 0, 0, 0)
+        self.chart_lay.setSpacing(4)
+        body.addWidget(self.chart, 1)
+        self.side = QWidget()
+        self.side.setObjectName("chapterSide")
+        self.side_lay = QVBoxLayout(self.side)
+        self.side_lay.setContentsMargins(10, 8, 10, 8)
+        self.side_lay.setSpacing(6)
+        body.addWidget(self.side, 0)
+        self.side.setVisible(self.has_side)
+        lay.addLayout(body, 1)
+
+        self.error_label = QLabel("")
+        self.error_label.setObjectName("chapterError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setVisible(False)
+        self.takeaway_label = QLabel(chapter.takeaway)
+        self.takeaway_label.setObjectName("chapterTakeaway")
+        self.takeaway_label.setWordWrap(True)
+        for w in (self.error_label, self.takeaway_label):
+            w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+            lay.addWidget(w)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.refresh)
+        self.build()
+        self.side_lay.addStretch(1)
+        self.set_theme(theme)
+        self.caption_label.setText(chapter.states[0].caption)
+        controller.estimate_changed.connect(self._on_estimate)
+
+    # ---------------------------------------------------------------- text
+    @property
+    def title(self) -> str:
+        return self.chapter.title
+
+    @property
+    def takeaway(self) -> str:
+        return self.chapter.takeaway
+
+    @property
+    def caption(self) -> str:
+        return self.caption_label.text()
+
+    @property
+    def state(self):
+        return self.chapter.states[self.state_index]
+
+    # ---------------------------------------------------------------- state
+    def apply_state(self, state_or_index) -> None:
+        """Show a prepared state: its caption and its params (the scenario is the controller's)."""
+        if isinstance(state_or_index, int):
+            self.state_index = max(0, min(len(self.chapter.states) - 1, state_or_index))
+            st = self.chapter.states[self.state_index]
+        else:
+            st = state_or_index
+            if st in self.chapter.states:
+                self.state_index = self.chapter.states.index(st)
+        self.caption_label.setText(st.caption)
+        self.params = dict(st.params)
+        self._sync_controls_safely()
+        self.refresh()
+
+    def set_params(self, **changes) -> None:
+        self.params.update(changes)
+        self._sync_controls_safely()
+        self._dirty = True
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _sync_controls_safely(self) -> None:
+        try:
+            self.sync_controls()
+        except Exception as exc:   # a control that cannot show a value must not stop the show
+            self._show_error(exc)
+
+    # ---------------------------------------------------------------- drawing
+    def _on_estimate(self, e) -> None:
+        if self.isVisible():
+            self.refresh(e)
+        else:
+            self._dirty = True
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        if self._dirty:
+            self.refresh()
+
+    def refresh(self, e=None) -> bool:
+        """Redraw from the Estimate (default: the controller's). False (and one line shown) on error."""
+        self._timer.stop()
+        e = e if e is not None else self.controller.estimate
+        self._dirty = False
+        try:
+            if e is None:
+                raise RuntimeError("no estimate yet")
+            self.update_view(e)
+        except Exception as exc:   # never take the show down: say it in one line, keep going
+            self._show_error(exc)
+            return False
+        if self.error_text:
+            self.error_text = ""
+            self.error_label.setVisible(False)
+        return True
+
+    def _show_error(self, exc: BaseException) -> None:
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        self.error_text = f"This chapter could not draw: {type(exc).__name__}" + (f": {msg}" if msg else "")
+        self.error_label.setText(self.error_text)
+        self.error_label.setVisible(True)
+
+    def ensure_fresh(self) -> None:
+        if self._dirty or self._timer.isActive():
+            self.refresh()
+
+    # ---------------------------------------------------------------- subclass API
+    def build(self) -> None:
+        raise NotImplementedError
+
+    def update_view(self, e) -> None:
+        raise NotImplementedError
+
+    def csv_rows(self) -> tuple[list[str], list[list]]:
+        raise NotImplementedError
+
+    def sync_controls(self) -> None:
+        """Show self.params in the chapter's own controls (signals blocked)."""
+
+    def apply_plot_theme(self, t: th.Theme) -> None:
+        """Colours of the plot items (called on a theme change)."""
+
+    # ---------------------------------------------------------------- look
+    def set_theme(self, t: th.Theme) -> None:
+        self.theme = t
+        self.setStyleSheet(chapter_style(t))
+        self.side.setFixedWidth(int(self.side_width * min(max(t.scale, 0.8), 1.6)))
+        for p in self.plots:
+            style_plot(p, t)
+        self.apply_plot_theme(t)
+        self._dirty = True
+        if self.isVisible():
+            self.refresh()
+
+    def make_plot(self, x_label: str, y_label: str, log_x: bool = False, log_y: bool = False,
+                  x_unit: str = "", y_unit: str = "") -> pg.PlotWidget:
+        axes = {"bottom": SIAxis("bottom", unit=x_unit), "left": SIAxis("left", unit=y_unit)}
+        p = pg.PlotWidget(axisItems=axes)
+        pi = p.getPlotItem()
+        pi.setLogMode(x=log_x, y=log_y)
+        pi.setMouseEnabled(x=False, y=False)
+        pi.hideButtons()
+        pi.setMenuEnabled(False)
+        pi.vb.disableAutoRange()
+        p._labels = (x_label, y_label)
+        self.plots.append(p)
+        return p
+
+    def note_label(self, text: str = "", name: str = "chapterNote") -> QLabel:
+        lab = QLabel(text)
+        lab.setObjectName(name)
+        lab.setWordWrap(True)
+        lab.setTextFormat(Qt.RichText)
+        lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        return lab
+
+    # ---------------------------------------------------------------- exports
+    def export_png(self, path: str) -> bool:
+        self.ensure_fresh()
+        return bool(self.chart.grab().save(str(path), "PNG"))
+
+    def export_svg(self, path: str) -> bool:
+        """Vector SVG through QtSvg when it is there; otherwise an SVG wrapping the PNG."""
+        self.ensure_fresh()
+        size = self.chart.size()
+        title = f"Memory Wall — chapter {self.chapter.number}: {self.chapter.title}"
+        try:
+            from PySide6.QtSvg import QSvgGenerator
+        except ImportError:
+            QSvgGenerator = None
+        if QSvgGenerator is not None:
+            gen = QSvgGenerator()
+            gen.setFileName(str(path))
+            gen.setSize(size)
+            gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+            gen.setTitle(title)
+            painter = QPainter()
+            if not painter.begin(gen):
+                return False
+            try:
+                self.chart.render(painter, QPoint(0, 0))
+            finally:
+                painter.end()
+            return True
+        buf = QBuffer()
+        buf.open(QIODevice.WriteOnly)
+        self.chart.grab().save(buf, "PNG")
+        data = base64.b64encode(bytes(buf.data())).decode("ascii")
+        w, h = size.width(), size.height()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+                     f'width="{w}" height="{h}" viewBox="0 0 {w} {h}"><title>{title}</title>'
+                     f'<image width="{w}" height="{h}" xlink:href="data:image/png;base64,{data}"/></svg>\n')
+        return True
+
+    def export_csv(self, path: str) -> bool:
+        self.ensure_fresh()
+        header, rows = self.csv_rows()
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(header)
+            for r in rows:
+                w.writerow([_cell(v) for v in r])
+        return True
+
+
+def _cell(v):
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return "" if not math.isfinite(v) else repr(v)
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if v is None:
+        return ""
+    return v
+
+
+def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
+    p.setBackground(t.bg)
+    pi = p.getPlotItem()
+    font = QFont()
+    font.setPixelSize(t.px(13))
+    for name in ("bottom", "left", "right"):
+        ax = pi.getAxis(name)
+        ax.setPen(pg.mkPen(t.grid))
+        ax.setTextPen(pg.mkPen(t.secondary))
+        ax.setTickFont(font)
+        ax.enableAutoSIPrefix(False)
+    style = {"color": t.secondary, "font-size": f"{t.px(13)}px"}
+    x_label, y_label = getattr(p, "_labels", ("", ""))
+    if x_label:
+        pi.setLabel("bottom", x_label, **style)
+    if y_label:
+        pi.setLabel("left", y_label, **style)
+    pi.getAxis("left").setWidth(int(t.px(13) * 4.8))
+    pi.showGrid(x=False, y=False)
+
+
+def text_font(t: th.Theme, base: float = 13, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setPixelSize(t.px(base))
+    f.setBold(bold)
+    return f
+
+
+def chapter_style(t: th.Theme) -> str:
+    return f"""
+    QLabel#chapterTitle {{ font-size: {t.px(26)}px; font-weight: 700; }}
+    QLabel#chapterCaption {{ color: {t.accent}; font-size: {t.px(19)}px; }}
+    QLabel#chapterTakeaway {{ font-size: {t.px(20)}px; background: {t.panel}; border: 1px solid {t.panel_border};
+                             border-radius: 6px; padding: {t.px(8)}px {t.px(12)}px; }}
+    QLabel#chapterError {{ color: {th.VERMILLION}; font-size: {t.px(16)}px; font-weight: 600; }}
+    QWidget#chapterSide {{ background: {t.panel}; border: 1px solid {t.panel_border}; border-radius: 6px; }}
+    QWidget#chapterSide QLabel, QWidget#chapterSide QCheckBox {{ background: transparent; }}
+    QLabel#chapterNote {{ color: {t.secondary}; font-size: {t.px(14)}px; }}
+    QLabel#chapterBig {{ font-size: {t.px(34)}px; font-weight: 700; }}
+    QLabel#chapterValue {{ font-size: {t.px(17)}px; }}
+    QLabel#chartTitle {{ color: {t.secondary}; font-size: {t.px(13)}px; font-weight: 600; letter-spacing: 1px; }}
+    """

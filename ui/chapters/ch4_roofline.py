@@ -1,0 +1,166 @@
+"""Lesson 4: arithmetic intensity and the roofline.
+
+model.lessons.roofline_point(hw, compute dtype, intensity): attainable FLOP/s at the chosen
+intensity, the same with twice the compute (the dashed roof), and the ridge. Drag the
+vertical line (or the slider) along the intensity axis.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import QLabel, QSlider
+
+from model.format import si, sig3
+from model.lessons import roofline_point
+from ui import theme as th
+from ui.chapters.base import ChapterView, log10, text_font
+
+X_MIN, X_MAX = 0.1, 1e5       # the intensity axis (FLOP/byte)
+SLIDER_STEPS = 600
+
+
+def slider_to_intensity(v: int) -> float:
+    return 10 ** (math.log10(X_MIN) + (math.log10(X_MAX) - math.log10(X_MIN)) * v / SLIDER_STEPS)
+
+
+def intensity_to_slider(x: float) -> int:
+    f = (math.log10(x) - math.log10(X_MIN)) / (math.log10(X_MAX) - math.log10(X_MIN))
+    return int(round(max(0.0, min(1.0, f)) * SLIDER_STEPS))
+
+
+class RooflineChapter(ChapterView):
+    def build(self) -> None:
+        self.point = None
+        self.curve_x = np.geomspace(X_MIN, X_MAX, 121)
+        self.title_row = QLabel("")
+        self.title_row.setObjectName("chartTitle")
+        self.chart_lay.addWidget(self.title_row)
+        p = self.plot = self.make_plot("Arithmetic intensity (FLOP per byte, log)", "Attainable FLOP/s (log)",
+                                       log_x=True, log_y=True, y_unit="FLOP/s")
+        self.chart_lay.addWidget(p, 1)
+        self.roof = p.plot()
+        self.roof2 = p.plot()
+        self.ridge = p.plot()
+        self.ridge2 = p.plot()
+        self.double = p.plot(pen=None, symbol="o", symbolSize=16)
+        self.dot = p.plot(pen=None, symbol="o", symbolSize=22)
+        self.dot.setZValue(10)
+        self.handle = pg.InfiniteLine(angle=90, movable=True)
+        self.handle.setZValue(5)
+        p.addItem(self.handle, ignoreBounds=True)
+        self.handle.sigPositionChanged.connect(self._dragged)
+        self.labels = {k: pg.TextItem(anchor=a) for k, a in
+                       (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", (0, 1)), ("dot", (0, 1.1)),
+                        ("mem", (0.5, 0.5)), ("cmp", (0.5, 0.5)))}
+        for lab in self.labels.values():
+            p.addItem(lab, ignoreBounds=True)
+        self.side_lay.addWidget(self._cl("Arithmetic intensity (drag the line)"))
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.valueChanged.connect(lambda v: self.set_params(intensity=slider_to_intensity(v)))
+        self.side_lay.addWidget(self.slider)
+        self.numbers = self.note_label(name="chapterValue")
+        self.side_lay.addWidget(self.numbers)
+
+    def _cl(self, text):
+        lab = QLabel(text)
+        lab.setObjectName("controlLabel")
+        return lab
+
+    def _dragged(self, line) -> None:
+        x = 10 ** float(line.value())
+        x = min(X_MAX, max(X_MIN, x))
+        if abs(math.log10(x) - math.log10(self.params.get("intensity", 1.0))) > 1e-9:
+            self.set_params(intensity=x)
+
+    def sync_controls(self) -> None:
+        x = float(self.params.get("intensity", 1.0))
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(intensity_to_slider(x))
+        with QSignalBlocker(self.handle):
+            self.handle.setValue(log10(x))
+
+    def apply_plot_theme(self, t: th.Theme) -> None:
+        self.roof.setPen(pg.mkPen(th.BLUISH_GREEN, width=2))
+        self.roof2.setPen(pg.mkPen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
+        self.ridge.setPen(pg.mkPen(t.secondary, width=1, style=Qt.DotLine))
+        self.ridge2.setPen(pg.mkPen(t.roof_dim, width=1, style=Qt.DotLine))
+        self.dot.setSymbolBrush(pg.mkBrush(t.op_point))
+        self.dot.setSymbolPen(pg.mkPen(t.op_outline, width=2))
+        self.double.setSymbolBrush(pg.mkBrush(t.bg))
+        self.double.setSymbolPen(pg.mkPen(th.BLUISH_GREEN, width=1))
+        self.handle.setPen(pg.mkPen(t.op_point, width=1, style=Qt.DashLine))
+        self.handle.setHoverPen(pg.mkPen(t.op_point, width=3))
+        for k, lab in self.labels.items():
+            lab.setFont(text_font(t, 15 if k in ("dot", "mem", "cmp") else 13, bold=k in ("dot", "mem", "cmp")))
+
+    def update_view(self, e) -> None:
+        t = self.theme
+        hw = self.catalog.gpu(e.scenario.gpu)
+        dtype = e.compute_dtype
+        x = float(self.params.get("intensity", 1.0))
+        pt = self.point = roofline_point(hw, dtype, x)
+        curve = [roofline_point(hw, dtype, float(v)) for v in self.curve_x]
+        y1 = np.array([c.attainable_flops for c in curve])
+        y2 = np.array([c.attainable_with_double_compute for c in curve])
+        self.curve = curve
+        self.roof.setData(self.curve_x, y1)
+        self.roof2.setData(self.curve_x, y2)
+        r = pt.ridge_flops_per_byte
+        peak = float(y1.max())
+        y_lo, y_hi = float(y1.min()) / 3, peak * 2 * 6
+        self.ridge.setData(np.array([r, r]), np.array([y_lo, peak]))
+        self.ridge2.setData(np.array([2 * r, 2 * r]), np.array([y_lo, 2 * peak]))
+        self.dot.setData(np.array([x]), np.array([pt.attainable_flops]))
+        self.double.setData(np.array([x]), np.array([pt.attainable_with_double_compute]))
+        vb = self.plot.getPlotItem().vb
+        vb.setRange(xRange=(log10(X_MIN), log10(X_MAX)), yRange=(log10(y_lo), log10(y_hi)), padding=0)
+        with QSignalBlocker(self.handle):
+            self.handle.setValue(log10(x))
+        L = self.labels
+        L["roof"].setText(f"{dtype.upper()} peak {si(peak, 'FLOP/s')}")
+        L["roof"].setColor(th.BLUISH_GREEN)
+        L["roof"].setPos(log10(X_MAX) - 0.05, log10(peak))
+        L["roof2"].setText(f"2× compute {si(2 * peak, 'FLOP/s')} (dashed)")
+        L["roof2"].setColor(th.BLUISH_GREEN)
+        L["roof2"].setPos(log10(X_MAX) - 0.05, log10(2 * peak))
+        L["ridge"].setText(f"ridge {sig3(r)} FLOP/B")
+        L["ridge"].setColor(t.text)
+        L["ridge"].setPos(log10(r) + 0.05, log10(y_lo) + 0.25)
+        gain = pt.attainable_with_double_compute / pt.attainable_flops
+        L["dot"].setText(f"{sig3(x)} FLOP/B → {si(pt.attainable_flops, 'FLOP/s')}\n2× compute: {sig3(gain)}× as fast")
+        L["dot"].setColor(t.op_point)
+        right = log10(x) > log10(X_MAX) - 1.3
+        L["dot"].setAnchor((1, 1.1) if right else (0, 1.1))
+        L["dot"].setPos(log10(x) + (-0.08 if right else 0.08), log10(pt.attainable_flops))
+        L["mem"].setText("MEMORY-BOUND")
+        L["mem"].setColor(th.ORANGE)
+        L["mem"].setPos(0.5 * (log10(X_MIN) + log10(r)), log10(peak) + 0.9)
+        L["cmp"].setText("COMPUTE-BOUND")
+        L["cmp"].setColor(th.BLUISH_GREEN)
+        L["cmp"].setPos(0.5 * (log10(r) + log10(X_MAX)), log10(peak) + 0.9)
+        self.title_row.setText(f"{hw.short_name.upper()} · {dtype.upper()} · HBM {si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}"
+                               + (" · EMULATED" if e.emulated else ""))
+        bound_col = th.ORANGE if pt.bound == "memory" else th.BLUISH_GREEN
+        self.numbers.setText(
+            f"Intensity <b>{sig3(x)}</b> FLOP/byte<br>"
+            f"Attainable <b>{si(pt.attainable_flops, 'FLOP/s')}</b><br>"
+            f"With 2× compute <b>{si(pt.attainable_with_double_compute, 'FLOP/s')}</b> ({sig3(gain)}×)<br>"
+            f"Ridge <b>{sig3(r)}</b> FLOP/byte<br>"
+            f"<b style='color:{bound_col}'>{pt.bound.upper()}-BOUND</b>")
+        self.plot.setToolTip(f"attainable = min({si(peak, 'FLOP/s')}, intensity × "
+                             f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}); dashed: the same chip with twice the FLOP/s")
+
+    def csv_rows(self):
+        header = ["intensity_flops_per_byte", "attainable_flops", "attainable_with_double_compute",
+                  "ridge_flops_per_byte", "bound"]
+        pt = self.point
+        rows = [[pt.intensity_flops_per_byte, pt.attainable_flops, pt.attainable_with_double_compute,
+                 pt.ridge_flops_per_byte, pt.bound]]
+        for c in self.curve:
+            rows.append([c.intensity_flops_per_byte, c.attainable_flops, c.attainable_with_double_compute,
+                         c.ridge_flops_per_byte, c.bound])
+        return header, rows
