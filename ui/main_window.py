@@ -15,10 +15,11 @@ from ui.controller import Controller
 from ui.controls import ControlPanel
 from ui.gauges import GaugePanel
 from ui.hierarchy_view import HierarchyView
+from ui.lessons import LessonsWindowMixin
 from ui.roofline_plot import RooflinePlot
 
 
-class MainWindow(QMainWindow):
+class MainWindow(LessonsWindowMixin, QMainWindow):
     def __init__(self, controller: Controller, theme: str = "dark", large_text: bool = False, settings=None):
         super().__init__()
         self.setWindowTitle("Memory Wall — LLM inference against the hardware")
@@ -46,7 +47,11 @@ class MainWindow(QMainWindow):
         self.controls_scroll.setFrameShape(QScrollArea.NoFrame)
         body.addWidget(self.controls_scroll)
 
-        # the chip: issue 4 adds HierarchyView(controller) into this layout
+        # Explore page (the chip and the right column); the Lessons page sits beside it (issue 5)
+        explore = QWidget()
+        ex = QHBoxLayout(explore)
+        ex.setContentsMargins(0, 0, 0, 0)
+        ex.setSpacing(8)
         self.chip_area = QWidget()
         self.chip_area.setObjectName("chipArea")
         self.chip_area.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
@@ -57,7 +62,7 @@ class MainWindow(QMainWindow):
         chip_lay.addWidget(chip_title)
         self.hierarchy = HierarchyView(controller)
         chip_lay.addWidget(self.hierarchy, 1)
-        body.addWidget(self.chip_area, 6)
+        ex.addWidget(self.chip_area, 6)
 
         right = QWidget()
         right_lay = QVBoxLayout(right)
@@ -68,7 +73,8 @@ class MainWindow(QMainWindow):
         right_lay.addWidget(self.roofline, 5)
         right_lay.addWidget(self.gauges, 0)
         self.right = right
-        body.addWidget(right, 4)
+        ex.addWidget(right, 4)
+        self._install_lessons(explore, body, outer)
 
         footer = QWidget()
         footer.setObjectName("footer")
@@ -120,7 +126,7 @@ class MainWindow(QMainWindow):
         self.apply_theme(force=True)
 
     def apply_theme(self, force: bool = False) -> None:
-        scale = th.type_scale(max(self.height(), 1), self.large_text)
+        scale = th.type_scale(max(self.height(), 1), self.large_text) * (self.PRESENTER_SCALE if self.presenting else 1)
         scale = round(scale * 20) / 20
         if not force and scale == self._scale:
             return
@@ -133,6 +139,7 @@ class MainWindow(QMainWindow):
         self.roofline.apply_theme(t)
         self.gauges.set_theme(t)
         self.controls.set_theme_name(t.name, t.px(15))
+        self.lessons.set_theme(t)
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
