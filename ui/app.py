@@ -117,6 +117,12 @@ def render_png(window, path: str, size: tuple[int, int]) -> bool:
     hierarchy = getattr(window, "hierarchy", None)
     if hierarchy is not None:       # let the animated flow reach its steady state
         hierarchy.settle(300)
+    lessons = getattr(window, "lessons", None)
+    if lessons is not None and window.lessons_visible():    # a chapter's own animated hierarchy, too
+        lessons.current_view.ensure_fresh()
+        chapter_hierarchy = getattr(lessons.current_view, "hierarchy", None)
+        if hasattr(chapter_hierarchy, "settle"):
+            chapter_hierarchy.settle(300)
     return window.grab().save(path)
 
 
@@ -144,7 +150,8 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
     """Start the app. screenshot: render offscreen at ``size`` (default 1600x900) after layout settles,
     write PNG, return 0. smoke: build the window, render each main view once, return 0 (non-zero with
     one line on stderr on error). scenario None: restore the last scenario from QSettings (or defaults).
-    view/chapter/presenter: accepted; views other than "main", chapters and presenter mode come later."""
+    chapter N (1-8): open the Lessons page at chapter N's first prepared state. presenter: start in
+    presenter mode (full screen on a display; at ``size`` for a screenshot)."""
     headless = bool(screenshot) or smoke
     if _no_display():
         if headless:
@@ -166,6 +173,7 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
             # headless renders never write the user's settings
             window = build_window(scenario, theme=theme or str(st.value("view/theme") or "dark"),
                                   large_text=large_text, st=None)
+            _open_lessons(window, chapter, presenter, fullscreen=False)
             if smoke:
                 import tempfile
                 with tempfile.TemporaryDirectory() as tmp:
@@ -191,4 +199,12 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
     if not window.restore_geometry():
         window.resize(*(size or DEFAULT_SIZE))
     window.show()
+    _open_lessons(window, chapter, presenter, fullscreen=True)
     return app.exec()
+
+
+def _open_lessons(window, chapter: int | None, presenter: bool, fullscreen: bool) -> None:
+    if chapter is not None:
+        window.show_chapter(int(chapter))
+    if presenter:
+        window.enter_presenter(fullscreen=fullscreen)
