@@ -217,8 +217,8 @@ class ChapterView(QWidget):
             self.refresh()
 
     def make_plot(self, x_label: str, y_label: str, log_x: bool = False, log_y: bool = False,
-                  x_unit: str = "", y_unit: str = "") -> pg.PlotWidget:
-        axes = {"bottom": SIAxis("bottom", unit=x_unit), "left": SIAxis("left", unit=y_unit)}
+                  x_unit: str = "", y_unit: str = "", bottom_axis=None) -> pg.PlotWidget:
+        axes = {"bottom": bottom_axis or SIAxis("bottom", unit=x_unit), "left": SIAxis("left", unit=y_unit)}
         p = pg.PlotWidget(axisItems=axes)
         pi = p.getPlotItem()
         pi.setLogMode(x=log_x, y=log_y)
@@ -227,6 +227,7 @@ class ChapterView(QWidget):
         pi.setMenuEnabled(False)
         pi.vb.disableAutoRange()
         p._labels = (x_label, y_label)
+        p._left_em = 7.0 if (log_y and y_unit) else 4.8
         self.plots.append(p)
         return p
 
@@ -316,7 +317,7 @@ def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
         pi.setLabel("bottom", x_label, **style)
     if y_label:
         pi.setLabel("left", y_label, **style)
-    pi.getAxis("left").setWidth(int(t.px(13) * 4.8))
+    pi.getAxis("left").setWidth(int(t.px(13) * getattr(p, "_left_em", 4.8)))
     pi.showGrid(x=False, y=False)
 
 

@@ -10,12 +10,14 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel
 
 from model.format import duration, si, sig3
 from model.lessons import memory_ladder
 from ui import theme as th
 from ui.chapters.base import ChapterView, log10, text_font
+from ui.roofline_plot import SIAxis
 
 MAX_LEVELS = 6
 COLUMNS = (("capacity", "capacity_bytes", "Capacity", "B", th.SKY_BLUE),
@@ -35,7 +37,22 @@ def factor_text(f: float | None) -> str:
 def fmt(kind: str, v: float | None) -> str:
     if v is None:
         return "—"
-    return duration(v) if kind == "latency" else si(v, "B/s" if kind == "bandwidth" else "B")
+    if kind == "latency":
+        return f"{sig3(v * 1e9)} ns" if v < 1e-6 else duration(v)
+    return si(v, "B/s" if kind == "bandwidth" else "B")
+
+
+class DurationAxis(SIAxis):
+    """Log ticks of seconds as durations: 1 ns, 10 ns, 100 ns, 1 µs …"""
+
+    def tickStrings(self, values, scale, spacing):
+        if not self.logMode:
+            return super().tickStrings(values, scale, spacing)
+        return [fmt("latency", 10.0 ** v) if abs(v - round(v)) < 1e-6 else "" for v in values]
+
+
+def short_label(label: str) -> str:
+    return label.split(" (")[0]
 
 
 class HierarchyChapter(ChapterView):
@@ -48,7 +65,8 @@ class HierarchyChapter(ChapterView):
         row.setSpacing(6)
         self.cols = {}
         for key, _attr, name, unit, colour in COLUMNS:
-            p = self.make_plot(f"{name} (log)", "" if key != "capacity" else "", log_x=True, x_unit=unit)
+            p = self.make_plot(f"{name} (log)", "", log_x=True, x_unit=unit,
+                               bottom_axis=DurationAxis("bottom") if key == "latency" else None)
             stems = p.plot(connect="pairs")
             filled = p.plot(pen=None, symbol="o", symbolSize=14)
             hollow = p.plot(pen=None, symbol="o", symbolSize=14)
@@ -86,7 +104,7 @@ class HierarchyChapter(ChapterView):
                 ax.setWidth(8)
                 ax.setStyle(showValues=False)
             else:
-                ax.setWidth(int(t.px(13) * 7.5))
+                ax.setWidth(int(t.px(13) * 8.5))
         self.key_label.setText(f"● published or measured &nbsp; ○ <i>derived</i> (computed from other specs) "
                                f"&nbsp; · factors between steps in grey")
 
@@ -96,7 +114,7 @@ class HierarchyChapter(ChapterView):
         self.steps = steps = memory_ladder(hw)
         n = len(steps)
         y = np.arange(n, dtype=float)
-        names = [s.level.label for s in steps]
+        names = [short_label(s.level.label) for s in steps]
         tips = []
         for s in steps:
             L = s.level
@@ -109,7 +127,7 @@ class HierarchyChapter(ChapterView):
             vals = np.array([getattr(s.level, attr) if getattr(s.level, attr) else np.nan for s in steps], dtype=float)
             ok = np.isfinite(vals)
             lo = 10 ** math.floor(log10(np.nanmin(vals)) - 0.3)
-            hi = 10 ** math.ceil(log10(np.nanmax(vals)) + 1.2)
+            hi = 10 ** math.ceil(log10(np.nanmax(vals)) + 1.8)
             sx, sy = [], []
             for i in range(n):
                 if ok[i]:
@@ -131,7 +149,7 @@ class HierarchyChapter(ChapterView):
                         lab.setPos(log10(lo) + 0.1, y[i])
                     continue
                 is_d = bool(derived[i])
-                lab.setText(fmt(key, vals[i]) + (" derived" if is_d else ""))
+                lab.setText(fmt(key, vals[i]) + ("\nderived" if is_d else ""))
                 lab.setColor(colour)
                 lab.setPos(log10(vals[i]) + 0.12, y[i])
                 lab.setVisible(True)
@@ -149,6 +167,9 @@ class HierarchyChapter(ChapterView):
             c["plot"].setToolTip("\n".join(tips))
             ax = c["plot"].getPlotItem().getAxis("left")
             ax.setTicks([[(i, names[i]) for i in range(n)]])
+            if key == "capacity":
+                fm = QFontMetrics(text_font(t, 13))
+                ax.setWidth(max(fm.horizontalAdvance(nm) for nm in names) + 14)
         hbm = next((s for s in steps if s.level.key == "hbm"), None)
         self.title_row.setText(f"{hw.short_name.upper()}: FROM THE REGISTERS DOWN TO HOST RAM")
         if hbm is not None:
