@@ -127,3 +127,25 @@ def test_other_vendors_and_sizes(qtbot):
         assert not v.grab().isNull()
         if s.gpu == "mi300x":
             assert v.hw.unit_name == "CU" and v.hw.hbm_stacks == 8 and len(v._L["stacks"]) == 8
+
+
+def test_narrow_view_shortens_rather_than_clips(qtbot):
+    """At the width the 1280×720 window gives it, the bar's words shorten but show whole."""
+    v = HierarchyView(estimate_=estimate(PCIE8))
+    qtbot.addWidget(v)
+    v.resize(550, 600)
+    v.show()
+    qtbot.waitExposed(v)
+    v.settle(300)
+    qtbot.wait(10)
+    assert v._bar.width() <= 552
+    for lab in (v.scale_label, v.token_label):
+        assert "…" not in lab.text()
+        assert lab.fontMetrics().horizontalAdvance(lab.text()) <= lab.contentsRect().width(), lab.text()
+    assert v.scale_label.text().startswith("1 s")
+    assert v.token_label.text().endswith("tok") or v.token_label.text().endswith("tokens")
+    assert v._L["caption_lines"] == 2
+    v.resize(1400, 700)
+    qtbot.wait(10)
+    assert v.token_label.text().startswith("decode step")
+    assert v.scale_label.text().startswith("1 s on screen")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QRectF, Qt
 
 from model import Scenario, estimate
 from model.format import duration, percent, si, sig3
@@ -219,3 +219,27 @@ def test_gauge_numbers_fit_at_both_sizes(qtbot, window, size):
         fm = g.value.fontMetrics()
         assert fm.horizontalAdvance(g.value.text()) <= g.value.width(), g.key
     assert window.explanation.height() >= window.explanation.heightForWidth(window.explanation.width()) - 1
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_roofline_labels_inside_and_apart(qtbot, window, size):
+    """The operating-point label stays inside the plot (even with the point near its right edge)
+    and no two labels overlap."""
+    window.controller.set_scenario(Scenario(gpu="h100-pcie-80gb", model="llama-3.1-70b", precision="fp8",
+                                            gpus=8, batch=256, interconnect="pcie", input_len=256,
+                                            output_len=256))
+    window.controller.flush()
+    window.resize(*size)
+    qtbot.wait(20)
+    rp = window.roofline
+    view = QRectF(0, 0, rp.vb.width(), rp.vb.height())
+    op = rp.op_label_rect()
+    assert view.contains(op), (op, view)
+    window.grab()                               # paint: the items' scene rects are now current
+    assert rp.vb.sceneBoundingRect().contains(rp.op_label.sceneBoundingRect())
+    rects = list(rp.label_rects().items())
+    for i, (a, ra) in enumerate(rects):
+        for b, rb in rects[i + 1:]:
+            if a.startswith("B=") and b.startswith("B="):
+                continue
+            assert not ra.intersected(rb).isValid() or ra.intersected(rb).isEmpty(), (a, b)

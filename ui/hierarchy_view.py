@@ -26,6 +26,7 @@ a scenario change; a scenario change eases every rate to its new value over 300 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,6 +91,77 @@ def _font(px: int, bold: bool = False) -> QFont:
 
 def _count(n: float) -> str:
     return si(n, "").strip()
+
+
+def _shorter_sizes(text: str) -> list[str]:
+    """'16.0 GB' -> ['16.0 GB', '16 GB', '16G']: the same number in less room (formatting only)."""
+    forms = [text]
+    m = re.fullmatch(r"(\d+)(?:\.(\d+))? (\S*?)B", text)
+    if m:
+        whole, frac, prefix = m.groups()
+        if frac and set(frac) == {"0"}:
+            forms.append(f"{whole} {prefix}B")
+        forms.append(f"{whole}{prefix or 'B'}")
+    return forms
+
+
+class _FitLabel(QLabel):
+    """A label that shows the longest of its forms that fits its width (the first form in full
+    is its tooltip). Its size hint is the longest form, its minimum the shortest, and, for a
+    counter, widths only grow so the bar does not twitch every decode step."""
+
+    def __init__(self, parent: QWidget | None = None, sticky: bool = False):
+        super().__init__(parent)
+        self._forms: list[str] = [""]
+        self._sticky = sticky
+        self._seen = [0, 0]
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
+
+    def set_forms(self, forms: list[str]) -> None:
+        forms = [f for f in forms if f] or [""]
+        if forms == self._forms:
+            return
+        self._forms = forms
+        self.updateGeometry()
+        parent = self.parentWidget()
+        if parent is not None and parent.layout() is not None:
+            parent.layout().activate()          # take the new width now, not after the next paint
+        self._fit()
+
+    @property
+    def forms(self) -> list[str]:
+        return list(self._forms)
+
+    def _w(self, text: str) -> int:
+        m = self.contentsMargins()
+        return self.fontMetrics().horizontalAdvance(text) + m.left() + m.right() + 4
+
+    def sizeHint(self) -> QSize:
+        h = super().sizeHint().height()
+        w = self._w(self._forms[0])
+        if self._sticky:
+            self._seen[0] = w = max(self._seen[0], w)
+        return QSize(w, h)
+
+    def minimumSizeHint(self) -> QSize:
+        h = super().minimumSizeHint().height()
+        w = self._w(self._forms[-1])
+        if self._sticky:
+            self._seen[1] = w = max(self._seen[1], w)
+        return QSize(w, h)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        room = self.contentsRect().width()
+        fm = self.fontMetrics()
+        shown = next((f for f in self._forms if fm.horizontalAdvance(f) <= room), None)
+        if shown is None:
+            shown = fm.elidedText(self._forms[-1], Qt.ElideRight, room)
+        if shown != self.text():
+            self.setText(shown)
 
 
 def _pattern(bits: float) -> tuple[np.ndarray, int]:
@@ -213,16 +285,14 @@ class HierarchyView(QWidget):
             self.speed_box.addItem(f"speed {s:g}×", s)
         self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
         self.speed_box.currentIndexChanged.connect(lambda i: self.set_speed(SPEEDS[i]))
-        self.scale_label = QLabel(bar)
+        # both labels shorten rather than clip when the view is narrow (the 1280×720 window)
+        self.scale_label = _FitLabel(bar)
         self.scale_label.setObjectName("secondary")
-        self.token_label = QLabel(bar)
+        self.token_label = _FitLabel(bar, sticky=True)
         self.token_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
-        self.scale_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        self.scale_label.setMinimumWidth(80)
-        self.token_label.setMinimumWidth(QFontMetrics(_font(13)).horizontalAdvance("decode step 00,000 · 0,000,000 tokens"))
         for w in (self.pause_button, self.step_button, self.speed_box):
             h.addWidget(w)
-        h.addSpacing(6)
+        h.addSpacing(4)
         h.addWidget(self.scale_label, 1)
         h.addWidget(self.token_label, 0)
         return bar
@@ -365,8 +435,12 @@ class HierarchyView(QWidget):
             return
         t = self.chip_seconds_per_screen_second
         slow = 1.0 / t
-        self.scale_label.setText(f"1 s on screen = {duration(t)} on chip ({_count(slow)}× slower)")
-        self.scale_label.setToolTip(f"one decode step = {duration(self.flow.step_s)} on chip = "
+        self.scale_label.set_forms([f"1 s on screen = {duration(t)} on chip ({_count(slow)}× slower)",
+                                    f"1 s = {duration(t)} on chip ({_count(slow)}× slower)",
+                                    f"1 s = {duration(t)} chip ({_count(slow)}×)",
+                                    f"1 s = {duration(t)} chip"])
+        self.scale_label.setToolTip(f"1 s on screen = {duration(t)} on chip ({_count(slow)}× slower); "
+                                    f"one decode step = {duration(self.flow.step_s)} on chip = "
                                     f"{self.flow.step_s / t:.2g} s on screen")
         self._update_tokens()
 
@@ -374,10 +448,8 @@ class HierarchyView(QWidget):
         text = f"decode step {self.steps:,} · {self.tokens:,} tokens"
         if text != self._sim_tokens_text:
             self._sim_tokens_text = text
-            self.token_label.setText(text)
-            need = self.token_label.fontMetrics().horizontalAdvance(text) + 12
-            if need > self.token_label.minimumWidth():
-                self.token_label.setMinimumWidth(need)
+            self.token_label.set_forms([text, f"step {self.steps:,} · {self.tokens:,} tok", f"{self.tokens:,} tok"])
+            self.token_label.setToolTip(text)
 
     # ---------------------------------------------------------------- layout
     def _relayout(self, force_static: bool = False) -> None:
@@ -387,20 +459,28 @@ class HierarchyView(QWidget):
         f, hw = self.flow, self.hw
         stacks = int(hw.hbm_stacks or 4)
         tiles = min(f.gpus, MAX_TILES) if f.gpus > 1 else 0
-        key = (w, h, stacks, hw.units, tiles, hw.id)
+        fs = self._font_size(w, h)
+        two = QFontMetrics(_font(int(fs * 1.45), True)).horizontalAdvance(f.caption) > w - 24
+        key = (w, h, stacks, hw.units, tiles, hw.id, two, f.fits)
         if key != self._geom_key:
             self._geom_key = key
-            self._layout(w, h, stacks, tiles)
+            self._layout(w, h, stacks, tiles, two)
             force_static = True
         if force_static:
             self._static = None
 
-    def _layout(self, w: int, h: int, stacks: int, tiles: int) -> None:
+    @staticmethod
+    def _font_size(w: int, h: int) -> int:
+        return max(10, min(15, int(h / 46), int(w / 64)))
+
+    def _layout(self, w: int, h: int, stacks: int, tiles: int, two_line_caption: bool = False) -> None:
         hw = self.hw
         L: dict = {}
-        fs = max(10, min(15, int(h / 46), int(w / 64)))
+        fs = self._font_size(w, h)
         L["fs"] = fs
-        header_h = int(fs * 4.4)
+        L["caption_lines"] = 2 if two_line_caption else 1
+        # one more line for the "does not fit" warning, so it never runs under the package
+        header_h = int(fs * ((5.7 if two_line_caption else 4.4) + (0.0 if self.flow.fits else 1.3)))
         body = QRectF(0, header_h, w, h - header_h)
         ladder_w = max(150, min(260, int(w * 0.20)))
         legend_w = max(190, min(320, int(w * 0.25)))
@@ -562,28 +642,99 @@ class HierarchyView(QWidget):
         p.drawText(rect, int(align), shown)
         return fm.horizontalAdvance(shown)
 
+    def _fit(self, p: QPainter, rect: QRectF, forms, font: QFont, colour: QColor,
+             align=Qt.AlignLeft | Qt.AlignVCenter, wrap: bool = False) -> float:
+        """Draw the first of ``forms`` that fits ``rect`` on one line; with ``wrap``, then the first
+        that fits word-wrapped; else the last, elided. Returns the width used."""
+        forms = [t for t in forms if t]
+        if not forms:
+            return 0.0
+        fm = QFontMetrics(font)
+        flags = int(align) | int(Qt.TextWordWrap)
+        for text in forms:
+            if fm.horizontalAdvance(text) <= rect.width():
+                return self._text(p, rect, text, font, colour, align)
+            if wrap:
+                br = fm.boundingRect(rect.toRect(), flags, text)
+                if br.height() <= rect.height() + 1 and br.width() <= rect.width():
+                    p.setFont(font)
+                    p.setPen(colour)
+                    p.drawText(rect, flags, text)
+                    return float(br.width())
+        return self._text(p, rect, forms[-1], font, colour, align)
+
+    def _wrapped_height(self, text: str, width: float, font: QFont) -> float:
+        fm = QFontMetrics(font)
+        if fm.horizontalAdvance(text) <= width:
+            return float(fm.height())
+        return float(fm.boundingRect(QRectF(0, 0, width, 10000).toRect(), int(Qt.TextWordWrap), text).height())
+
     def _paint_header(self, p: QPainter) -> None:
         e, f, L = self.estimate, self.flow, self._L
         fs = L["fs"]
         r = L["header"]
         gpus = f"{f.gpus} GPUs (tp {f.tp}{f', pp ' + str(f.pp) if f.pp > 1 else ''})" if f.gpus > 1 else "1 GPU"
-        title = (f"{e.gpu_name} · {e.model_name} · {e.precision_name} weights · KV {e.kv_precision_name} · "
-                 f"batch {f.batch} · {gpus} · decode")
+        tp = f" · tp {f.tp}{f' pp ' + str(f.pp) if f.pp > 1 else ''}" if f.gpus > 1 else ""
+        titles = [f"{e.gpu_name} · {e.model_name} · {e.precision_name} weights · KV {e.kv_precision_name} · "
+                  f"batch {f.batch} · {gpus} · decode",
+                  f"{e.gpu_name} · {e.model_name} · {e.precision_name} · KV {e.kv_precision_name} · "
+                  f"batch {f.batch} · {gpus}",
+                  f"{self.hw.short_name} · {e.model_name} · {e.precision_name} · batch {f.batch} · {f.gpus}×{tp}",
+                  f"{self.hw.short_name} · {e.model_name} · batch {f.batch} · {f.gpus}×"]
         line1 = QRectF(r.left(), r.top(), r.width(), fs * 1.5)
-        self._text(p, line1, title, _font(fs), SECONDARY)
+        self._fit(p, line1, titles, _font(fs), SECONDARY)
         cap = f.caption
         head, _, tail = cap.partition(" — ")
-        line2 = QRectF(r.left(), line1.bottom() + 2, r.width(), fs * 2.0)
-        big = _font(int(fs * 1.45), bold=True)
-        used = self._text(p, line2, head + (" — " if tail else ""), big, TEXT)
-        if tail:
-            colour = TC_BUSY if f.bottleneck == "compute" else WARNING
-            self._text(p, QRectF(line2.left() + used, line2.top(), line2.width() - used, line2.height()),
-                       tail, big, colour)
+        colour = TC_BUSY if f.bottleneck == "compute" else WARNING
+        if L.get("caption_lines", 1) == 2:
+            # narrow: the caption wraps over two lines, word by word, the tail in its colour
+            line2 = QRectF(r.left(), line1.bottom() + 2, r.width(), r.bottom() - line1.bottom() - 2
+                           - (fs * 1.3 if not f.fits else 0))
+            size = int(fs * 1.45)
+            while True:
+                big = _font(size, bold=True)
+                if self._caption_lines(p, line2, head, tail, big, colour, draw=False) or size <= fs:
+                    break
+                size -= 1
+            self._caption_lines(p, line2, head, tail, big, colour, draw=True)
+        else:
+            line2 = QRectF(r.left(), line1.bottom() + 2, r.width(), fs * 2.0)
+            big = _font(int(fs * 1.45), bold=True)
+            used = self._text(p, line2, head + (" — " if tail else ""), big, TEXT)
+            if tail:
+                self._text(p, QRectF(line2.left() + used, line2.top(), line2.width() - used, line2.height()),
+                           tail, big, colour)
         if not f.fits:
             note = next((n for n in e.notes if n.startswith("does not fit")), "does not fit in HBM")
             warn = QRectF(r.left(), line2.bottom(), r.width(), fs * 1.3)
-            self._text(p, warn, "⚠ " + note + " — shown as if it did", _font(fs - 1), WARNING)
+            self._fit(p, warn, ["⚠ " + note + " — shown as if it did", "⚠ " + note], _font(fs - 1), WARNING)
+
+    def _caption_lines(self, p: QPainter, rect: QRectF, head: str, tail: str, font: QFont, colour: QColor,
+                       draw: bool) -> bool:
+        """Lay the caption's words into the lines ``rect`` holds; True when every word fits."""
+        fm = QFontMetrics(font)
+        words = [(w, TEXT) for w in (head + (" —" if tail else "")).split()] + [(w, colour) for w in tail.split()]
+        lh = fm.height() * 1.05
+        n_lines = max(1, int(rect.height() // lh))
+        space = fm.horizontalAdvance(" ")
+        x, line = 0.0, 0
+        if draw:
+            p.setFont(font)
+        for k, (word, c) in enumerate(words):
+            adv = fm.horizontalAdvance(word)
+            if x > 0 and x + adv > rect.width():
+                line, x = line + 1, 0.0
+            if line >= n_lines:
+                return False
+            if draw:
+                room = rect.width() - x
+                last_line = line == n_lines - 1
+                shown = word if adv <= room else fm.elidedText(word, Qt.ElideRight, int(room))
+                p.setPen(c)
+                p.drawText(QRectF(rect.left() + x, rect.top() + line * lh, room if last_line else adv + 1, lh),
+                           int(Qt.AlignLeft | Qt.AlignVCenter), shown)
+            x += adv + space
+        return True
 
     def _level_numbers(self, key: str) -> tuple[str, str]:
         hw, f, e = self.hw, self.flow, self.estimate
@@ -611,7 +762,8 @@ class HierarchyView(QWidget):
             name, nums = self._level_numbers(key)
             cy = (y0 + y1) / 2
             top = cy - fs * 1.55
-            self._text(p, QRectF(x, top, w, fs * 1.4), name, _font(fs, True), TEXT)
+            names = [name, name.split(" (")[0]] if " (" in name else [name]
+            self._fit(p, QRectF(x, top, w, fs * 1.4), names, _font(fs, True), TEXT)
             self._text(p, QRectF(x, top + fs * 1.35, w, fs * 1.3), nums, _font(fs - 1), SECONDARY)
             # the bar track (its fill is dynamic)
             p.setPen(Qt.NoPen)
@@ -625,13 +777,24 @@ class HierarchyView(QWidget):
         p.setPen(QPen(BORDER, 1.5))
         p.setBrush(QColor("#0F1216"))
         p.drawRoundedRect(pk, 10, 10)
-        self._text(p, QRectF(pk.left() + 10, pk.top() + 1, pk.width() - 20, fs * 1.5),
-                   f"{hw.short_name} package", _font(fs - 1), SECONDARY, Qt.AlignLeft | Qt.AlignVCenter)
         unit = hw.unit_name
         drawn = len(L["sms"])
-        self._text(p, QRectF(pk.left() + 10, pk.top() + 1, pk.width() - 20, fs * 1.5),
-                   f"×{hw.units:,} {unit}s ({drawn} drawn)", _font(fs, True), TEXT,
-                   Qt.AlignRight | Qt.AlignVCenter)
+        # title left, unit count right; when both do not fit, shorten, then drop the title
+        title_r = QRectF(pk.left() + 10, pk.top() + 1, pk.width() - 20, fs * 1.5)
+        small_f, bold_f = _font(fs - 1), _font(fs, True)
+        fm_s, fm_b = QFontMetrics(small_f), QFontMetrics(bold_f)
+        full_units, short_units = f"×{hw.units:,} {unit}s ({drawn} drawn)", f"×{hw.units:,} {unit}s"
+        choice = ("", short_units)
+        for left, right in ((f"{hw.short_name} package", full_units), (hw.short_name, full_units),
+                            (f"{hw.short_name} package", short_units), (hw.short_name, short_units),
+                            ("", full_units)):
+            need = fm_b.horizontalAdvance(right) + (fm_s.horizontalAdvance(left) + 14 if left else 0)
+            if need <= title_r.width():
+                choice = (left, right)
+                break
+        if choice[0]:
+            self._text(p, title_r, choice[0], small_f, SECONDARY, Qt.AlignLeft | Qt.AlignVCenter)
+        self._text(p, title_r, choice[1], bold_f, TEXT, Qt.AlignRight | Qt.AlignVCenter)
         band = L["band"]
         # pipes from HBM to L2 and from L2 to SMs
         p.setPen(Qt.NoPen)
@@ -675,8 +838,11 @@ class HierarchyView(QWidget):
             for k in range(1, 5):
                 yy = st.top() + st.height() * k / 5.0
                 p.drawLine(QPointF(st.left() + 4, yy), QPointF(st.right() - 4, yy))
-            self._text(p, QRectF(st.left(), st.bottom() - fs * 1.4, st.width(), fs * 1.3), si(per, "B"),
-                       _font(fs - 2), SECONDARY, Qt.AlignHCenter | Qt.AlignVCenter)
+            cap_r = QRectF(st.left() + 2, st.bottom() - fs * 1.4, st.width() - 4, fs * 1.3)
+            fm = QFontMetrics(_font(fs - 2))
+            forms = [t for t in _shorter_sizes(si(per, "B")) if fm.horizontalAdvance(t) <= cap_r.width()]
+            if forms:          # the shortest that fits, or nothing rather than "16…"
+                self._text(p, cap_r, forms[0], _font(fs - 2), SECONDARY, Qt.AlignHCenter | Qt.AlignVCenter)
         # host RAM behind PCIe
         host = L["host"]
         px = L["pcie_x"]
@@ -687,10 +853,11 @@ class HierarchyView(QWidget):
         p.drawRoundedRect(host, 5, 5)
         self._text(p, host.adjusted(8, 0, -8, 0), "Host RAM", _font(fs, True), TEXT)
         link = hw.pcie.name if hw.pcie else "host link"
-        note = f"PCIe {link}: idle in steady decode (weights already in HBM)" if hw.pcie else \
-            "host link: idle in steady decode"
-        self._text(p, QRectF(host.right() + 10, host.top(), L["package"].right() - host.right() - 10, host.height()),
-                   note, _font(fs - 1), SECONDARY)
+        notes = [f"PCIe {link}: idle in steady decode (weights already in HBM)",
+                 f"PCIe {link}: idle in steady decode", f"PCIe {link}: idle in decode", "idle in decode"] \
+            if hw.pcie else ["host link: idle in steady decode", "idle in decode"]
+        self._fit(p, QRectF(host.right() + 10, host.top(), L["package"].right() - host.right() - 10, host.height()),
+                  notes, _font(fs - 1), SECONDARY, wrap=True)
 
     def _paint_legend(self, p: QPainter) -> None:
         L, f, e = self._L, self.flow, self.estimate
@@ -707,10 +874,20 @@ class HierarchyView(QWidget):
         lh = fs * 1.45
         small, normal = _font(fs - 1), _font(fs)
 
-        def line(text, font=small, colour=SECONDARY, height=lh):
+        def line(text, font=small, colour=SECONDARY, height=lh, shorter=()):
+            # one line when it fits (or a shorter form does), else wrapped over as many as it needs
             nonlocal y
+            fm = QFontMetrics(font)
+            forms = [text, *shorter]
+            fits = next((t for t in forms if fm.horizontalAdvance(t) <= w), None)
+            if fits is None:
+                need = self._wrapped_height(text, w, font) + (height - fm.height())
+                if y + need <= limit - 4:
+                    self._fit(p, QRectF(x, y, w, need), [text], font, colour, wrap=True)
+                y += need
+                return
             if y + height <= limit - 4:
-                self._text(p, QRectF(x, y, w, height), text, font, colour)
+                self._text(p, QRectF(x, y, w, height), fits, font, colour)
             y += height
 
         pb = self.packet_bytes()
@@ -721,13 +898,15 @@ class HierarchyView(QWidget):
                 (K_KV, "KV cache", f"{e.kv_precision_name}"),
                 (K_ACT, "activations", "layer in/out")]
         if f.interconnect is not None:
-            rows.append((K_AR, "all-reduce", f"1 packet = {si(self.link_packet_bytes(), 'B')}"))
+            lp = si(self.link_packet_bytes(), 'B')
+            rows.append((K_AR, "all-reduce", [f"1 packet = {lp}", f"{lp} a packet", lp]))
         for kind, name, sub in rows:
             if y + lh > limit - 4:
                 break
             self._sprite(p, QPointF(x + 8, y + lh / 2), kind)
             used = self._text(p, QRectF(x + 22, y, w - 22, lh), name, normal, KIND_COLOURS[kind])
-            self._text(p, QRectF(x + 22 + used + 8, y, w - 30 - used, lh), sub, small, SECONDARY)
+            self._fit(p, QRectF(x + 22 + used + 8, y, w - 30 - used, lh), [sub] if isinstance(sub, str) else sub,
+                      small, SECONDARY)
             y += lh
         y += lh * 0.25
         if y + 2 * lh <= limit - 4:
@@ -751,8 +930,7 @@ class HierarchyView(QWidget):
             p.drawRect(QRectF(x + 22 + used + 10, y + lh * 0.2, 12, lh * 0.6))
             self._text(p, QRectF(x + 22 + used + 28, y, w - used - 28, lh), "idle", normal, SECONDARY)
             y += lh
-        line("Packets slow to the speed of their link:")
-        line("a crowded link is a busy link.")
+        line("Packets slow to the speed of their link: a crowded link is a busy link.")
         y += lh * 0.4
         hbm = f.link("hbm_l2")
         line("Per GPU, each decode step", _font(fs, True), TEXT)
@@ -779,8 +957,10 @@ class HierarchyView(QWidget):
         p.drawRoundedRect(cl, 6, 6)
         split = f"tp {f.tp} × pp {f.pp}" if f.pp > 1 else f"tensor parallel {f.tp}"
         more = f" · {MAX_TILES} drawn" if f.gpus > MAX_TILES else ""
-        self._text(p, QRectF(cl.left() + 10, cl.top() + 4, cl.width() - 20, fs * 1.4),
-                   f"×{f.gpus} GPUs · {split}{more}", _font(fs, True), TEXT)
+        short = f"tp {f.tp} pp {f.pp}" if f.pp > 1 else f"tp {f.tp}"
+        self._fit(p, QRectF(cl.left() + 10, cl.top() + 4, cl.width() - 20, fs * 1.4),
+                  [f"×{f.gpus} GPUs · {split}{more}", f"×{f.gpus} GPUs · {short}{more}", f"×{f.gpus} GPUs · {short}"],
+                  _font(fs, True), TEXT)
         link = f.link_name or "link"
         bw = si(f.link_bandwidth_bytes_per_s, "B/s") if f.link_bandwidth_bytes_per_s else ""
         self._text(p, QRectF(cl.left() + 10, cl.top() + 4 + fs * 1.35, cl.width() - 20, fs * 1.3),
@@ -867,11 +1047,12 @@ class HierarchyView(QWidget):
             p.setBrush(WARNING if comm else INTERCONNECT)
             p.drawRoundedRect(QRectF(bar.left(), bar.top(), max(2.0, bar.width() * u), 5), 2, 2)
             colour = WARNING if comm else TEXT
-            self._text(p, QRectF(foot.left(), foot.top(), foot.width(), fs * 1.4),
-                       f"link busy {percent(u)} of each step", _font(fs - 1, comm), colour)
+            self._fit(p, QRectF(foot.left(), foot.top(), foot.width(), fs * 1.4),
+                      [f"link busy {percent(u)} of each step", f"link busy {percent(u)} of a step",
+                       f"link busy {percent(u)}"], _font(fs - 1, comm), colour)
             if comm:
-                self._text(p, QRectF(bar.right() + 8, bar.top() - fs * 0.7, foot.width() - bar.width() - 8, fs * 1.4),
-                           "the bottleneck", _font(fs - 1, True), colour)
+                self._fit(p, QRectF(bar.right() + 8, bar.top() - fs * 0.7, foot.width() - bar.width() - 8, fs * 1.4),
+                          ["the bottleneck", "bottleneck"], _font(fs - 1, True), colour)
 
     def _paint_particles(self, p: QPainter) -> None:
         ps = self.particles
