@@ -111,7 +111,7 @@ class PrecisionChapter(ChapterView):
         gb = np.array([r.weight_bytes_total for r in rows]) / 1e9
         floor = np.array([r.floor_ms_per_token for r in rows])
         real = np.array([r.ms_per_token for r in rows])
-        names = [r.name.split(" (")[0] for r in rows]
+        names = [r.name.split()[0] for r in rows]
         for p in (self.fp_plot, self.ms_plot):
             p._names_axis.names = names
             p._names_axis.setTicks([[(i, names[i]) for i in range(n)]])
