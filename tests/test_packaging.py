@@ -91,6 +91,23 @@ def test_folder_bundle_smoke(built, tmp_path):
     run_frozen([str(built["folder"]), "--smoke"], cwd=tmp_path)
 
 
+def _ensure_xvfb() -> str:
+    """xvfb-run, installed with apt-get if missing (root, as in CI); never skipped."""
+    if not shutil.which("xvfb-run"):
+        assert os.geteuid() == 0, "xvfb-run is missing: apt-get install xvfb xauth"
+        subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", "xvfb", "xauth"],
+                       env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"), capture_output=True,
+                       timeout=300, check=True)
+    return shutil.which("xvfb-run")
+
+
+def test_folder_bundle_smoke_on_x11(built, tmp_path):
+    """The desktop (xcb) platform plugin loads and paints, on a virtual X screen."""
+    xvfb_run = _ensure_xvfb()
+    run_frozen([xvfb_run, "-a", "-s", "-screen 0 1920x1080x24", str(built["folder"]), "--smoke"],
+               cwd=tmp_path, QT_QPA_PLATFORM="xcb", HOME=str(tmp_path))
+
+
 def test_frozen_app_reads_its_assets(built, tmp_path):
     """model/catalog.py's ASSETS_DIR (parent of the model package + /assets) resolves inside
     the bundle, away from the repo."""
