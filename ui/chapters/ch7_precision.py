@@ -123,7 +123,7 @@ class PrecisionChapter(ChapterView):
         self.cap_line.setValue(cap_gb)
         self.cap_label.setText(f"one {e.gpu_name}: {sig3(cap_gb)} GB")
         self.cap_label.setColor(th.VERMILLION)
-        self.cap_label.setPos(cap_gb, n - 0.45)
+        self.cap_label.setPos(cap_gb, -0.58)
         fp_max = max(float(gb.max()), cap_gb) * 1.45
         ms_max = float(max(floor.max(), real.max())) * 1.5
         self.measured = self._measurements(s)
