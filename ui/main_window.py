@@ -134,7 +134,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.theme = th.get_theme(self.theme_name, scale)
         t = self.theme
         self.setStyleSheet(th.style_sheet(t))
-        self.controls_scroll.setFixedWidth(int(150 + 120 * min(scale, 1.8)))
+        self.controls_scroll.setFixedWidth(int(170 + 130 * min(scale, 1.8)))
         self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
         self.roofline.apply_theme(t)
         self.gauges.set_theme(t)
