@@ -125,8 +125,10 @@ def test_bundle_is_trimmed(built):
     plugin_dirs = {n.split("/plugins/", 1)[1].split("/")[0] for n in names if "/plugins/" in n}
     assert plugin_dirs == {"platforms"}, plugin_dirs
     assert not [n for n in names if "translations" in n or n.endswith(".qm")]
-    for unused in ("QtNetwork", "QtQml", "QtQuick", "QtTest", "QtSql", "QtPdf", "QtSvg"):
+    for unused in ("QtNetwork", "QtQml", "QtQuick", "QtTest", "QtSql", "QtPdf", "QtSvgWidgets"):
         assert not [n for n in names if unused in n.rsplit("/", 1)[-1] and ".so" in n], unused
+    # QtSvg stays: chapter charts export as vector SVG, and the window icon is drawn from assets/icon.svg
+    assert "PySide6/QtSvg.abi3.so" in names and [n for n in names if "libQt6Svg.so" in n]
     # pyqtgraph imports these through importlib: hidden imports in the spec
     assert "PySide6/QtOpenGL.abi3.so" in names and "PySide6/QtOpenGLWidgets.abi3.so" in names
     # nothing stripped that numpy needs: numpy's own libraries are byte-identical to the wheel's

@@ -80,7 +80,34 @@ def ensure_app():
         app.setOrganizationName(ORG)
         app.setApplicationName(APP)
         app.setApplicationDisplayName("Memory Wall")
+        app.setDesktopFileName("memory-wall")   # matches the .desktop entry, so the menu icon is the window's
+        icon = app_icon()
+        if icon is not None:
+            app.setWindowIcon(icon)
     return app
+
+
+def app_icon():
+    """The app icon rendered from assets/icon.svg (QtSvg), or None if it cannot be drawn."""
+    try:
+        from PySide6.QtCore import Qt
+        from PySide6.QtGui import QIcon, QPainter, QPixmap
+        from PySide6.QtSvg import QSvgRenderer
+        from model.catalog import ASSETS_DIR
+    except ImportError:
+        return None
+    renderer = QSvgRenderer(str(ASSETS_DIR / "icon.svg"))
+    if not renderer.isValid():
+        return None
+    icon = QIcon()
+    for size in (16, 32, 48, 64, 128, 256):
+        pm = QPixmap(size, size)
+        pm.fill(Qt.transparent)
+        painter = QPainter(pm)
+        renderer.render(painter)
+        painter.end()
+        icon.addPixmap(pm)
+    return icon
 
 
 def build_window(scenario=None, *, theme: str | None = None, large_text: bool = False, st=None):
