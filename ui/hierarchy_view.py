@@ -266,7 +266,7 @@ class HierarchyView(QWidget):
         bar.setAttribute(Qt.WA_StyledBackground, True)
         bar.setStyleSheet(
             "#hierarchyBar { background: #0B0D10; border-top: 1px solid #2C323C; }"
-            "#hierarchyBar QLabel { color: #EEEEEA; font-size: 13px; }"
+            "#hierarchyBar QLabel { color: #EEEEEA; background: transparent; font-size: 13px; }"
             "#hierarchyBar QLabel#secondary { color: #999999; }"
             "#hierarchyBar QPushButton, #hierarchyBar QComboBox { color: #EEEEEA; background: #1B1F26;"
             " border: 1px solid #2C323C; border-radius: 4px; padding: 3px 10px; font-size: 13px; }"
