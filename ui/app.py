@@ -72,10 +72,26 @@ def _bool(v) -> bool:
     return v is True or str(v).lower() in ("1", "true", "yes")
 
 
+# The offscreen platform (screenshots, --smoke, CI) says this about every window; it is not a problem.
+PLATFORM_NOISE = ("This plugin does not support",)
+
+
+def _quiet_platform_noise() -> None:
+    """Drop the offscreen platform's notes about window features it lacks; pass the rest on."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(_mode, _context, message: str) -> None:
+        if not message.startswith(PLATFORM_NOISE):
+            sys.stderr.write(message + "\n")
+    qInstallMessageHandler(handler)
+
+
 def ensure_app():
     from PySide6.QtWidgets import QApplication
     app = QApplication.instance()
     if app is None:
+        if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+            _quiet_platform_noise()
         app = QApplication([sys.argv[0] if sys.argv else "memory-wall"])
         app.setOrganizationName(ORG)
         app.setApplicationName(APP)
@@ -202,14 +218,7 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
                                   large_text=large_text, st=None)
             _open_lessons(window, chapter, presenter, fullscreen=False)
             if smoke:
-                import tempfile
-                with tempfile.TemporaryDirectory() as tmp:
-                    ok = render_png(window, os.path.join(tmp, "smoke.png"), size or DEFAULT_SIZE)
-                window.close()
-                if not ok or window.controller.estimate is None:
-                    print("smoke test failed: the window did not render", file=sys.stderr)
-                    return 1
-                return 0
+                return _smoke(window, size or DEFAULT_SIZE)
             if view == "hierarchy":
                 ok = render_hierarchy_png(window.controller.valid_scenario, screenshot, size or (1200, 700))
             else:
@@ -226,8 +235,32 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
     if not window.restore_geometry():
         window.resize(*(size or DEFAULT_SIZE))
     window.show()
+    if view == "hierarchy":
+        window.set_chip_focus(True)
     _open_lessons(window, chapter, presenter, fullscreen=True)
     return app.exec()
+
+
+def _smoke(window, size) -> int:
+    """Render the Explore page, the chip alone, and every lesson once; 0, or 1 with one line."""
+    import tempfile
+    from model.lessons import default_chapters
+    with tempfile.TemporaryDirectory() as tmp:
+        steps = [("the main window", lambda: None), ("the chip alone", lambda: window.set_chip_focus(True)),
+                 ("the main window again", lambda: window.set_chip_focus(False))]
+        steps += [(f"lesson {c.number}", lambda n=c.number: window.show_chapter(n)) for c in default_chapters()]
+        for i, (name, show) in enumerate(steps):
+            try:
+                show()
+                ok = render_png(window, os.path.join(tmp, f"smoke{i}.png"), size)
+            except Exception as exc:  # one line, not a traceback
+                print(f"smoke test failed on {name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return 1
+            if not ok or window.controller.estimate is None:
+                print(f"smoke test failed: {name} did not render", file=sys.stderr)
+                return 1
+    window.close()
+    return 0
 
 
 def _open_lessons(window, chapter: int | None, presenter: bool, fullscreen: bool) -> None:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from ui import theme as th
@@ -57,8 +58,12 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.chip_area.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         chip_lay = QVBoxLayout(self.chip_area)
         chip_lay.setContentsMargins(8, 12, 8, 8)
-        chip_title = QLabel("THE CHIP")
+        chip_title = QLabel("THE CHIP  ·  double-click or Ctrl+H: the chip alone")
         chip_title.setObjectName("sectionTitle")
+        focus = QAction(self)
+        focus.setShortcut(QKeySequence("Ctrl+H"))
+        focus.triggered.connect(self.toggle_chip_focus)
+        self.addAction(focus)
         chip_lay.addWidget(chip_title)
         self.hierarchy = HierarchyView(controller)
         chip_lay.addWidget(self.hierarchy, 1)
@@ -115,6 +120,24 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
     def _on_problem(self, text: str) -> None:
         self.problem.setText(f"Cannot run this: {text} — showing the last scenario that works." if text else "")
         self.problem.setVisible(bool(text))
+
+    # ---------------------------------------------------------------- chip focus
+    def set_chip_focus(self, on: bool) -> None:
+        """Show the animated chip large on its own (controls and right column hidden)."""
+        self.chip_focus = bool(on)
+        self.show_explore()
+        self.controls_scroll.setVisible(not on)
+        self.right.setVisible(not on)
+
+    def toggle_chip_focus(self) -> None:
+        self.set_chip_focus(not getattr(self, "chip_focus", False))
+
+    def mouseDoubleClickEvent(self, ev) -> None:
+        hit = self.childAt(ev.position().toPoint())
+        if hit is not None and (hit is self.chip_area or self.chip_area.isAncestorOf(hit)):
+            self.toggle_chip_focus()
+        else:
+            super().mouseDoubleClickEvent(ev)
 
     # ---------------------------------------------------------------- look
     def toggle_theme(self) -> None:
