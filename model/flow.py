@@ -1,6 +1,8 @@
 """Bytes per second on every link of the memory hierarchy, for the animated chip view.
 
-Everything here is derived from one decode step of the Estimate (per GPU):
+Everything here is derived from one step of the Estimate's phase (per GPU): a decode step
+(one token for each of the batch's sequences) or, in the prefill phase, the prefill pass
+(every prompt token of the batch at once):
 
     bytes per step   W = weight bytes, K = KV-cache bytes, A = activation bytes   [B]
     step time        t = decode ms per token / 1000                                [s]
@@ -98,6 +100,8 @@ class Flow:
     link_bandwidth_bytes_per_s: float | None
     time_scale: float                       # chip seconds per screen second (1-2-5)
     fits: bool
+    phase: str = "decode"                   # decode | prefill
+    tokens_per_step: int = 1                # tokens one step produces (decode) or takes in (prefill)
 
     def link(self, key: str) -> LinkFlow:
         for lf in self.links:
@@ -145,13 +149,32 @@ def _link(key: str, per_step: tuple[float, float, float], step_s: float, cap: fl
     return LinkFlow(key, label or LINK_LABELS[key], per_step, rates, cap, util)
 
 
+def _prefill_step(rs, est: Estimate):
+    """The prefill pass in the same terms as a decode step: per-GPU bytes (weights, KV written,
+    activations), FLOPs, and the times model.step.prefill_pass gives."""
+    from model.efficiency import default_efficiency
+    from model.step import prefill_pass
+    s = rs.scenario
+    cost = prefill_pass(rs, s.batch, s.input_len, default_efficiency().for_vendor(rs.hw.vendor))
+    share = 1.0 / rs.pp
+    per_step = (float(cost.weight_bytes) * share, float(cost.kv_bytes) * share,
+                float(cost.activation_bytes) * share)
+    return (float(cost.time_s), per_step, float(cost.flops) * share, float(cost.compute_s),
+            float(cost.comm_s), s.input_len)
+
+
 def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
     """Per-link bytes/s, per-level utilisation and the bottleneck for one Estimate (per GPU)."""
     rs = resolve(est.scenario, catalog)
     hw, llm, s = rs.hw, rs.llm, rs.scenario
-    step_s = est.decode_ms_per_token / 1e3
-    per_step = (float(est.weight_bytes_per_step), float(est.kv_bytes_per_step),
-                float(est.activation_bytes_per_step))
+    if s.phase == "prefill":
+        step_s, per_step, flops_step, compute_s, comm_s, seq_tokens = _prefill_step(rs, est)
+    else:
+        step_s = est.decode_ms_per_token / 1e3
+        per_step = (float(est.weight_bytes_per_step), float(est.kv_bytes_per_step),
+                    float(est.activation_bytes_per_step))
+        flops_step, compute_s, comm_s, seq_tokens = (float(est.flops_per_step), est.decode_compute_ms / 1e3,
+                                                     est.decode_comm_ms / 1e3, 1)
     bw = {lvl.key: lvl.bandwidth_bytes_per_s for lvl in hw.levels}
     bw["hbm"] = hw.hbm_bandwidth_bytes_per_s
 
@@ -161,7 +184,7 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
 
     # tensor-parallel all-reduce and pipeline hops, per GPU per step
     m = min(rs.pp, s.batch)
-    b = s.batch / m
+    b = s.batch / m * seq_tokens          # tokens per micro-batch in one step
     comm_c = rs.precision.comm_bytes
     inter = None
     if rs.tp > 1 and rs.tp_link is not None:
@@ -175,8 +198,8 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
         pipe = _link("pipeline", (0.0, 0.0, hop), step_s, hw.network.bandwidth_bytes_per_s,
                      label=f"pipeline hop ({hw.network.name})")
 
-    tensor_busy = _clamp01(est.decode_compute_ms / est.decode_ms_per_token)
-    link_busy = _clamp01(est.decode_comm_ms / est.decode_ms_per_token)
+    tensor_busy = _clamp01(compute_s / step_s)
+    link_busy = _clamp01(comm_s / step_s)
     util = (
         ("host", links[0].utilisation),
         ("hbm", links[1].utilisation),
@@ -205,12 +228,12 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
         step_s=step_s, batch=s.batch, gpus=s.gpus, tp=rs.tp, pp=rs.pp, links=tuple(links),
         interconnect=inter, pipeline=pipe, utilisation=util, tensor_busy=tensor_busy,
         mfu=_clamp01(est.mfu), mbu=_clamp01(est.mbu), link_busy=link_busy,
-        flops_per_step=float(est.flops_per_step), peak_flops=float(est.peak_flops),
+        flops_per_step=flops_step, peak_flops=float(est.peak_flops),
         bottleneck=bound, bottleneck_label=label, caption=caption,
         weight_bits=rs.precision.weight_bits, kv_bits=rs.kv.bits,
         link_name=link_name, link_kind=link_kind,
         link_bandwidth_bytes_per_s=rs.tp_link.bandwidth_bytes_per_s if link_name else None,
-        time_scale=time_scale, fits=bool(est.fits),
+        time_scale=time_scale, fits=bool(est.fits), phase=s.phase, tokens_per_step=s.batch * seq_tokens,
     )
 
 

@@ -94,3 +94,18 @@ def test_nice_125():
     assert nice_125(0.037) == pytest.approx(0.05)
     assert nice_125(0.0045) == pytest.approx(0.005)
     assert nice_125(1.4e-5) == pytest.approx(1e-5)
+
+
+def test_prefill_phase_animates_the_prefill_pass_not_a_decode_step():
+    from model import Scenario, estimate
+    from model.flow import flow
+    s = Scenario(model="llama-3.1-8b", batch=8, input_len=1024, phase="prefill")
+    e = estimate(s)
+    f = flow(e)
+    assert f.phase == "prefill" and f.tokens_per_step == 8 * 1024
+    assert f.step_s * 1e3 == e.prefill_ms
+    assert e.bound == "compute" and f.bottleneck == "compute" and f.tensor_busy > 0.9
+    per_step = [lf.bytes_per_step for lf in f.links[1:]]
+    assert all(p == per_step[0] for p in per_step)          # conserved HBM → tensor cores
+    d = flow(estimate(s.with_(phase="decode")))
+    assert d.tokens_per_step == 8 and d.tensor_busy < 0.2

@@ -404,7 +404,7 @@ class HierarchyView(QWidget):
             n = int(self._phase)
             self._phase -= n
             self.steps += n
-            self.tokens += n * self.flow.batch
+            self.tokens += n * self.flow.tokens_per_step
             self._update_tokens()
 
     # ---------------------------------------------------------------- targets from the flow
@@ -440,12 +440,15 @@ class HierarchyView(QWidget):
                                     f"1 s = {duration(t)} chip ({_count(slow)}×)",
                                     f"1 s = {duration(t)} chip"])
         self.scale_label.setToolTip(f"1 s on screen = {duration(t)} on chip ({_count(slow)}× slower); "
-                                    f"one decode step = {duration(self.flow.step_s)} on chip = "
+                                    f"one {self._step_word()} = {duration(self.flow.step_s)} on chip = "
                                     f"{self.flow.step_s / t:.2g} s on screen")
         self._update_tokens()
 
+    def _step_word(self) -> str:
+        return "prefill pass" if self.flow is not None and self.flow.phase == "prefill" else "decode step"
+
     def _update_tokens(self) -> None:
-        text = f"decode step {self.steps:,} · {self.tokens:,} tokens"
+        text = f"{self._step_word()} {self.steps:,} · {self.tokens:,} tokens"
         if text != self._sim_tokens_text:
             self._sim_tokens_text = text
             self.token_label.set_forms([text, f"step {self.steps:,} · {self.tokens:,} tok", f"{self.tokens:,} tok"])
@@ -676,7 +679,7 @@ class HierarchyView(QWidget):
         gpus = f"{f.gpus} GPUs (tp {f.tp}{f', pp ' + str(f.pp) if f.pp > 1 else ''})" if f.gpus > 1 else "1 GPU"
         tp = f" · tp {f.tp}{f' pp ' + str(f.pp) if f.pp > 1 else ''}" if f.gpus > 1 else ""
         titles = [f"{e.gpu_name} · {e.model_name} · {e.precision_name} weights · KV {e.kv_precision_name} · "
-                  f"batch {f.batch} · {gpus} · decode",
+                  f"batch {f.batch} · {gpus} · {f.phase}",
                   f"{e.gpu_name} · {e.model_name} · {e.precision_name} · KV {e.kv_precision_name} · "
                   f"batch {f.batch} · {gpus}",
                   f"{self.hw.short_name} · {e.model_name} · {e.precision_name} · batch {f.batch} · {f.gpus}×{tp}",
@@ -933,7 +936,7 @@ class HierarchyView(QWidget):
         line("Packets slow to the speed of their link: a crowded link is a busy link.")
         y += lh * 0.4
         hbm = f.link("hbm_l2")
-        line("Per GPU, each decode step", _font(fs, True), TEXT)
+        line(f"Per GPU, each {self._step_word()}", _font(fs, True), TEXT)
         wb, kb, ab = hbm.bytes_per_step
         line(f"reads {si(wb, 'B')} weights · {si(kb, 'B')} KV", small, TEXT)
         line(f"+ {si(ab, 'B')} activations, in {duration(f.step_s)}", small, TEXT)
