@@ -264,13 +264,9 @@ class HierarchyView(QWidget):
         bar = QWidget(self)
         bar.setObjectName("hierarchyBar")
         bar.setAttribute(Qt.WA_StyledBackground, True)
-        bar.setStyleSheet(
-            "#hierarchyBar { background: #0B0D10; border-top: 1px solid #2C323C; }"
-            "#hierarchyBar QLabel { color: #EEEEEA; background: transparent; font-size: 13px; }"
-            "#hierarchyBar QLabel#secondary { color: #999999; }"
-            "#hierarchyBar QPushButton, #hierarchyBar QComboBox { color: #EEEEEA; background: #1B1F26;"
-            " border: 1px solid #2C323C; border-radius: 4px; padding: 3px 10px; font-size: 13px; }"
-            "#hierarchyBar QPushButton:hover { border-color: #56B4E9; }")
+        self._bar = bar
+        self._bar_font_px = 0
+        self._style_bar(13)
         h = QHBoxLayout(bar)
         h.setContentsMargins(10, 5, 10, 5)
         h.setSpacing(8)
@@ -296,6 +292,19 @@ class HierarchyView(QWidget):
         h.addWidget(self.scale_label, 1)
         h.addWidget(self.token_label, 0)
         return bar
+
+    def _style_bar(self, px: int) -> None:
+        """The control bar's look; its type follows the view's (bigger on 4K screens)."""
+        if px == self._bar_font_px:
+            return
+        self._bar_font_px = px
+        self._bar.setStyleSheet(
+            "#hierarchyBar { background: #0B0D10; border-top: 1px solid #2C323C; }"
+            f"#hierarchyBar QLabel {{ color: #EEEEEA; background: transparent; font-size: {px}px; }}"
+            "#hierarchyBar QLabel#secondary { color: #999999; }"
+            "#hierarchyBar QPushButton, #hierarchyBar QComboBox { color: #EEEEEA; background: #1B1F26;"
+            f" border: 1px solid #2C323C; border-radius: 4px; padding: 3px 10px; font-size: {px}px; }}"
+            "#hierarchyBar QPushButton:hover { border-color: #56B4E9; }")
 
     # ---------------------------------------------------------------- public API
     def set_estimate(self, est: Estimate, animate: bool = True) -> None:
@@ -474,19 +483,21 @@ class HierarchyView(QWidget):
 
     @staticmethod
     def _font_size(w: int, h: int) -> int:
-        return max(10, min(15, int(h / 46), int(w / 64)))
+        return max(10, min(28, int(h / 46), int(w / 64)))   # grows on 4K screens and projectors
 
     def _layout(self, w: int, h: int, stacks: int, tiles: int, two_line_caption: bool = False) -> None:
         hw = self.hw
         L: dict = {}
         fs = self._font_size(w, h)
         L["fs"] = fs
+        self._style_bar(max(13, fs - 1))
         L["caption_lines"] = 2 if two_line_caption else 1
         # one more line for the "does not fit" warning, so it never runs under the package
         header_h = int(fs * ((5.7 if two_line_caption else 4.4) + (0.0 if self.flow.fits else 1.3)))
         body = QRectF(0, header_h, w, h - header_h)
-        ladder_w = max(150, min(260, int(w * 0.20)))
-        legend_w = max(190, min(320, int(w * 0.25)))
+        grow = max(1.0, fs / 15.0)          # side columns widen with the type on big screens
+        ladder_w = max(150, min(int(260 * grow), int(w * 0.20)))
+        legend_w = max(190, min(int(320 * grow), int(w * 0.25)))
         L["header"] = QRectF(12, 6, w - 24, header_h - 6)
         L["ladder_x"] = 12.0
         L["ladder_w"] = float(ladder_w - 18)
