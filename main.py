@@ -272,7 +272,6 @@ def _parse_size(text: str | None):
 
 def run_app(argv: list[str]) -> int:
     args = build_app_parser().parse_args(argv)
-    from model.scenario import Scenario
     base, chapter = None, args.chapter
     if args.scenario_file:
         from model.scenario_file import load_scenario_with_chapter

@@ -51,3 +51,17 @@ def _fail_on_qt_warnings(request):
         qInstallMessageHandler(previous)
     if bad:
         pytest.fail("Qt printed warnings:\n" + "\n".join(bad[:10]), pytrace=False)
+
+
+@pytest.fixture
+def lessons_window(qtbot):
+    """A shown main window at 1600×900 with the Lessons page's glides made instant."""
+    from model import Scenario
+    from ui.app import build_window
+    w = build_window(Scenario(), st=None)
+    qtbot.addWidget(w)
+    w.lessons.glide.duration_ms = 0
+    w.resize(1600, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    return w

@@ -11,13 +11,12 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
-from model import Scenario, estimate
+from model import estimate
 from model.catalog import default_catalog
 from model.format import duration
 from model.lessons import (AMD_LINE, NVIDIA_LINE, default_chapters, generations, hbm_latency_cycles, latency_hiding,
                            matching_measurements, memory_ladder, precision_table, roofline_point, scaling)
 from model.sweep import sweep_batch
-from ui.app import build_window
 from ui.chapters.ch6_batching import BATCHES
 
 CHAPTERS = default_chapters()
@@ -25,15 +24,9 @@ ALL_STATES = [(ch.number, i) for ch in CHAPTERS for i in range(len(ch.states))]
 
 
 @pytest.fixture
-def window(qtbot):
-    w = build_window(Scenario(), st=None)
-    qtbot.addWidget(w)
-    w.lessons.glide.duration_ms = 0
-    w.resize(1600, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    w.show_lessons()
-    return w
+def window(lessons_window):
+    lessons_window.show_lessons()
+    return lessons_window
 
 
 def open_state(w, number, index):

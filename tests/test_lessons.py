@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from model import Scenario, estimate
+from model import estimate
 from model.catalog import default_catalog
 from model.errors import AssetError, ScenarioError
 from model.lessons import (AMD_LINE, NVIDIA_LINE, default_chapters, generations, hbm_latency_cycles,

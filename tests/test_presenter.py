@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 from model import Scenario
 from model.lessons import default_chapters
 from model.scenario_file import load_scenario_with_chapter
-from ui.app import build_window, run
+from ui.app import run
 from ui.presenter import glide_params, glide_scenario
 
 CHAPTERS = default_chapters()
@@ -20,14 +20,8 @@ TOTAL_STATES = sum(len(c.states) for c in CHAPTERS)
 
 
 @pytest.fixture
-def window(qtbot):
-    w = build_window(Scenario(), st=None)
-    qtbot.addWidget(w)
-    w.lessons.glide.duration_ms = 0
-    w.resize(1600, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+def window(lessons_window):
+    return lessons_window
 
 
 def where(w):

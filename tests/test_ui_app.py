@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QColor, QImage
 
 from model import Scenario, estimate

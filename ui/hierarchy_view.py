@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from PySide6.QtCore import QElapsedTimer, QPointF, QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
                                QWidget)
 from pyqtgraph.functions import create_qpolygonf, ndarray_from_qpolygonf
@@ -785,7 +785,7 @@ class HierarchyView(QWidget):
             p.drawRoundedRect(QRectF(x, top + fs * 2.75, w * 0.5, 5), 2, 2)
 
     def _paint_chip(self, p: QPainter) -> None:
-        L, hw, f = self._L, self.hw, self.flow
+        L, hw = self._L, self.hw
         fs = L["fs"]
         pk = L["package"]
         p.setPen(QPen(BORDER, 1.5))

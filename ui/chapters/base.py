@@ -231,6 +231,13 @@ class ChapterView(QWidget):
         self.plots.append(p)
         return p
 
+    def add_chart_title(self) -> QLabel:
+        """The small caps line above a chapter's chart (what is plotted, for which scenario)."""
+        lab = QLabel("")
+        lab.setObjectName("chartTitle")
+        self.chart_lay.addWidget(lab)
+        return lab
+
     def note_label(self, text: str = "", name: str = "chapterNote") -> QLabel:
         lab = QLabel(text)
         lab.setObjectName(name)

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QLabel
+from PySide6.QtWidgets import QHBoxLayout
 
 from model.format import duration, si, sig3
 from model.lessons import memory_ladder
@@ -58,9 +58,7 @@ def short_label(label: str) -> str:
 class HierarchyChapter(ChapterView):
     def build(self) -> None:
         self.steps = ()
-        self.title_row = QLabel("")
-        self.title_row.setObjectName("chartTitle")
-        self.chart_lay.addWidget(self.title_row)
+        self.title_row = self.add_chart_title()
         row = QHBoxLayout()
         row.setSpacing(6)
         self.cols = {}
@@ -105,8 +103,8 @@ class HierarchyChapter(ChapterView):
                 ax.setStyle(showValues=False)
             else:
                 ax.setWidth(int(t.px(13) * 8.5))
-        self.key_label.setText(f"● published or measured &nbsp; ○ <i>derived</i> (computed from other specs) "
-                               f"&nbsp; · factors between steps in grey")
+        self.key_label.setText("● published or measured &nbsp; ○ <i>derived</i> (computed from other specs) "
+                               "&nbsp; · factors between steps in grey")
 
     def update_view(self, e) -> None:
         t = self.theme

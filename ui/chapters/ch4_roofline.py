@@ -35,9 +35,7 @@ class RooflineChapter(ChapterView):
     def build(self) -> None:
         self.point = None
         self.curve_x = np.geomspace(X_MIN, X_MAX, 121)
-        self.title_row = QLabel("")
-        self.title_row.setObjectName("chartTitle")
-        self.chart_lay.addWidget(self.title_row)
+        self.title_row = self.add_chart_title()
         p = self.plot = self.make_plot("Arithmetic intensity (FLOP per byte, log)", "Attainable FLOP/s (log)",
                                        log_x=True, log_y=True, y_unit="FLOP/s")
         self.chart_lay.addWidget(p, 1)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
 
 from model.format import duration, si, sig3
 from model.lessons import matching_measurements
@@ -30,9 +29,7 @@ class BatchingChapter(ChapterView):
     def build(self) -> None:
         self.sweep = None
         self.measured = []
-        self.title_row = QLabel("")
-        self.title_row.setObjectName("chartTitle")
-        self.chart_lay.addWidget(self.title_row)
+        self.title_row = self.add_chart_title()
         self.rows = []
         first = None
         for i, (attr, name, unit, colour) in enumerate(SERIES):
@@ -98,7 +95,6 @@ class BatchingChapter(ChapterView):
                     lab.setFont(text_font(t, 12))
 
     def update_view(self, e) -> None:
-        t = self.theme
         s = e.scenario
         sw = self.sweep = sweep_batch(s, BATCHES, self.catalog)
         crit = e.critical_batch

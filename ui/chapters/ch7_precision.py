@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
-from model.format import duration, si, sig3
+from model.format import duration, sig3
 from model.lessons import matching_measurements, precision_table
 from ui import theme as th
 from ui.chapters.base import ChapterView, text_font
@@ -27,9 +27,7 @@ class PrecisionChapter(ChapterView):
     def build(self) -> None:
         self.table = ()
         self.measured = []
-        self.title_row = QLabel("")
-        self.title_row.setObjectName("chartTitle")
-        self.chart_lay.addWidget(self.title_row)
+        self.title_row = self.add_chart_title()
         row = QHBoxLayout()
         row.setSpacing(8)
         self.fp_plot = self.make_plot("Weights (GB, all GPUs together)", "")

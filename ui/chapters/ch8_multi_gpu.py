@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel
+from PySide6.QtWidgets import QHBoxLayout
 
 from model.format import duration, sig3
 from model.lessons import matching_measurements, scaling
@@ -30,9 +30,7 @@ class MultiGpuChapter(ChapterView):
     def build(self) -> None:
         self.curves = ()
         self.measured = []
-        self.title_row = QLabel("")
-        self.title_row.setObjectName("chartTitle")
-        self.chart_lay.addWidget(self.title_row)
+        self.title_row = self.add_chart_title()
         row = QHBoxLayout()
         row.setSpacing(8)
         p = self.plot = self.make_plot("GPUs (log)", "Speed-up over one GPU (log)", log_x=True, log_y=True)
