@@ -40,6 +40,7 @@ from model import Estimate, Scenario, estimate
 from model.catalog import default_catalog
 from model.flow import Flow, flow
 from model.format import duration, percent, si
+from ui import theme as th
 from ui.particles import ParticleSystem
 
 # Okabe–Ito on near-black
@@ -48,13 +49,13 @@ PANEL = QColor("#13161B")
 BORDER = QColor("#2C323C")
 TEXT = QColor("#EEEEEA")
 SECONDARY = QColor("#999999")
-WEIGHTS = QColor("#E69F00")
-KV = QColor("#CC79A7")
-ACTIVATIONS = QColor("#56B4E9")
-TC_BUSY = QColor("#009E73")
+WEIGHTS = QColor(th.ORANGE)
+KV = QColor(th.REDDISH_PURPLE)
+ACTIVATIONS = QColor(th.SKY_BLUE)
+TC_BUSY = QColor(th.BLUISH_GREEN)
 TC_IDLE = QColor("#3A3F46")
-INTERCONNECT = QColor("#0072B2")
-WARNING = QColor("#D55E00")
+INTERCONNECT = QColor(th.BLUE)
+WARNING = QColor(th.VERMILLION)
 PIPE = QColor("#1A1E25")
 
 K_WEIGHTS, K_KV, K_ACT, K_AR = 0, 1, 2, 3

@@ -157,7 +157,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.theme = th.get_theme(self.theme_name, scale)
         t = self.theme
         self.setStyleSheet(th.style_sheet(t))
-        self.controls_scroll.setFixedWidth(int(max(240, 300 * scale)))   # the panel grows with its type
+        self.controls_scroll.setFixedWidth(int(max(170 + 130 * scale, 300 * scale)))   # grows with its type
         self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
         self.roofline.apply_theme(t)
         self.gauges.set_theme(t)

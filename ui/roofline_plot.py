@@ -122,19 +122,8 @@ class RooflinePlot(QWidget):
     def apply_theme(self, t: th.Theme) -> None:
         self.theme = t
         self.plot.setBackground(t.bg)
-        pi = self.plot.getPlotItem()
-        font = QFont()
-        font.setPixelSize(t.px(13))
-        for name in ("bottom", "left"):
-            ax = pi.getAxis(name)
-            ax.setPen(pg.mkPen(t.grid))
-            ax.setTextPen(pg.mkPen(t.secondary))
-            ax.setTickFont(font)
-            ax.enableAutoSIPrefix(False)
-        label_style = {"color": t.secondary, "font-size": f"{t.px(13)}px"}
-        pi.setLabel("bottom", "Arithmetic intensity (FLOP per byte of HBM traffic)", **label_style)
-        pi.setLabel("left", "Attained FLOP/s per GPU", **label_style)
-        pi.getAxis("left").setWidth(int(t.px(13) * 4.6))
+        th.style_plot_axes(self.plot.getPlotItem(), t, "Arithmetic intensity (FLOP per byte of HBM traffic)",
+                           "Attained FLOP/s per GPU", left_em=4.6)
         self.slope.setPen(pg.mkPen(th.ORANGE, width=2))
         self.grid.setPen(pg.mkPen(t.plot_grid, width=1))
         self.ridge_line.setPen(pg.mkPen(t.secondary, width=1, style=Qt.DashLine))
@@ -152,6 +141,8 @@ class RooflinePlot(QWidget):
         self.compare_point.setPen(None)
         self.compare_point.setSymbolBrush(pg.mkBrush(t.compare))
         self.compare_point.setSymbolPen(pg.mkPen(t.bg))
+        font = QFont()
+        font.setPixelSize(t.px(13))
         for item in (self.compare_label, *self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label):
             item.setFont(font)
         # a backing box in the plot's background colour: no line ever runs through a label's words

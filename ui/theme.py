@@ -112,3 +112,24 @@ def style_sheet(t: Theme) -> str:
     QWidget#chipArea {{ border: 1px dashed {t.panel_border}; border-radius: 6px; }}
     QWidget#chipArea QLabel {{ border: none; }}
     """
+
+
+def style_plot_axes(plot_item, t: Theme, x_label: str = "", y_label: str = "", left_em: float = 4.8) -> None:
+    """One look for every pyqtgraph plot: axis pens, tick font and labels in the theme's secondary
+    colour at 13 px (scaled); the left axis wide enough for ``left_em`` characters."""
+    import pyqtgraph as pg
+    from PySide6.QtGui import QFont
+    font = QFont()
+    font.setPixelSize(t.px(13))
+    for name in ("bottom", "left", "right"):
+        ax = plot_item.getAxis(name)
+        ax.setPen(pg.mkPen(t.grid))
+        ax.setTextPen(pg.mkPen(t.secondary))
+        ax.setTickFont(font)
+        ax.enableAutoSIPrefix(False)
+    style = {"color": t.secondary, "font-size": f"{t.px(13)}px"}
+    if x_label:
+        plot_item.setLabel("bottom", x_label, **style)
+    if y_label:
+        plot_item.setLabel("left", y_label, **style)
+    plot_item.getAxis("left").setWidth(int(t.px(13) * left_em))

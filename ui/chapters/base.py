@@ -310,21 +310,8 @@ def _cell(v):
 def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
     p.setBackground(t.bg)
     pi = p.getPlotItem()
-    font = QFont()
-    font.setPixelSize(t.px(13))
-    for name in ("bottom", "left", "right"):
-        ax = pi.getAxis(name)
-        ax.setPen(pg.mkPen(t.grid))
-        ax.setTextPen(pg.mkPen(t.secondary))
-        ax.setTickFont(font)
-        ax.enableAutoSIPrefix(False)
-    style = {"color": t.secondary, "font-size": f"{t.px(13)}px"}
     x_label, y_label = getattr(p, "_labels", ("", ""))
-    if x_label:
-        pi.setLabel("bottom", x_label, **style)
-    if y_label:
-        pi.setLabel("left", y_label, **style)
-    pi.getAxis("left").setWidth(int(t.px(13) * getattr(p, "_left_em", 4.8)))
+    th.style_plot_axes(pi, t, x_label, y_label, getattr(p, "_left_em", 4.8))
     pi.showGrid(x=False, y=False)
 
 
