@@ -149,3 +149,51 @@ def test_narrow_view_shortens_rather_than_clips(qtbot):
     qtbot.wait(10)
     assert v.token_label.text().startswith("decode step")
     assert v.scale_label.text().startswith("1 s on screen")
+
+
+def _corner_lightness(v) -> int:
+    img = v.canvas.grab().toImage()
+    return img.pixelColor(2, img.height() - 3).lightness()
+
+
+def test_theme_switches_the_picture_and_keeps_animating(view):
+    from ui.theme import DARK, LIGHT
+    view.settle(60)
+    assert _corner_lightness(view) < 60                 # dark by default
+    view.set_theme(LIGHT)
+    assert view.theme_name == "light" and view._static is None   # the static layer is redrawn
+    assert _corner_lightness(view) > 200
+    assert LIGHT.bg.lower() in view._bar.styleSheet().lower()    # the control bar follows
+    assert view.grab().toImage().pixelColor(2, view.height() - 3).lightness() > 200
+    before = view.particles.pos[view.particles.alive].copy()
+    idx = np.flatnonzero(view.particles.alive)
+    _frame(view)
+    assert (np.hypot(*(view.particles.pos[idx] - before).T) > 0.1).mean() > 0.5
+    view.set_theme(DARK)
+    assert view.theme_name == "dark"
+    assert _corner_lightness(view) < 60
+    assert "#0b0d10" in view._bar.styleSheet().lower()
+
+
+def test_multi_gpu_draws_in_the_light_theme(view):
+    from ui.theme import LIGHT
+    view.set_theme(LIGHT)
+    view.set_estimate(estimate(PCIE8), animate=False)
+    view.settle(120)
+    assert len(view._L["tiles"]) == 8
+    assert _corner_lightness(view) > 200
+
+
+def test_main_window_passes_its_theme_to_the_chip(qtbot):
+    from ui.app import build_window
+    w = build_window(Scenario(), st=None)
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.hierarchy.theme_name == "dark"
+    w.toggle_theme()
+    assert w.hierarchy.theme_name == "light"
+    assert _corner_lightness(w.hierarchy) > 200
+    w.toggle_theme()
+    assert w.hierarchy.theme_name == "dark"

@@ -61,6 +61,64 @@ PIPE = QColor("#1A1E25")
 K_WEIGHTS, K_KV, K_ACT, K_AR = 0, 1, 2, 3
 KIND_COLOURS = (WEIGHTS, KV, ACTIVATIONS, QColor("#3A9BE0"))
 
+
+@dataclass(frozen=True)
+class _Palette:
+    """The chip's colours for one theme. The Okabe–Ito meaning colours stay the same in both;
+    on white, the low-contrast ones get a darker shade of the same hue for text and an outline
+    of that shade around their packets."""
+
+    name: str
+    bg: QColor
+    panel: QColor
+    border: QColor
+    text: QColor
+    secondary: QColor
+    pipe: QColor            # channels between levels, bar tracks
+    tc_idle: QColor
+    package: QColor         # the GPU package
+    unit: QColor            # L2, SMs, cluster tiles
+    hbm_fill: QColor
+    hbm_edge: QColor
+    hbm_line: QColor        # the stacked dies; the HBM strips on cluster tiles
+    host_link: QColor       # the dashed PCIe line to host RAM
+    switch: QColor
+    input_bg: QColor
+    hover: QColor
+    kinds: tuple            # packet colours, by kind
+    kind_text: tuple        # the same meanings as text (darker on white)
+    outlines: tuple         # an outline round each packet, or None
+    tc_text: QColor
+    warning_text: QColor
+    level_bar: QColor       # a level's use bar below 80 % (orange: bytes moving)
+
+
+def _layers(colour: QColor, outline: QColor | None, width: int) -> tuple:
+    """(colour, pen width) passes for one packet: a rim of ``outline`` 1 px wide, then the fill.
+    Big packets keep their size (the fill shrinks); small ones grow by the rim."""
+    if outline is None:
+        return ((colour, width),)
+    if width >= 6:
+        return ((outline, width), (colour, width - 2))
+    return ((outline, width + 2), (colour, width))
+
+
+def _palette(t: "th.Theme | None" = None) -> _Palette:
+    if t is None or t.name != "light":
+        return _Palette(
+            "dark", BG, PANEL, BORDER, TEXT, SECONDARY, PIPE, TC_IDLE, QColor("#0F1216"), QColor("#161A20"),
+            QColor("#1E1A12"), QColor("#5A4A20"), QColor("#3A3220"), QColor("#3A404A"), QColor("#0E1C2A"),
+            QColor("#1B1F26"), QColor(th.SKY_BLUE), KIND_COLOURS, KIND_COLOURS, (None,) * 4, TC_BUSY, WARNING,
+            WEIGHTS)
+    weights_dark, act_dark = QColor("#9A6700"), QColor("#1F7FB8")
+    return _Palette(
+        "light", QColor(t.bg), QColor(t.panel), QColor("#C4C1B9"), QColor(t.text), QColor(t.secondary),
+        QColor("#E6E4DE"), QColor("#CDD0D4"), QColor("#FFFFFF"), QColor("#F3F2EE"),
+        QColor("#FBF1DA"), QColor("#C9A24A"), QColor("#E8D6A8"), QColor("#9A9CA0"), QColor("#E2EEF7"),
+        QColor(t.input_bg), QColor(th.BLUE), KIND_COLOURS,
+        (weights_dark, QColor("#A8457F"), act_dark, QColor(th.BLUE)),
+        (weights_dark, None, act_dark, None), QColor("#007A59"), QColor("#B34E00"), QColor("#D99500"))
+
 R_CHIP = 200.0        # packets per screen second on the HBM links when HBM runs at its peak
 R_LINK = 45.0         # all-reduce packets per screen second per GPU when its link is saturated
 POOL = 2400           # packets alive, at most, whatever the scenario
@@ -239,6 +297,7 @@ class HierarchyView(QWidget):
         self._L: dict = {}
         self._patterns = {}
         self._sim_tokens_text = ""
+        self._pal = _palette()
 
         self.canvas = _Canvas(self)
         self._bar = self._build_bar()
@@ -294,18 +353,21 @@ class HierarchyView(QWidget):
         h.addWidget(self.token_label, 0)
         return bar
 
-    def _style_bar(self, px: int) -> None:
-        """The control bar's look; its type follows the view's (bigger on 4K screens)."""
-        if px == self._bar_font_px:
+    def _style_bar(self, px: int, force: bool = False) -> None:
+        """The control bar's look, in the palette's colours; its type follows the view's (bigger on 4K)."""
+        if px == self._bar_font_px and not force:
             return
         self._bar_font_px = px
+        P = self._pal
+        bg, border, text, sec, inp, hover = (c.name() for c in (P.bg, P.border, P.text, P.secondary, P.input_bg,
+                                                                 P.hover))
         self._bar.setStyleSheet(
-            "#hierarchyBar { background: #0B0D10; border-top: 1px solid #2C323C; }"
-            f"#hierarchyBar QLabel {{ color: #EEEEEA; background: transparent; font-size: {px}px; }}"
-            "#hierarchyBar QLabel#secondary { color: #999999; }"
-            "#hierarchyBar QPushButton, #hierarchyBar QComboBox { color: #EEEEEA; background: #1B1F26;"
-            f" border: 1px solid #2C323C; border-radius: 4px; padding: 3px 10px; font-size: {px}px; }}"
-            "#hierarchyBar QPushButton:hover { border-color: #56B4E9; }")
+            f"#hierarchyBar {{ background: {bg}; border-top: 1px solid {border}; }}"
+            f"#hierarchyBar QLabel {{ color: {text}; background: transparent; font-size: {px}px; }}"
+            f"#hierarchyBar QLabel#secondary {{ color: {sec}; }}"
+            f"#hierarchyBar QPushButton, #hierarchyBar QComboBox {{ color: {text}; background: {inp};"
+            f" border: 1px solid {border}; border-radius: 4px; padding: 3px 10px; font-size: {px}px; }}"
+            f"#hierarchyBar QPushButton:hover {{ border-color: {hover}; }}")
 
     # ---------------------------------------------------------------- public API
     def set_estimate(self, est: Estimate, animate: bool = True) -> None:
@@ -331,6 +393,20 @@ class HierarchyView(QWidget):
         self.particles.set_rates(self._cur.rates)
         self._update_bar()
         self.canvas.update()
+
+    def set_theme(self, t: th.Theme) -> None:
+        """Draw in ``t``'s colours (dark or light): the palette, the control bar, a fresh static layer."""
+        pal = _palette(t)
+        if pal == self._pal:
+            return
+        self._pal = pal
+        self._style_bar(self._bar_font_px, force=True)
+        self._static = None
+        self.canvas.update()
+
+    @property
+    def theme_name(self) -> str:
+        return self._pal.name
 
     def set_speed(self, speed: float) -> None:
         self.speed = float(speed)
@@ -631,9 +707,10 @@ class HierarchyView(QWidget):
         p.end()
 
     def _render_static(self, w: int, h: int, dpr: float) -> QPixmap:
+        P = self._pal
         pm = QPixmap(int(w * dpr), int(h * dpr))
         pm.setDevicePixelRatio(dpr)
-        pm.fill(BG)
+        pm.fill(P.bg)
         p = QPainter(pm)
         p.setRenderHint(QPainter.Antialiasing, True)
         p.setRenderHint(QPainter.TextAntialiasing, True)
@@ -685,6 +762,7 @@ class HierarchyView(QWidget):
         return float(fm.boundingRect(QRectF(0, 0, width, 10000).toRect(), int(Qt.TextWordWrap), text).height())
 
     def _paint_header(self, p: QPainter) -> None:
+        P = self._pal
         e, f, L = self.estimate, self.flow, self._L
         fs = L["fs"]
         r = L["header"]
@@ -697,10 +775,10 @@ class HierarchyView(QWidget):
                   f"{self.hw.short_name} · {e.model_name} · {e.precision_name} · batch {f.batch} · {f.gpus}×{tp}",
                   f"{self.hw.short_name} · {e.model_name} · batch {f.batch} · {f.gpus}×"]
         line1 = QRectF(r.left(), r.top(), r.width(), fs * 1.5)
-        self._fit(p, line1, titles, _font(fs), SECONDARY)
+        self._fit(p, line1, titles, _font(fs), P.secondary)
         cap = f.caption
         head, _, tail = cap.partition(" — ")
-        colour = TC_BUSY if f.bottleneck == "compute" else WARNING
+        colour = P.tc_text if f.bottleneck == "compute" else P.warning_text
         if L.get("caption_lines", 1) == 2:
             # narrow: the caption wraps over two lines, word by word, the tail in its colour
             line2 = QRectF(r.left(), line1.bottom() + 2, r.width(), r.bottom() - line1.bottom() - 2
@@ -715,20 +793,21 @@ class HierarchyView(QWidget):
         else:
             line2 = QRectF(r.left(), line1.bottom() + 2, r.width(), fs * 2.0)
             big = _font(int(fs * 1.45), bold=True)
-            used = self._text(p, line2, head + (" — " if tail else ""), big, TEXT)
+            used = self._text(p, line2, head + (" — " if tail else ""), big, P.text)
             if tail:
                 self._text(p, QRectF(line2.left() + used, line2.top(), line2.width() - used, line2.height()),
                            tail, big, colour)
         if not f.fits:
             note = next((n for n in e.notes if n.startswith("does not fit")), "does not fit in HBM")
             warn = QRectF(r.left(), line2.bottom(), r.width(), fs * 1.3)
-            self._fit(p, warn, ["⚠ " + note + " — shown as if it did", "⚠ " + note], _font(fs - 1), WARNING)
+            self._fit(p, warn, ["⚠ " + note + " — shown as if it did", "⚠ " + note], _font(fs - 1), P.warning_text)
 
     def _caption_lines(self, p: QPainter, rect: QRectF, head: str, tail: str, font: QFont, colour: QColor,
                        draw: bool) -> bool:
         """Lay the caption's words into the lines ``rect`` holds; True when every word fits."""
+        P = self._pal
         fm = QFontMetrics(font)
-        words = [(w, TEXT) for w in (head + (" —" if tail else "")).split()] + [(w, colour) for w in tail.split()]
+        words = [(w, P.text) for w in (head + (" —" if tail else "")).split()] + [(w, colour) for w in tail.split()]
         lh = fm.height() * 1.05
         n_lines = max(1, int(rect.height() // lh))
         space = fm.horizontalAdvance(" ")
@@ -769,6 +848,7 @@ class HierarchyView(QWidget):
         return (name, f"{cap} · {bw}")
 
     def _paint_ladder(self, p: QPainter) -> None:
+        P = self._pal
         L = self._L
         fs = L["fs"]
         x, w = L["ladder_x"], L["ladder_w"]
@@ -778,19 +858,20 @@ class HierarchyView(QWidget):
             cy = (y0 + y1) / 2
             top = cy - fs * 1.55
             names = [name, name.split(" (")[0]] if " (" in name else [name]
-            self._fit(p, QRectF(x, top, w, fs * 1.4), names, _font(fs, True), TEXT)
-            self._text(p, QRectF(x, top + fs * 1.35, w, fs * 1.3), nums, _font(fs - 1), SECONDARY)
+            self._fit(p, QRectF(x, top, w, fs * 1.4), names, _font(fs, True), P.text)
+            self._text(p, QRectF(x, top + fs * 1.35, w, fs * 1.3), nums, _font(fs - 1), P.secondary)
             # the bar track (its fill is dynamic)
             p.setPen(Qt.NoPen)
-            p.setBrush(PIPE)
+            p.setBrush(P.pipe)
             p.drawRoundedRect(QRectF(x, top + fs * 2.75, w * 0.5, 5), 2, 2)
 
     def _paint_chip(self, p: QPainter) -> None:
+        P = self._pal
         L, hw = self._L, self.hw
         fs = L["fs"]
         pk = L["package"]
-        p.setPen(QPen(BORDER, 1.5))
-        p.setBrush(QColor("#0F1216"))
+        p.setPen(QPen(P.border, 1.5))
+        p.setBrush(P.package)
         p.drawRoundedRect(pk, 10, 10)
         unit = hw.unit_name
         drawn = len(L["sms"])
@@ -808,12 +889,12 @@ class HierarchyView(QWidget):
                 choice = (left, right)
                 break
         if choice[0]:
-            self._text(p, title_r, choice[0], small_f, SECONDARY, Qt.AlignLeft | Qt.AlignVCenter)
-        self._text(p, title_r, choice[1], bold_f, TEXT, Qt.AlignRight | Qt.AlignVCenter)
+            self._text(p, title_r, choice[0], small_f, P.secondary, Qt.AlignLeft | Qt.AlignVCenter)
+        self._text(p, title_r, choice[1], bold_f, P.text, Qt.AlignRight | Qt.AlignVCenter)
         band = L["band"]
         # pipes from HBM to L2 and from L2 to SMs
         p.setPen(Qt.NoPen)
-        p.setBrush(PIPE)
+        p.setBrush(P.pipe)
         l2 = L["l2"]
         hp, sp = L["hbm_pipe_w"], L["sm_pipe_w"]
         for st in L["stacks"]:
@@ -821,19 +902,19 @@ class HierarchyView(QWidget):
         for sm in L["sms"]:
             p.drawRect(QRectF(sm.center().x() - sp / 2, sm.bottom(), sp, l2.top() - sm.bottom()))
         # L2
-        p.setPen(QPen(BORDER, 1))
-        p.setBrush(QColor("#161A20"))
+        p.setPen(QPen(P.border, 1))
+        p.setBrush(P.unit)
         p.drawRoundedRect(l2, 5, 5)
         # SMs: shared memory, registers, tensor cores
         for sm in L["sms"]:
-            p.setPen(QPen(BORDER, 1))
-            p.setBrush(QColor("#161A20"))
+            p.setPen(QPen(P.border, 1))
+            p.setBrush(P.unit)
             p.drawRoundedRect(sm, 4, 4)
             for key in ("registers", "smem"):
                 y0, _ = band[key]
                 p.drawLine(QPointF(sm.left(), y0), QPointF(sm.right(), y0))
             p.setPen(Qt.NoPen)
-            p.setBrush(PIPE)
+            p.setBrush(P.pipe)
             p.drawRect(QRectF(sm.center().x() - sp / 2, band["registers"][0] + 3, sp,
                               band["smem"][1] - band["registers"][0] - 6))
         if L["sms"] and L["sms"][0].width() >= 40:
@@ -841,15 +922,15 @@ class HierarchyView(QWidget):
             small = _font(fs - 3)
             for key, word in (("registers", "RF"), ("smem", "SMEM")):
                 y0, y1 = band[key]
-                self._text(p, QRectF(sm.left() + 3, y0 + 1, sm.width() - 6, fs), word, small, SECONDARY,
+                self._text(p, QRectF(sm.left() + 3, y0 + 1, sm.width() - 6, fs), word, small, P.secondary,
                            Qt.AlignLeft | Qt.AlignTop)
         # HBM stacks
         per = (hw.hbm_capacity_bytes / len(L["stacks"])) if L["stacks"] else 0
         for st in L["stacks"]:
-            p.setPen(QPen(QColor("#5A4A20"), 1))
-            p.setBrush(QColor("#1E1A12"))
+            p.setPen(QPen(P.hbm_edge, 1))
+            p.setBrush(P.hbm_fill)
             p.drawRoundedRect(st, 4, 4)
-            p.setPen(QPen(QColor("#3A3220"), 1))
+            p.setPen(QPen(P.hbm_line, 1))
             for k in range(1, 5):
                 yy = st.top() + st.height() * k / 5.0
                 p.drawLine(QPointF(st.left() + 4, yy), QPointF(st.right() - 4, yy))
@@ -857,29 +938,30 @@ class HierarchyView(QWidget):
             fm = QFontMetrics(_font(fs - 2))
             forms = [t for t in _shorter_sizes(si(per, "B")) if fm.horizontalAdvance(t) <= cap_r.width()]
             if forms:          # the shortest that fits, or nothing rather than "16…"
-                self._text(p, cap_r, forms[0], _font(fs - 2), SECONDARY, Qt.AlignHCenter | Qt.AlignVCenter)
+                self._text(p, cap_r, forms[0], _font(fs - 2), P.secondary, Qt.AlignHCenter | Qt.AlignVCenter)
         # host RAM behind PCIe
         host = L["host"]
         px = L["pcie_x"]
-        p.setPen(QPen(QColor("#3A404A"), 2, Qt.DashLine))
+        p.setPen(QPen(P.host_link, 2, Qt.DashLine))
         p.drawLine(QPointF(px, L["package"].bottom()), QPointF(px, host.top()))
-        p.setPen(QPen(BORDER, 1))
-        p.setBrush(PANEL)
+        p.setPen(QPen(P.border, 1))
+        p.setBrush(P.panel)
         p.drawRoundedRect(host, 5, 5)
-        self._text(p, host.adjusted(8, 0, -8, 0), "Host RAM", _font(fs, True), TEXT)
+        self._text(p, host.adjusted(8, 0, -8, 0), "Host RAM", _font(fs, True), P.text)
         link = hw.pcie.name if hw.pcie else "host link"
         notes = [f"PCIe {link}: idle in steady decode (weights already in HBM)",
                  f"PCIe {link}: idle in steady decode", f"PCIe {link}: idle in decode", "idle in decode"] \
             if hw.pcie else ["host link: idle in steady decode", "idle in decode"]
         self._fit(p, QRectF(host.right() + 10, host.top(), L["package"].right() - host.right() - 10, host.height()),
-                  notes, _font(fs - 1), SECONDARY, wrap=True)
+                  notes, _font(fs - 1), P.secondary, wrap=True)
 
     def _paint_legend(self, p: QPainter) -> None:
+        P = self._pal
         L, f, e = self._L, self.flow, self.estimate
         fs = L["fs"]
         r = L["legend"]
-        p.setPen(QPen(BORDER, 1))
-        p.setBrush(PANEL)
+        p.setPen(QPen(P.border, 1))
+        p.setBrush(P.panel)
         limit = L["cluster"].top() - 8 if L.get("tiles") else r.bottom()
         box = QRectF(r.left(), r.top(), r.width(), limit - r.top())
         p.drawRoundedRect(box, 6, 6)
@@ -889,7 +971,7 @@ class HierarchyView(QWidget):
         lh = fs * 1.45
         small, normal = _font(fs - 1), _font(fs)
 
-        def line(text, font=small, colour=SECONDARY, height=lh, shorter=()):
+        def line(text, font=small, colour=P.secondary, height=lh, shorter=()):
             # one line when it fits (or a shorter form does), else wrapped over as many as it needs
             nonlocal y
             fm = QFontMetrics(font)
@@ -907,7 +989,7 @@ class HierarchyView(QWidget):
 
         pb = self.packet_bytes()
         wpp = pb / (f.weight_bits / 8.0)
-        line("Packets of bytes", _font(fs, True), TEXT)
+        line("Packets of bytes", _font(fs, True), P.text)
         line(f"1 packet = {si(pb, 'B')} (at this speed)")
         rows = [(K_WEIGHTS, "weights", f"{_count(wpp)} per packet"),
                 (K_KV, "KV cache", f"{e.kv_precision_name}"),
@@ -919,9 +1001,9 @@ class HierarchyView(QWidget):
             if y + lh > limit - 4:
                 break
             self._sprite(p, QPointF(x + 8, y + lh / 2), kind)
-            used = self._text(p, QRectF(x + 22, y, w - 22, lh), name, normal, KIND_COLOURS[kind])
+            used = self._text(p, QRectF(x + 22, y, w - 22, lh), name, normal, P.kind_text[kind])
             self._fit(p, QRectF(x + 22 + used + 8, y, w - 30 - used, lh), [sub] if isinstance(sub, str) else sub,
-                      small, SECONDARY)
+                      small, P.secondary)
             y += lh
         y += lh * 0.25
         if y + 2 * lh <= limit - 4:
@@ -932,75 +1014,80 @@ class HierarchyView(QWidget):
                 if xx + 10 + fm.horizontalAdvance(word) > x + w:
                     break
                 self._sprite(p, QPointF(xx, y + lh / 2), K_WEIGHTS, bits)
-                adv = self._text(p, QRectF(xx + 10, y, 90, lh), word, small, TEXT)
+                adv = self._text(p, QRectF(xx + 10, y, 90, lh), word, small, P.text)
                 xx += adv + 24
             y += lh * 1.25
         if y + lh <= limit - 4:
             p.setPen(Qt.NoPen)
             p.setBrush(TC_BUSY)
             p.drawRect(QRectF(x + 2, y + lh * 0.2, 12, lh * 0.6))
-            used = self._text(p, QRectF(x + 22, y, w, lh), "tensor cores busy", normal, TC_BUSY)
+            used = self._text(p, QRectF(x + 22, y, w, lh), "tensor cores busy", normal, P.tc_text)
             p.setPen(Qt.NoPen)
-            p.setBrush(TC_IDLE)
+            p.setBrush(P.tc_idle)
             p.drawRect(QRectF(x + 22 + used + 10, y + lh * 0.2, 12, lh * 0.6))
-            self._text(p, QRectF(x + 22 + used + 28, y, w - used - 28, lh), "idle", normal, SECONDARY)
+            self._text(p, QRectF(x + 22 + used + 28, y, w - used - 28, lh), "idle", normal, P.secondary)
             y += lh
         line("Packets slow to the speed of their link: a crowded link is a busy link.")
         y += lh * 0.4
         hbm = f.link("hbm_l2")
-        line(f"Per GPU, each {self._step_word()}", _font(fs, True), TEXT)
+        line(f"Per GPU, each {self._step_word()}", _font(fs, True), P.text)
         wb, kb, ab = hbm.bytes_per_step
-        line(f"reads {si(wb, 'B')} weights · {si(kb, 'B')} KV", small, TEXT)
-        line(f"+ {si(ab, 'B')} activations, in {duration(f.step_s)}", small, TEXT)
+        line(f"reads {si(wb, 'B')} weights · {si(kb, 'B')} KV", small, P.text)
+        line(f"+ {si(ab, 'B')} activations, in {duration(f.step_s)}", small, P.text)
         line(f"{si(hbm.total_bytes_per_s, 'B/s')} on every link HBM → cores")
         line(f"{si(f.flops_per_step, 'FLOP')} · MFU {percent(f.mfu)}")
 
     def _sprite(self, p: QPainter, at: QPointF, kind: int, bits: float | None = None) -> None:
         offsets, width = _pattern(bits) if bits is not None else self._patterns[kind]
-        pen = QPen(KIND_COLOURS[kind], width)
-        pen.setCapStyle(Qt.SquareCap)
-        p.setPen(pen)
-        for dx, dy in offsets:
-            p.drawPoint(QPointF(at.x() + dx, at.y() + dy))
+        P = self._pal
+        for colour, w in _layers(P.kinds[kind], P.outlines[kind], width):
+            pen = QPen(colour, w)
+            pen.setCapStyle(Qt.SquareCap)
+            p.setPen(pen)
+            for dx, dy in offsets:
+                p.drawPoint(QPointF(at.x() + dx, at.y() + dy))
 
     def _paint_cluster(self, p: QPainter) -> None:
+        P = self._pal
         L, f = self._L, self.flow
         fs = L["fs"]
         cl = L["cluster"]
-        p.setPen(QPen(BORDER, 1))
-        p.setBrush(PANEL)
+        p.setPen(QPen(P.border, 1))
+        p.setBrush(P.panel)
         p.drawRoundedRect(cl, 6, 6)
         split = f"tp {f.tp} × pp {f.pp}" if f.pp > 1 else f"tensor parallel {f.tp}"
         more = f" · {MAX_TILES} drawn" if f.gpus > MAX_TILES else ""
         short = f"tp {f.tp} pp {f.pp}" if f.pp > 1 else f"tp {f.tp}"
         self._fit(p, QRectF(cl.left() + 10, cl.top() + 4, cl.width() - 20, fs * 1.4),
                   [f"×{f.gpus} GPUs · {split}{more}", f"×{f.gpus} GPUs · {short}{more}", f"×{f.gpus} GPUs · {short}"],
-                  _font(fs, True), TEXT)
+                  _font(fs, True), P.text)
         link = f.link_name or "link"
         bw = si(f.link_bandwidth_bytes_per_s, "B/s") if f.link_bandwidth_bytes_per_s else ""
         self._text(p, QRectF(cl.left() + 10, cl.top() + 4 + fs * 1.35, cl.width() - 20, fs * 1.3),
-                   f"{'PCIe ' if f.link_kind == 'pcie' else ''}{link} · {bw}", _font(fs - 1), SECONDARY)
+                   f"{'PCIe ' if f.link_kind == 'pcie' else ''}{link} · {bw}", _font(fs - 1),
+                   P.secondary)
         sw = L["switch"]
         p.setPen(Qt.NoPen)
-        p.setBrush(PIPE)
+        p.setBrush(P.pipe)
         for t in L["tiles"]:
             p.drawRect(QRectF(t.center().x() - 7, t.bottom(), 14, sw.top() - t.bottom()))
         p.setPen(QPen(INTERCONNECT, 1))
-        p.setBrush(QColor("#0E1C2A"))
+        p.setBrush(P.switch)
         p.drawRoundedRect(sw, 3, 3)
         word = {"pcie": "PCIe switch", "network": "network"}.get(f.link_kind, "switch")
-        self._text(p, sw, word, _font(fs - 2), TEXT, Qt.AlignCenter)
+        self._text(p, sw, word, _font(fs - 2), P.text, Qt.AlignCenter)
         for i, t in enumerate(L["tiles"]):
-            p.setPen(QPen(TEXT if i == 0 else BORDER, 1.5 if i == 0 else 1))
-            p.setBrush(QColor("#161A20"))
+            p.setPen(QPen(P.text if i == 0 else P.border, 1.5 if i == 0 else 1))
+            p.setBrush(P.unit)
             p.drawRoundedRect(t, 4, 4)
             p.setPen(Qt.NoPen)
-            p.setBrush(QColor("#3A3220"))
+            p.setBrush(P.hbm_line)
             p.drawRect(QRectF(t.left() + 3, t.top() + 3, 4, t.height() - 6))
             p.drawRect(QRectF(t.right() - 7, t.top() + 3, 4, t.height() - 6))
 
     def _paint_dynamic(self, p: QPainter) -> None:
         """Per frame: level-use bars, tensor-core fill, link fill. Steady, no flashing."""
+        P = self._pal
         L, cur = self._L, self._cur
         fs = L["fs"]
         x, w = L["ladder_x"], L["ladder_w"]
@@ -1015,7 +1102,7 @@ class HierarchyView(QWidget):
             top = cy - fs * 1.55
             u = float(lv[key])
             bar = QRectF(x, top + fs * 2.75, w * 0.5, 5)
-            colour = TC_BUSY if key == "tensor_cores" else (WARNING if u > 0.8 else WEIGHTS)
+            colour = TC_BUSY if key == "tensor_cores" else (WARNING if u > 0.8 else P.level_bar)
             p.setPen(Qt.NoPen)
             p.setBrush(colour)
             p.drawRoundedRect(QRectF(bar.left(), bar.top(), max(2.0, bar.width() * u), bar.height()), 2, 2)
@@ -1024,31 +1111,31 @@ class HierarchyView(QWidget):
             text = f"{percent(u)} {word}"
             if fm.horizontalAdvance(text) > room:
                 text = percent(u)
-            p.setPen(TEXT if u > 0.05 else SECONDARY)
+            p.setPen(P.text if u > 0.05 else P.secondary)
             p.drawText(QRectF(bar.right() + 6, bar.top() - fs * 0.6, room, fs * 1.3),
                        int(Qt.AlignLeft | Qt.AlignVCenter), text)
         # tensor cores: steady brightness and fill
         busy = float(cur.busy)
         y0, y1 = L["band"]["tensor_cores"]
-        base = _mix(TC_IDLE, TC_BUSY, 0.25 + 0.75 * busy) if busy > 0.02 else TC_IDLE
+        base = _mix(P.tc_idle, TC_BUSY, 0.25 + 0.75 * busy) if busy > 0.02 else P.tc_idle
         for sm in L["sms"]:
             tc = QRectF(sm.left() + 3, y0 + 3, sm.width() - 6, y1 - y0 - 5)
             p.setPen(Qt.NoPen)
             p.setBrush(QColor(base.red(), base.green(), base.blue(), 90))
             p.drawRoundedRect(tc, 3, 3)
             h = tc.height() * busy
-            p.setBrush(_mix(TC_IDLE, TC_BUSY, 0.5 + 0.5 * busy))
+            p.setBrush(_mix(P.tc_idle, TC_BUSY, 0.5 + 0.5 * busy))
             p.drawRoundedRect(QRectF(tc.left(), tc.bottom() - h, tc.width(), h), 3, 3)
         if L["sms"] and L["sms"][0].width() >= 40:
             sm = L["sms"][0]
-            self._text(p, QRectF(sm.left() + 3, y0 + 2, sm.width() - 6, fs), "TC", _font(fs - 3), TEXT,
+            self._text(p, QRectF(sm.left() + 3, y0 + 2, sm.width() - 6, fs), "TC", _font(fs - 3), P.text,
                        Qt.AlignLeft | Qt.AlignTop)
         # cluster tiles: tensor-core fill; the link: how much of each step it is busy
         if L.get("tiles"):
             for t in L["tiles"]:
                 inner = QRectF(t.left() + 9, t.top() + 4, t.width() - 18, t.height() - 8)
                 p.setPen(Qt.NoPen)
-                p.setBrush(TC_IDLE)
+                p.setBrush(P.tc_idle)
                 p.drawRect(inner)
                 h = inner.height() * busy
                 p.setBrush(TC_BUSY)
@@ -1056,12 +1143,12 @@ class HierarchyView(QWidget):
             foot = L["cluster_foot"]
             u = float(cur.levels[6])
             bar = QRectF(foot.left(), foot.top() + fs * 1.55, foot.width() * 0.45, 5)
-            p.setBrush(PIPE)
+            p.setBrush(P.pipe)
             p.drawRoundedRect(bar, 2, 2)
             comm = self.flow.bottleneck == "communication"
             p.setBrush(WARNING if comm else INTERCONNECT)
             p.drawRoundedRect(QRectF(bar.left(), bar.top(), max(2.0, bar.width() * u), 5), 2, 2)
-            colour = WARNING if comm else TEXT
+            colour = P.warning_text if comm else P.text
             self._fit(p, QRectF(foot.left(), foot.top(), foot.width(), fs * 1.4),
                       [f"link busy {percent(u)} of each step", f"link busy {percent(u)} of a step",
                        f"link busy {percent(u)}"], _font(fs - 1, comm), colour)
@@ -1084,7 +1171,8 @@ class HierarchyView(QWidget):
             poly = create_qpolygonf(n * m)
             arr = ndarray_from_qpolygonf(poly)
             arr[:] = (np.round(pts)[:, None, :] + offsets[None, :, :]).reshape(-1, 2)
-            pen = QPen(KIND_COLOURS[kind], width)
-            pen.setCapStyle(Qt.SquareCap)
-            p.setPen(pen)
-            p.drawPoints(poly)
+            for colour, w in _layers(self._pal.kinds[kind], self._pal.outlines[kind], width):
+                pen = QPen(colour, w)
+                pen.setCapStyle(Qt.SquareCap)
+                p.setPen(pen)
+                p.drawPoints(poly)

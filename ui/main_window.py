@@ -161,6 +161,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
         self.roofline.apply_theme(t)
         self.gauges.set_theme(t)
+        self.hierarchy.set_theme(t)
         self.controls.set_theme_name(t.name, t.px(15))
         self.lessons.set_theme(t)
 

@@ -63,6 +63,8 @@ class DecodeChapter(ChapterView):
 
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.hbm.set_theme(t)
+        if hasattr(self.hierarchy, "set_theme"):    # not the placeholder label
+            self.hierarchy.set_theme(t)
 
     def update_view(self, e) -> None:
         self.estimate = e

@@ -56,6 +56,8 @@ class MultiGpuChapter(ChapterView):
         self.side_lay.addWidget(self.meas_note)
 
     def apply_plot_theme(self, t: th.Theme) -> None:
+        if hasattr(self.hierarchy, "set_theme"):    # not the placeholder label
+            self.hierarchy.set_theme(t)
         self.ideal.setPen(pg.mkPen(t.text, width=1, style=Qt.DotLine))
         for link, item in self.lines.items():
             colour, style, _ = LINK_STYLE[link]
