@@ -169,14 +169,17 @@ def render_png(window, path: str, size: tuple[int, int]) -> bool:
     return window.grab().save(path)
 
 
-def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int = 300) -> bool:
+def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int = 300,
+                         theme: str = "dark") -> bool:
     """The animated hierarchy alone: run ``frames`` frames deterministically so the flow settles."""
     from PySide6.QtCore import Qt
+    from ui import theme as th
     from ui.controller import Controller
     from ui.hierarchy_view import HierarchyView
     app = ensure_app()
     controller = Controller(scenario)
     view = HierarchyView(controller)
+    view.set_theme(th.get_theme(theme))
     view.setAttribute(Qt.WA_DontShowOnScreen, os.environ.get("QT_QPA_PLATFORM") != "offscreen")
     view.resize(*size)
     view.show()
@@ -220,7 +223,8 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
             if smoke:
                 return _smoke(window, size or DEFAULT_SIZE)
             if view == "hierarchy":
-                ok = render_hierarchy_png(window.controller.valid_scenario, screenshot, size or (1200, 700))
+                ok = render_hierarchy_png(window.controller.valid_scenario, screenshot, size or (1200, 700),
+                                          theme=window.theme_name)
             else:
                 ok = render_png(window, screenshot, size or DEFAULT_SIZE)
             window.close()
