@@ -9,15 +9,18 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QHelpEvent, QImage
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from model import estimate
 from model.catalog import default_catalog
-from model.format import duration
+from model.format import duration, sig3
 from model.lessons import (AMD_LINE, NVIDIA_LINE, default_chapters, generations, hbm_latency_cycles, latency_hiding,
                            matching_measurements, memory_ladder, precision_table, roofline_point, scaling)
 from model.sweep import sweep_batch
-from ui.chapters.ch6_batching import BATCHES
+from ui.chapters.base import error_text
+from ui.chapters.ch6_batching import BATCHES, batch_at
 
 CHAPTERS = default_chapters()
 ALL_STATES = [(ch.number, i) for ch in CHAPTERS for i in range(len(ch.states))]
@@ -239,3 +242,86 @@ def test_lessons_lay_out_without_clipping_at_small_and_large_sizes(window, qtbot
             assert v.geometry().right() <= window.width()
             for lab in (v.title_label, v.caption_label, v.takeaway_label):
                 assert lab.height() >= lab.heightForWidth(lab.width()) - 1 or not lab.wordWrap()
+
+
+# ---------------------------------------------------------------- hover tooltips and clicks
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 6, 7, 8])
+def test_every_chart_marker_has_its_own_tooltip_with_numbers(window, number):
+    v = open_state(window, number, 0)
+    assert any(p.tips.points or p.tips.rects for p in v.plots)
+    for p in v.plots:
+        tips = p.tips
+        for vx, vy, _text in tips.points:                 # view coordinates (log10 of data on a log axis)
+            text = tips.text_at(tips.vb.mapViewToScene(QPointF(vx, vy)))
+            assert text and any(ch.isdigit() for ch in text), (number, vx, vy)
+        for x0, y0, x1, y1, text in tips.rects:           # bars: their middle
+            mid = tips.vb.mapViewToScene(QPointF(0.5 * (x0 + x1), 0.5 * (y0 + y1)))
+            assert tips.text_at(mid) and any(ch.isdigit() for ch in tips.text_at(mid))
+        # away from every marker (over the left axis's labels) the whole-plot tooltip is the fallback
+        away = p.getPlotItem().getAxis("left").sceneBoundingRect().center()
+        assert tips.text_at(away) == ""
+        assert tips.tip_at(away) == p.toolTip()
+
+
+def test_a_published_marker_tooltip_names_its_source_conditions_and_error(window, qtbot):
+    v = open_state(window, 6, 0)
+    assert v.measured
+    plot = v.rows[0]["plot"]
+    for m in v.measured:
+        row = m["row"]
+        pos = plot.tips.scene_pos(m["batch"], m["measured_ms"])
+        text = plot.tips.text_at(pos)
+        assert row.source in text and row.framework in text
+        assert f"batch {row.batch:,}" in text and f"{row.input_len:,} input / {row.output_len:,} output" in text
+        assert f"{row.n_gpus} GPU" in text
+        assert f"measured {sig3(m['measured_s'])} s, model {sig3(m['predicted_s'])} s" in text
+        assert error_text(m["error"]) in text
+        assert f"{sig3(m['measured_ms'])} ms per step" in text
+        # a few pixels off still finds it (nearest within HOVER_PX, in screen space on log axes)
+        assert plot.tips.text_at(pos + QPointF(4, -3)) == text
+        # the ○ beside it is the model's prediction of the same run
+        ptext = plot.tips.text_at(plot.tips.scene_pos(m["batch"], m["model_ms"]))
+        assert ptext.startswith("○") and sig3(m["model_ms"]) in ptext and row.source in ptext
+    # a real mouse move over the star shows that text as the tooltip
+    m = v.measured[0]
+    pix = plot.mapFromScene(plot.tips.scene_pos(m["batch"], m["measured_ms"]))
+    qtbot.mouseMove(plot.viewport(), pix)
+    qtbot.waitUntil(lambda: plot.tips.shown != "", timeout=2000)
+    assert m["row"].source in plot.tips.shown
+    assert QToolTip.text() == plot.tips.shown
+    QToolTip.hideText()
+    # resting there (Qt's ToolTip event) keeps the marker's text, not the whole-plot summary
+    QApplication.sendEvent(plot.viewport(), QHelpEvent(QEvent.ToolTip, pix, plot.viewport().mapToGlobal(pix)))
+    assert m["row"].source in QToolTip.text() and QToolTip.text() != plot.toolTip()
+    QToolTip.hideText()
+
+    # chapter 8: the multi-GPU stars say both latencies and the speed-ups
+    v = open_state(window, 8, 0)
+    for m in v.measured:
+        text = v.plot.tips.text_at(v.plot.tips.scene_pos(m["n_gpus"], m["measured_speedup"]))
+        assert m["row"].source in text and m["row"].framework in text
+        assert f"measured {sig3(m['measured_speedup'])}×, model {sig3(m['model_speedup'])}×" in text
+        assert error_text(m["error"]) in text
+
+
+def test_clicking_the_batching_plots_sets_the_batch(window, qtbot):
+    assert [batch_at(math.log10(b)) for b in (1, 3, 256, 300, 4096, 9000)] == [1, 4, 256, 256, 4096, 4096]
+    assert batch_at(-2.0) == 1
+    v = open_state(window, 6, 0)
+    for row, target in ((v.rows[0], 256), (v.rows[2], 8)):
+        p = row["plot"]
+        vb = p.getPlotItem().vb
+        (_x0, _x1), (y0, y1) = vb.viewRange()
+        pix = p.mapFromScene(vb.mapViewToScene(QPointF(math.log10(target), 0.5 * (y0 + y1))))
+        qtbot.mouseClick(p.viewport(), Qt.LeftButton, pos=pix)
+        window.controller.flush()
+        assert window.controller.scenario.batch == target
+        v.ensure_fresh()
+        qtbot.waitUntil(lambda: list(v.rows[0]["now"].xData) == [float(target)], timeout=2000)
+    # a click outside the axes (on the tick labels) changes nothing
+    p = v.rows[1]["plot"]
+    qtbot.mouseClick(p.viewport(), Qt.LeftButton, pos=p.mapFromScene(p.getPlotItem().getAxis("left")
+                                                                    .sceneBoundingRect().center()))
+    window.controller.flush()
+    assert window.controller.scenario.batch == 8

@@ -143,6 +143,19 @@ class GenerationsChapter(ChapterView):
         self.ridge_plot.setToolTip("\n".join(
             f"{p.name}: {si(p.flops16, 'FLOP/s')} ÷ {si(p.bandwidth_bytes_per_s, 'B/s')} = "
             f"{sig3(p.ridge_flops_per_byte)} FLOP/byte" for p in pts))
+        bt, rt = self.bars_plot.tips, self.ridge_plot.tips
+        bt.clear()
+        rt.clear()
+        for k, p in enumerate(pts):
+            bt.rect(k - 0.39, 0, k - 0.01, fv[k],
+                    f"{p.name} ({p.year}): {si(p.flops16, 'FLOP/s')} dense 16-bit\n"
+                    f"= {sig3(p.flops_vs_first)}× the {first.name}'s {si(first.flops16, 'FLOP/s')}")
+            bt.rect(k + 0.01, 0, k + 0.39, bv[k],
+                    f"{p.name} ({p.year}): {si(p.bandwidth_bytes_per_s, 'B/s')} HBM bandwidth\n"
+                    f"= {sig3(p.bandwidth_vs_first)}× the {first.name}'s {si(first.bandwidth_bytes_per_s, 'B/s')}")
+            rt.rect(k - 0.3, 0, k + 0.3, ridge[k],
+                    f"{p.name} ({p.year}): ridge point {sig3(p.ridge_flops_per_byte)} FLOP/byte\n"
+                    f"= {si(p.flops16, 'FLOP/s')} ÷ {si(p.bandwidth_bytes_per_s, 'B/s')}")
         mid = next((p for p in pts if p.gpu_id.startswith("h100")), None)
         lines = [f"{first.name} → {last.name}: compute <b style='color:{th.BLUISH_GREEN}'>{sig3(last.flops_vs_first)}×</b>, "
                  f"bandwidth <b style='color:{th.ORANGE}'>{sig3(last.bandwidth_vs_first)}×</b>"]

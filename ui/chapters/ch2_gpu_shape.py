@@ -156,6 +156,14 @@ class GpuShapeChapter(ChapterView):
             f"Scheduler issuing <b>{percent(r.issue_busy)}</b> of cycles<br>"
             f"Lanes doing useful work <b>{percent(r.lane_use)}</b><br>"
             f"Warps needed to hide {r.latency_cycles} cycles: <b>{r.warps_needed}</b>")
+        tips = self.strip.tips
+        tips.clear()
+        for i in range(r.warps):
+            row = r.timeline[i]
+            tips.rect(0, i - 0.5, cycles, i + 0.5,
+                      f"Warp {i + 1} over one {cycles}-cycle period: issuing {int((row == 1).sum())} cycles, "
+                      f"ready but not chosen {int((row == 2).sum())}, waiting on memory {int((row == 0).sum())}\n"
+                      f"Scheduler issuing {percent(r.issue_busy)} of cycles; {r.latency_cycles}-cycle HBM latency")
         self.strip.setToolTip(f"HBM latency {r.latency_cycles} cycles on {hw.short_name} "
                               f"(measured ns × clock); each warp computes {r.compute_cycles} cycles per load")
 

@@ -120,7 +120,7 @@ class HierarchyChapter(ChapterView):
             tips.append(f"{L.label}: capacity {fmt('capacity', L.capacity_bytes)}, bandwidth "
                         f"{fmt('bandwidth', L.bandwidth_bytes_per_s)}, latency {fmt('latency', L.latency_s)}{d}\n"
                         f"  source: {L.source}")
-        for key, attr, _name, unit, colour in COLUMNS:
+        for key, attr, name, unit, colour in COLUMNS:
             c = self.cols[key]
             vals = np.array([getattr(s.level, attr) if getattr(s.level, attr) else np.nan for s in steps], dtype=float)
             ok = np.isfinite(vals)
@@ -134,6 +134,15 @@ class HierarchyChapter(ChapterView):
             c["stems"].setData(np.array(sx), np.array(sy))
             derived = np.array([any(k in s.level.derived for k in DERIVED_KEYS[key]) for s in steps])
             f_mask, h_mask = ok & ~derived, ok & derived
+            marks = c["plot"].tips
+            marks.clear()
+            for i in range(n):
+                if ok[i]:
+                    L = steps[i].level
+                    how = (f"derived (computed from other specs: {', '.join(L.derived)})" if derived[i]
+                           else "published or measured")
+                    marks.point(vals[i], y[i], f"{L.label} — {name.lower()}: {fmt(key, vals[i])}, {how}\n"
+                                               f"Source: {L.source}")
             c["filled"].setData(vals[f_mask], y[f_mask])
             c["hollow"].setData(vals[h_mask], y[h_mask])
             vb = c["plot"].getPlotItem().vb

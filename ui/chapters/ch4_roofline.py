@@ -149,6 +149,19 @@ class RooflineChapter(ChapterView):
             f"With 2× compute <b>{si(pt.attainable_with_double_compute, 'FLOP/s')}</b> ({sig3(gain)}×)<br>"
             f"Ridge <b>{sig3(r)}</b> FLOP/byte<br>"
             f"<b style='color:{bound_col}'>{pt.bound.upper()}-BOUND</b>")
+        tips = self.plot.tips
+        tips.clear()
+        tips.point(x, pt.attainable_flops,
+                   f"Intensity {sig3(x)} FLOP/byte → attainable {si(pt.attainable_flops, 'FLOP/s')} "
+                   f"({pt.bound}-bound)\n= min({si(peak, 'FLOP/s')}, {sig3(x)} FLOP/byte × "
+                   f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')})")
+        tips.point(x, pt.attainable_with_double_compute,
+                   f"With 2× compute ({si(2 * peak, 'FLOP/s')}): {si(pt.attainable_with_double_compute, 'FLOP/s')} "
+                   f"at {sig3(x)} FLOP/byte = {sig3(gain)}× as fast")
+        tips.point(r, peak, f"Ridge {sig3(r)} FLOP/byte = {si(peak, 'FLOP/s')} ÷ "
+                            f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')} ({hw.short_name}, {dtype.upper()})")
+        tips.point(2 * r, 2 * peak, f"Ridge with 2× compute: {sig3(2 * r)} FLOP/byte = {si(2 * peak, 'FLOP/s')} ÷ "
+                                    f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}")
         self.plot.setToolTip(f"attainable = min({si(peak, 'FLOP/s')}, intensity × "
                              f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}); dashed: the same chip with twice the FLOP/s")
 

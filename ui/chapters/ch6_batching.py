@@ -5,8 +5,13 @@ tokens against batch (log x), the critical batch (Estimate.critical_batch) where
 turns compute-bound, and the KV-cache limit (max_batch_that_fits) past which memory runs
 out. Published end-to-end latencies for the same model and GPU are drawn as stars
 (≈ per step: latency ÷ output tokens) beside the model's prediction of the same run.
+Hover any point for its numbers; click a plot to set the batch there (snapped to a power
+of two, 1 … 4096) through the controller, so a speaker can walk the curve.
 """
 from __future__ import annotations
+
+import math
+from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
@@ -16,13 +21,21 @@ from model.format import duration, si, sig3
 from model.lessons import matching_measurements
 from model.sweep import sweep_batch
 from ui import theme as th
-from ui.chapters.base import ChapterView, log10, text_font
+from ui.chapters.base import ChapterView, error_text, log10, measured_tip, text_font
 
 BATCHES = np.unique(np.round(np.geomspace(1, 4096, 49))).astype(float)
 SERIES = (("decode_ms_per_token", "Time per token (ms)", "ms", th.SKY_BLUE),
           ("output_tokens_per_s", "Tokens/s (whole batch)", "tok/s", th.BLUISH_GREEN),
           ("usd_per_million_tokens", "$ per 1M tokens", "$", th.ORANGE))
 MAX_MEASURED = 8
+CLICK_MAX_BATCH = 4096
+
+
+def batch_at(view_x: float) -> int:
+    """The power of two nearest a log10(batch) view coordinate, within 1 … CLICK_MAX_BATCH."""
+    top = int(round(math.log2(CLICK_MAX_BATCH)))
+    k = int(round(float(view_x) / math.log10(2.0))) if math.isfinite(view_x) else 0
+    return 2 ** max(0, min(top, k))
 
 
 class BatchingChapter(ChapterView):
@@ -69,12 +82,16 @@ class BatchingChapter(ChapterView):
                 p.addItem(row["crit_label"], ignoreBounds=True)
                 p.addItem(row["kv_label"], ignoreBounds=True)
             self.rows.append(row)
+            p.scene().sigMouseClicked.connect(partial(self._clicked, p))
+            p.setCursor(Qt.PointingHandCursor)
             self.chart_lay.addWidget(p, 1)
         self.numbers = self.note_label(name="chapterValue")
         self.side_lay.addWidget(self.numbers)
         self.meas_note = self.note_label()
         self.side_lay.addWidget(self.meas_note)
-        self.side_lay.addWidget(self.note_label("Move the batch slider in the controls: the yellow dot follows."))
+        self.side_lay.addWidget(self.note_label(
+            "Click a plot (or move the batch slider in the controls) to set the batch: the yellow dot follows. "
+            "Hover a point for its numbers."))
 
     def apply_plot_theme(self, t: th.Theme) -> None:
         for r in self.rows:
@@ -131,6 +148,12 @@ class BatchingChapter(ChapterView):
             r["kvl"].setValue(log10(max(kv, 1)))
             r["over"].setVisible(bool(kv < BATCHES[-1]))
             r["over"].setRegion((log10(max(kv, 1)), x1 + 1))
+            self._tips(r, sw, e, y)
+            r["plot"].setToolTip(f"{r['plot']._labels[1]} against batch 1 … {int(BATCHES[-1]):,} (log axes), "
+                                 f"{e.model_name} {e.precision_name} on {e.gpu_name} × {s.gpus}\n"
+                                 f"Now: {self._fmt(r['attr'], cur)} at batch {s.batch:,}; critical batch "
+                                 f"{sig3(crit) if crit else '— (never compute-bound)'}; KV cache fits up to "
+                                 f"batch {kv:,}\nClick to set the batch there (1, 2, 4 … {CLICK_MAX_BATCH:,})")
             r["label"].setText(f"{r['plot']._labels[1]}: {self._fmt(r['attr'], cur)} at batch {s.batch}")
             r["label"].setColor(r["colour"])
             r["label"].setPos(x0 + 0.05, log10(hi) + pad * 0.9)
@@ -172,6 +195,48 @@ class BatchingChapter(ChapterView):
         else:
             self.meas_note.setText("No published run matches this model, GPU and precision.")
 
+    def _clicked(self, plot, ev) -> None:
+        """A click inside a plot's axes sets the batch at that x (nearest power of two)."""
+        if ev.button() != Qt.LeftButton:
+            return
+        vb = plot.getPlotItem().vb
+        pos = ev.scenePos()
+        if not vb.sceneBoundingRect().contains(pos):
+            return
+        ev.accept()
+        self.controller.set(batch=batch_at(vb.mapSceneToView(pos).x()))
+
+    def _tips(self, r, sw, e, y) -> None:
+        """Per-marker hover text: the yellow dot, ★ and ○, then every sampled point of the curve
+        (the first added wins a tie, so the dot and the stars beat the curve under them)."""
+        tips = r["plot"].tips
+        tips.clear()
+        name = r["plot"]._labels[1]
+        s = e.scenario
+        cur = getattr(e, r["attr"])
+        tips.point(float(s.batch), cur,
+                   f"Now, batch {s.batch:,}: {self._fmt(r['attr'], cur)} ({name})\n"
+                   f"{duration(e.decode_ms_per_token / 1e3)} per token · {si(e.output_tokens_per_s, 'tok/s')} · "
+                   f"${sig3(e.usd_per_million_tokens)} per 1M tokens · {e.bound}-bound")
+        for m in (self.measured if "meas" in r else ()):
+            row = m["row"]
+            per_step = (f"Measured ≈ {sig3(m['measured_ms'])} ms per step, model {sig3(m['model_ms'])} ms per step "
+                        f"(end to end ÷ {row.output_len:,} output tokens)")
+            e2e = (f"End to end: measured {sig3(m['measured_s'])} s, model {sig3(m['predicted_s'])} s "
+                   f"({error_text(m['error'])})")
+            tips.point(m["batch"], m["measured_ms"], measured_tip(row, [per_step, e2e]))
+            tips.point(m["batch"], m["model_ms"],
+                       f"○ Model's prediction of the published run (batch {row.batch:,}, {row.input_len:,} in / "
+                       f"{row.output_len:,} out, {row.n_gpus}× {row.gpu}, {row.framework})\n"
+                       f"Model {sig3(m['model_ms'])} ms per step = {sig3(m['predicted_s'])} s end to end; "
+                       f"measured {sig3(m['measured_ms'])} ms per step = {sig3(m['measured_s'])} s "
+                       f"({error_text(m['error'])})\nSource: {row.source}")
+        for b, v, ms, tps, usd, fits in zip(sw.batch, y, sw.decode_ms_per_token, sw.output_tokens_per_s,
+                                            sw.usd_per_million_tokens, sw.fits):
+            tips.point(b, v, f"Model, batch {int(b):,}: {self._fmt(r['attr'], v)} ({name})\n"
+                             f"{duration(ms / 1e3)} per token · {si(tps, 'tok/s')} · ${sig3(usd)} per 1M tokens"
+                             + ("" if fits else "\nKV cache does not fit at this batch"))
+
     @staticmethod
     def _fmt(attr: str, v: float) -> str:
         if attr == "decode_ms_per_token":
@@ -190,7 +255,7 @@ class BatchingChapter(ChapterView):
                 continue
             out.append(dict(batch=r.batch, measured_ms=r.value * 1e3 / r.output_len,
                             model_ms=c.predicted * 1e3 / r.output_len, error=c.error, measured_s=r.value,
-                            predicted_s=c.predicted, output_len=r.output_len,
+                            predicted_s=c.predicted, output_len=r.output_len, row=r,
                             label=f"{r.label}; {r.source}"))
         return out[:MAX_MEASURED]
 

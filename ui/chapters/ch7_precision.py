@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QWi
 from model.format import duration, sig3
 from model.lessons import matching_measurements, precision_table
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.chapters.base import ChapterView, error_text, measured_tip, text_font
 from ui.chapters.ch1_generations import NamesAxis
 
 MAX_ROWS = 8
@@ -163,6 +163,7 @@ class PrecisionChapter(ChapterView):
             cells[2].setText(f"<span style='color:{t.secondary}'>emulated</span>" if r.emulated else "native")
             cells[3].setText(r.accuracy_note)
             cells[3].setToolTip(r.accuracy_note)
+        self._tips(e, rows, y, gb, floor, real, here)
         self.title_row.setText(f"{e.model_name.upper()} ON {e.gpu_name.upper()} · BATCH {s.batch} · "
                                f"{s.input_len:,} IN / {s.output_len:,} OUT")
         lines = []
@@ -180,6 +181,35 @@ class PrecisionChapter(ChapterView):
                                       if here else ""))
         else:
             self.meas_note.setText("No published batch-1 runs to compare.")
+
+    def _tips(self, e, rows, y, gb, floor, real, here) -> None:
+        """Per-marker hover text: each bar, each ○ (realistic) and each ★ (published)."""
+        s = e.scenario
+        ft, mt = self.fp_plot.tips, self.ms_plot.tips
+        ft.clear()
+        mt.clear()
+        idx = {r.precision_id: i for i, r in enumerate(rows)}
+        for m in here:
+            if m["precision"] not in idx:
+                continue
+            r = m["row"]
+            mt.point(m["measured_ms"], idx[m["precision"]], measured_tip(r, [
+                f"Measured ≈ {sig3(m['measured_ms'])} ms per step, model "
+                f"{sig3(m['predicted_s'] * 1e3 / r.output_len)} ms per step (end to end ÷ {r.output_len:,} output tokens)",
+                f"End to end: measured {sig3(m['measured_s'])} s, model {sig3(m['predicted_s'])} s "
+                f"({error_text(m['error'])})"]))
+        for i, r in enumerate(rows):
+            fits = f"fits on {r.gpus_to_fit} GPU{'s' if r.gpus_to_fit > 1 else ''}" if r.gpus_to_fit \
+                else "does not fit on up to 64 GPUs"
+            maths = "emulated (no native maths at this width)" if r.emulated else "native maths"
+            ft.rect(0, y[i] - 0.3, gb[i], y[i] + 0.3,
+                    f"{r.name} ({sig3(r.weight_bits)}-bit): weights {sig3(gb[i])} GB on all GPUs together\n"
+                    f"One {e.gpu_name}: {sig3(e.hbm_capacity_bytes / 1e9)} GB; {fits}")
+            mt.point(real[i], y[i], f"○ {r.name}: realistic {duration(real[i] / 1e3)} per token "
+                                    f"(floor {duration(floor[i] / 1e3)}), batch {s.batch}, {maths}")
+            mt.rect(0, y[i] - 0.3, floor[i], y[i] + 0.3,
+                    f"{r.name}: floor {duration(floor[i] / 1e3)} per token (every byte read once at full "
+                    f"bandwidth); realistic {duration(real[i] / 1e3)}, {maths}")
 
     def _speedup_text(self) -> str:
         by = {m["precision"]: m for m in self.measured}
@@ -199,7 +229,7 @@ class PrecisionChapter(ChapterView):
                 out.append(dict(precision=r.precision, measured_s=r.value, predicted_s=c.predicted, error=c.error,
                                 measured_ms=r.value * 1e3 / r.output_len, model=r.model, gpu=r.gpu,
                                 input_len=r.input_len, output_len=r.output_len, framework=r.framework,
-                                source=r.source, label=r.label, here=(model, gpu) == (s.model, s.gpu)))
+                                source=r.source, label=r.label, here=(model, gpu) == (s.model, s.gpu), row=r))
             return out
         cat = self.catalog
         found = rows_for(cat.model(s.model).id, cat.gpu(s.gpu).id)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout
 from model.format import duration, sig3
 from model.lessons import matching_measurements, scaling
 from ui import theme as th
-from ui.chapters.base import ChapterView, log10, text_font
+from ui.chapters.base import ChapterView, error_text, log10, measured_tip, text_font
 from ui.chapters.ch5_decode import make_hierarchy
 
 LINK_STYLE = {"nvlink": (th.BLUISH_GREEN, Qt.SolidLine, "NVLink-class fabric"),
@@ -105,6 +105,7 @@ class MultiGpuChapter(ChapterView):
         else:
             self.now.setData([], [])
             self.now_label.setVisible(False)
+        self._tips(e, curves, cur, k)
         lo = min(float(np.nanmin(np.concatenate(ys))), 1.0)
         self.plot.getPlotItem().vb.setRange(xRange=(log10(ns[0]) - 0.15, log10(ns[-1]) + 0.15),
                                             yRange=(log10(lo) - 0.15, log10(ns[-1]) + 0.15), padding=0)
@@ -132,6 +133,43 @@ class MultiGpuChapter(ChapterView):
         else:
             self.meas_note.setText("No published multi-GPU runs to compare.")
 
+    def _tips(self, e, curves, cur, k) -> None:
+        """Per-marker hover text: the yellow dot, ★ and ○, then every model point of each link."""
+        s = e.scenario
+        tips = self.plot.tips
+        tips.clear()
+        if k is not None and np.isfinite(cur.speedup[k]):
+            tips.point(s.gpus, cur.speedup[k],
+                       f"Now: {s.gpus} GPU{'s' if s.gpus > 1 else ''} over {LINK_STYLE[s.interconnect][2]}: "
+                       f"{sig3(cur.speedup[k])}× the tokens/s of one GPU\n"
+                       f"{duration(e.decode_ms_per_token / 1e3)} per token, {e.bound}-bound (tp {e.tp} × pp {e.pp})")
+        for m in self.measured:
+            row, n = m["row"], m["n_gpus"]
+            lines = [f"Speed-up over 1 GPU: measured {sig3(m['measured_speedup'])}×, model "
+                     f"{sig3(m['model_speedup'])}×",
+                     f"Latency at {n} GPU{'s' if n > 1 else ''}: measured {sig3(m['measured_s'])} s, model "
+                     f"{sig3(m['predicted_s'])} s ({error_text(m['error'])})"]
+            if n != 1:
+                lines.append(f"Latency at 1 GPU: measured {sig3(m['base_measured_s'])} s, model "
+                             f"{sig3(m['base_predicted_s'])} s ({error_text(m['base_error'])})")
+            tips.point(n, m["measured_speedup"], measured_tip(row, lines))
+            tips.point(n, m["model_speedup"],
+                       f"○ Model's speed-up for the published run ({row.model} {row.precision} on {n}× {row.gpu}, "
+                       f"batch {row.batch}, {row.input_len:,} in / {row.output_len:,} out, {row.framework})\n"
+                       f"Model {sig3(m['model_speedup'])}× = {sig3(m['base_predicted_s'])} s ÷ "
+                       f"{sig3(m['predicted_s'])} s; measured {sig3(m['measured_speedup'])}× = "
+                       f"{sig3(m['base_measured_s'])} s ÷ {sig3(m['measured_s'])} s\nSource: {row.source}")
+        for c in curves:
+            name = LINK_STYLE[c.interconnect][2]
+            for n, sp, ms, b in zip(c.gpus, c.speedup, c.ms_per_token, c.bound):
+                if np.isfinite(sp):
+                    tips.point(n, sp, f"Model: {int(n)} GPU{'s' if n > 1 else ''} over {name}: {sig3(sp)}× the "
+                                      f"tokens/s of one GPU (ideal {int(n)}×)\n"
+                                      f"{duration(ms / 1e3)} per token, {b}-bound")
+        self.plot.setToolTip(f"Speed-up = tokens/s on N GPUs ÷ on one, {e.model_name} {e.precision_name} on "
+                             f"{e.gpu_name}, batch {s.batch}; dotted: the ideal N×\n"
+                             f"Hover a point for its numbers; ★ published runs, ○ the model's prediction of them")
+
     def _measurements(self, s):
         cat = self.catalog
 
@@ -149,7 +187,9 @@ class MultiGpuChapter(ChapterView):
                                 model_speedup=base.predicted / c.predicted, measured_s=c.row.value,
                                 predicted_s=c.predicted, model=c.row.model, gpu=c.row.gpu,
                                 precision=c.row.precision, batch=c.row.batch, framework=c.row.framework,
-                                source=c.row.source, label=c.row.label))
+                                source=c.row.source, label=c.row.label, row=c.row, error=c.error,
+                                base_measured_s=base.row.value, base_predicted_s=base.predicted,
+                                base_error=base.error))
             return out if len(out) > 1 else []
         found = rows_for(cat.model(s.model).id, cat.gpu(s.gpu).id, s.batch)
         return found or rows_for(*REFERENCE)
