@@ -146,7 +146,8 @@ class PrecisionChapter(ChapterView):
             fl.setColor(th.ORANGE)
             fl.setPos(gb[i] + fp_max * 0.01, y[i])
             fl.setVisible(True)
-            ml.setText(f"{duration(floor[i] / 1e3)}" + (" (emulated)" if rows[i].emulated else ""))
+            ml.setText(f"{duration(floor[i] / 1e3)} floor · {duration(real[i] / 1e3)}"
+                       + (" (emulated)" if rows[i].emulated else ""))
             ml.setColor(th.SKY_BLUE if not rows[i].emulated else t.secondary)
             ml.setPos(max(floor[i], real[i]) + ms_max * 0.02, y[i])
             ml.setVisible(True)
