@@ -54,14 +54,27 @@ def _fail_on_qt_warnings(request):
 
 
 @pytest.fixture
-def lessons_window(qtbot):
-    """A shown main window at 1600×900 with the Lessons page's glides made instant."""
+def shown(qtbot):
+    """shown(widget, (w, h)) → the widget, owned by qtbot, resized, shown and exposed."""
+    def show(widget, size=(1600, 900)):
+        qtbot.addWidget(widget)
+        widget.resize(*size)
+        widget.show()
+        qtbot.waitExposed(widget)
+        return widget
+    return show
+
+
+@pytest.fixture
+def main_window(shown):
+    """The main window (default scenario, no settings) shown at 1600×900."""
     from model import Scenario
     from ui.app import build_window
-    w = build_window(Scenario(), st=None)
-    qtbot.addWidget(w)
-    w.lessons.glide.duration_ms = 0
-    w.resize(1600, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return shown(build_window(Scenario(), st=None))
+
+
+@pytest.fixture
+def lessons_window(main_window):
+    """The main window with the Lessons page's glides made instant."""
+    main_window.lessons.glide.duration_ms = 0
+    return main_window

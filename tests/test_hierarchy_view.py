@@ -15,13 +15,8 @@ BUSIEST = Scenario(gpu="l40s-48gb", model="llama-3.1-70b", precision="fp8", gpus
 
 
 @pytest.fixture
-def view(qtbot):
-    v = HierarchyView(estimate_=estimate(SMALL))
-    qtbot.addWidget(v)
-    v.resize(1200, 700)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+def view(shown):
+    return shown(HierarchyView(estimate_=estimate(SMALL)), (1200, 700))
 
 
 def _frame(v, dt=1 / 60):
@@ -129,13 +124,9 @@ def test_other_vendors_and_sizes(qtbot):
             assert v.hw.unit_name == "CU" and v.hw.hbm_stacks == 8 and len(v._L["stacks"]) == 8
 
 
-def test_narrow_view_shortens_rather_than_clips(qtbot):
+def test_narrow_view_shortens_rather_than_clips(qtbot, shown):
     """At the width the 1280×720 window gives it, the bar's words shorten but show whole."""
-    v = HierarchyView(estimate_=estimate(PCIE8))
-    qtbot.addWidget(v)
-    v.resize(550, 600)
-    v.show()
-    qtbot.waitExposed(v)
+    v = shown(HierarchyView(estimate_=estimate(PCIE8)), (550, 600))
     v.settle(300)
     qtbot.wait(10)
     assert v._bar.width() <= 552
@@ -184,13 +175,9 @@ def test_multi_gpu_draws_in_the_light_theme(view):
     assert _corner_lightness(view) > 200
 
 
-def test_main_window_passes_its_theme_to_the_chip(qtbot):
+def test_main_window_passes_its_theme_to_the_chip(qtbot, shown):
     from ui.app import build_window
-    w = build_window(Scenario(), st=None)
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown(build_window(Scenario(), st=None), (1280, 720))
     assert w.hierarchy.theme_name == "dark"
     w.toggle_theme()
     assert w.hierarchy.theme_name == "light"

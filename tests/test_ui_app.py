@@ -16,12 +16,8 @@ def _close(c1: QColor, c2: QColor, tol: int = 40) -> bool:
     return all(abs(a - b) <= tol for a, b in ((c1.red(), c2.red()), (c1.green(), c2.green()), (c1.blue(), c2.blue())))
 
 
-def _shot(qtbot, scenario, size=(1600, 900)):
-    w = uiapp.build_window(scenario, st=None)
-    qtbot.addWidget(w)
-    w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
+def _shot(qtbot, shown, scenario, size=(1600, 900)):
+    w = shown(uiapp.build_window(scenario, st=None), size)
     qtbot.wait(10)
     img = w.grab().toImage()
     return w, img, img.devicePixelRatio()
@@ -29,8 +25,8 @@ def _shot(qtbot, scenario, size=(1600, 900)):
 
 @pytest.mark.parametrize("scenario", [Scenario(), Scenario(batch=64), Scenario(model="llama-3.1-8b", batch=512),
                                       Scenario(phase="prefill")])
-def test_operating_point_is_drawn_where_the_model_puts_it(qtbot, scenario):
-    w, img, dpr = _shot(qtbot, scenario)
+def test_operating_point_is_drawn_where_the_model_puts_it(qtbot, shown, scenario):
+    w, img, dpr = _shot(qtbot, shown, scenario)
     e = estimate(scenario)
     p = w.roofline.widget_pos(e.arithmetic_intensity_flops_per_byte, e.achieved_flops, w)
     px = QPoint(round(p.x() * dpr), round(p.y() * dpr))
@@ -42,9 +38,9 @@ def test_operating_point_is_drawn_where_the_model_puts_it(qtbot, scenario):
     assert not _close(far, QColor(th.DARK.op_point), 20)
 
 
-def test_hbm_bar_turns_red_when_it_does_not_fit(qtbot):
+def test_hbm_bar_turns_red_when_it_does_not_fit(qtbot, shown):
     def border_pixel(scenario):
-        w, img, dpr = _shot(qtbot, scenario)
+        w, img, dpr = _shot(qtbot, shown, scenario)
         bar = w.gauges.hbm
         p = bar.mapTo(w, QPoint(1, bar.height() // 2))
         colour = img.pixelColor(QPoint(round(p.x() * dpr), round(p.y() * dpr)))

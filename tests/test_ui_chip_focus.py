@@ -13,12 +13,8 @@ from ui import app as uiapp
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_chip_focus_hides_the_rest_and_comes_back(qtbot):
-    w = uiapp.build_window(Scenario(batch=64), st=None)
-    qtbot.addWidget(w)
-    w.resize(1600, 900)
-    w.show()
-    qtbot.waitExposed(w)
+def test_chip_focus_hides_the_rest_and_comes_back(qtbot, shown):
+    w = shown(uiapp.build_window(Scenario(batch=64), st=None))
     normal = w.hierarchy.width()
     w.toggle_chip_focus()
     qtbot.wait(20)

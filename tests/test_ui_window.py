@@ -6,18 +6,12 @@ from PySide6.QtCore import QPoint, QRectF, Qt
 
 from model import Scenario, estimate
 from model.format import duration, percent, si, sig3
-from ui.app import build_window
 from ui.controls import batch_to_slider, slider_to_batch
 
 
 @pytest.fixture
-def window(qtbot):
-    w = build_window(Scenario(), st=None)
-    qtbot.addWidget(w)
-    w.resize(1600, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+def window(main_window):
+    return main_window
 
 
 def expected_texts(e):

@@ -216,14 +216,6 @@ class ControlPanel(QWidget):
         self.model.setObjectName("modelCombo")
         lay.addWidget(self.model)
 
-        row = QGridLayout()
-        row.setHorizontalSpacing(6)
-        row.setVerticalSpacing(2)
-        l1, l2 = QLabel("Precision"), QLabel("KV cache")
-        l1.setObjectName("controlLabel")
-        l2.setObjectName("controlLabel")
-        row.addWidget(l1, 0, 0)
-        row.addWidget(l2, 0, 1)
         self.precision = SearchCombo()
         self.precision.setMinimumContentsLength(5)
         self.precision.set_items([(None, [(p.id, p.name, p.notes or p.name) for p in cat.precisions])])
@@ -231,8 +223,7 @@ class ControlPanel(QWidget):
         self.kv.setMinimumContentsLength(5)
         self.kv.set_items([(None, [(None, "auto", "The precision's default KV-cache type")]
                             + [(k.id, k.name, k.notes or k.name) for k in cat.kv_precisions if not k.hidden])])
-        row.addWidget(self.precision, 1, 0)
-        row.addWidget(self.kv, 1, 1)
+        row = _labelled_pair(("Precision", self.precision), ("KV cache", self.kv))
         row.setColumnStretch(0, 3)
         row.setColumnStretch(1, 2)
         lay.addLayout(row)
@@ -260,14 +251,6 @@ class ControlPanel(QWidget):
                                        "PCIe between GPUs", "One GPU per node over the network"])
         lay.addWidget(self.interconnect)
 
-        lens = QGridLayout()
-        lens.setHorizontalSpacing(6)
-        lens.setVerticalSpacing(2)
-        a, b = QLabel("Input tokens"), QLabel("Output tokens")
-        a.setObjectName("controlLabel")
-        b.setObjectName("controlLabel")
-        lens.addWidget(a, 0, 0)
-        lens.addWidget(b, 0, 1)
         self.input_len = QSpinBox()
         self.output_len = QSpinBox()
         for sp in (self.input_len, self.output_len):
@@ -275,9 +258,7 @@ class ControlPanel(QWidget):
             sp.setKeyboardTracking(False)
             sp.setGroupSeparatorShown(True)
             sp.setAlignment(Qt.AlignRight)
-        lens.addWidget(self.input_len, 1, 0)
-        lens.addWidget(self.output_len, 1, 1)
-        lay.addLayout(lens)
+        lay.addLayout(_labelled_pair(("Input tokens", self.input_len), ("Output tokens", self.output_len)))
 
         label("Phase")
         self.phase = Segmented(PHASES, ["Decode", "Prefill"],
@@ -358,3 +339,16 @@ class ControlPanel(QWidget):
     def set_theme_name(self, name: str, px: int = 15) -> None:
         self.batch_spin.setFixedWidth(int(px * 4.2) + 16)
         self.theme_button.setText("Light theme" if name == "dark" else "Dark theme")
+
+
+def _labelled_pair(left: tuple[str, QWidget], right: tuple[str, QWidget]) -> QGridLayout:
+    """Two controls side by side, each under its small label."""
+    grid = QGridLayout()
+    grid.setHorizontalSpacing(6)
+    grid.setVerticalSpacing(2)
+    for col, (text, widget) in enumerate((left, right)):
+        lab = QLabel(text)
+        lab.setObjectName("controlLabel")
+        grid.addWidget(lab, 0, col)
+        grid.addWidget(widget, 1, col)
+    return grid
