@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QRect, QRectF
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QAbstractButton, QGraphicsItem, QGraphicsTextItem, QLabel, QWidget
 
 FONT_PX = re.compile(r"font-size:\s*([\d.]+)px")
@@ -133,9 +133,15 @@ def _plot_texts(plot: pg.PlotWidget, window: QWidget) -> list[Text]:
             specs = ax.generateDrawSpecs(painter)
             if not specs:
                 continue
+            fm = QFontMetrics(font)
             for rect, _flags, text in specs[2]:
                 if not str(text).strip():
                     continue
+                h, wd = fm.height(), fm.horizontalAdvance(str(text))   # the glyphs' full line, descenders too
+                if name in ("bottom", "top"):
+                    rect = QRectF(rect.center().x() - wd / 2, rect.top(), wd, h)
+                else:
+                    rect = QRectF(rect.right() - wd if name == "left" else rect.left(), rect.center().y() - h / 2, wd, h)
                 r = _scene_to_window(plot, window, ax.mapRectToScene(rect))
                 out.append(Text("tick", str(text), r, _font_px(font), view_clip))
     finally:
@@ -148,7 +154,13 @@ def texts(window: QWidget) -> list[Text]:
     for plot in window.findChildren(pg.PlotWidget):
         if _shown(plot, window):
             out.extend(_plot_texts(plot, window))
-    return out
+    seen, unique = set(), []
+    for t in out:          # a log axis may list one tick at two levels: drawn once, over itself
+        k = (t.kind, t.text, round(t.rect.x()), round(t.rect.y()))
+        if k not in seen:
+            seen.add(k)
+            unique.append(t)
+    return unique
 
 
 def problems(window: QWidget, min_px: float = 0.0, key_px: float = 0.0) -> list[str]:

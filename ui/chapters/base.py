@@ -27,7 +27,7 @@ import re
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QEvent, QIODevice, QObject, QPoint, QPointF, QRect, Qt, QTimer
-from PySide6.QtGui import QFont, QPainter
+from PySide6.QtGui import QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from model.lesson_serving import chapter_facts
@@ -490,6 +490,10 @@ def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
     pi = p.getPlotItem()
     x_label, y_label = getattr(p, "_labels", ("", ""))
     th.style_plot_axes(pi, t, x_label, y_label, getattr(p, "_left_em", 4.8))
+    font = QFont()
+    font.setPixelSize(t.px(13))
+    line_px = QFontMetrics(font).height()     # the whole line, descenders too (pyqtgraph measures less)
+    pi.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_px)
     pi.showGrid(x=False, y=False)
 
 
