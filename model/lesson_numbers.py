@@ -45,13 +45,14 @@ class Facts:
     values: Mapping[str, str] = field(default_factory=dict)
     details: tuple[str, ...] = ()
 
-    def fill(self, template: str) -> str:
-        """The template with {name} replaced by this screen's values (unknown names stay visible)."""
+    def fill(self, template: str, missing: str | None = None) -> str:
+        """The template with {name} replaced by this screen's values (unknown names stay visible,
+        or become ``missing``)."""
         out = []
         for literal, name, _spec, _conv in string.Formatter().parse(template):
             out.append(literal)
             if name is not None:
-                out.append(str(self.values.get(name, "{" + name + "}")))
+                out.append(str(self.values.get(name, "{" + name + "}" if missing is None else missing)))
         return "".join(out)
 
 
@@ -168,7 +169,7 @@ def ladder_facts(hw: Hardware) -> Facts:
     key = KeyNumber(times(mem.bandwidth_x), f"less bandwidth in {mem.label} than in the registers "
                                             f"({si(mem.bandwidth_bytes_per_s, 'B/s')} vs "
                                             f"{si(pts[0].bandwidth_bytes_per_s, 'B/s')})")
-    details = [f"{p.label}: {si(p.bandwidth_bytes_per_s, 'B/s')}, {duration(p.latency_s)}"
+    details = [f"{p.label}: {si(p.bandwidth_bytes_per_s, 'B/s')}, {sig3(p.latency_s * 1e9)} ns"
                + (f", {si(p.capacity_bytes, 'B')}" if p.capacity_bytes else ", capacity: the host's")
                for p in pts]
     details.append(f"Per step down to {mem.label}: bandwidth ÷{' ÷'.join(sig3(x) for x in steps_bw)}; "

@@ -404,7 +404,7 @@ class ChapterView(QWidget):
         pi.setMenuEnabled(False)
         pi.vb.disableAutoRange()
         p._labels = (x_label, y_label)
-        p._left_em = 7.0 if (log_y and y_unit) else 4.8
+        p._left_em = 8.8 if (log_y and y_unit) else 4.8
         p.tips = MarkerTips(p, log_x, log_y)
         self.plots.append(p)
         return p
