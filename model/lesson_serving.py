@@ -139,6 +139,21 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
 
 
 @dataclass(frozen=True)
+class BatchCurves:
+    batch: np.ndarray
+    tokens_per_s: np.ndarray         # realistic: batch ÷ step time
+    ideal_tokens_per_s: np.ndarray   # at the floor: batch ÷ floor step time
+    fits: np.ndarray
+
+
+def batching_curves(s: Scenario, batches, catalog: Catalog | None = None) -> BatchCurves:
+    """Tokens/s of the whole batch against batch size, realistic and at the floor (model.sweep)."""
+    from model.sweep import sweep_batch
+    sw = sweep_batch(s, batches, catalog)
+    return BatchCurves(sw.batch, sw.output_tokens_per_s, sw.batch / (sw.decode_floor_ms_per_token / 1e3), sw.fits)
+
+
+@dataclass(frozen=True)
 class MeasuredPoint:
     """A published run beside the model's prediction of the same run (same conditions)."""
 
