@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox,
                                QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
+from model.explain import hardware_summary, model_summary
 from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
 
 BATCH_MAX = MAX_BATCH          # the model's range: a saved batch 8192 shows as 8192
@@ -208,8 +209,7 @@ class ControlPanel(QWidget):
         self.gpu = SearchCombo()
         groups: dict[str, list] = {}
         for g in cat.gpus:
-            tip = (f"{g.name}: {len(g.dtypes)} tensor paths, HBM {g.hbm_capacity_bytes / 1e9:.0f} GB at "
-                   f"{g.hbm_bandwidth_bytes_per_s / 1e12:.2f} TB/s, {g.tdp_w:.0f} W, ${g.usd_per_hour:.2f}/h")
+            tip = hardware_summary(g)
             groups.setdefault(f"{g.vendor} · {g.family}", []).append((g.id, g.short_name, tip))
         self.gpu.set_items(list(groups.items()))
         self.gpu.setObjectName("gpuCombo")
@@ -219,7 +219,7 @@ class ControlPanel(QWidget):
         self.model = SearchCombo()
         mgroups: dict[str, list] = {}
         for m in cat.models:
-            tip = f"{m.name}: {m.params.total / 1e9:.1f} B parameters, {m.layers} layers, {m.heads} heads"
+            tip = model_summary(m)
             mgroups.setdefault(_model_family(m.name), []).append((m.id, m.name, tip))
         self.model.set_items(list(mgroups.items()))
         self.model.setObjectName("modelCombo")
@@ -344,6 +344,10 @@ class ControlPanel(QWidget):
         self.gpus.set_value(s.gpus)
         self.interconnect.set_value(s.interconnect)
         self.phase.set_value(s.phase)
+
+    def set_theme(self, t) -> None:
+        """The panel protocol's theme hook: the batch box's width follows the type size."""
+        self.set_theme_name(t.name, t.px(15))
 
     def set_theme_name(self, name: str, px: int = 15) -> None:
         self.batch_spin.setFixedWidth(int(px * 4.2) + 16)

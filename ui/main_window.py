@@ -159,11 +159,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.setStyleSheet(th.style_sheet(t))
         self.controls_scroll.setFixedWidth(int(max(170 + 130 * scale, 300 * scale)))   # grows with its type
         self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
-        self.roofline.set_theme(t)
-        self.gauges.set_theme(t)
-        self.hierarchy.set_theme(t)
-        self.controls.set_theme_name(t.name, t.px(15))
-        self.lessons.set_theme(t)
+        for panel in (self.roofline, self.gauges, self.hierarchy, self.controls, self.lessons):
+            panel.set_theme(t)          # one protocol: every panel takes the theme the same way
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
