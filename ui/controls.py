@@ -196,14 +196,23 @@ class ControlPanel(QWidget):
         title.setObjectName("sectionTitle")
         lay.addWidget(title)
 
-        def label(text, tip=""):
-            lab = QLabel(text)
-            lab.setObjectName("controlLabel")
-            if tip:
-                lab.setToolTip(tip)
-            lay.addWidget(lab)
-            return lab
+        self._lay = lay
+        self._build_catalogue(cat)
+        self._build_numbers()
+        self._build_rest(cat)
+        self._wire(controller)
 
+    def _label(self, text: str, tip: str = "") -> QLabel:
+        lab = QLabel(text)
+        lab.setObjectName("controlLabel")
+        if tip:
+            lab.setToolTip(tip)
+        self._lay.addWidget(lab)
+        return lab
+
+    def _build_catalogue(self, cat) -> None:
+        """GPU, model, precision and KV-cache boxes (type to search)."""
+        lay, label = self._lay, self._label
         # GPU, grouped by vendor · family
         label("GPU", "Type to search")
         self.gpu = SearchCombo()
@@ -237,6 +246,9 @@ class ControlPanel(QWidget):
         row.setColumnStretch(1, 2)
         lay.addLayout(row)
 
+    def _build_numbers(self) -> None:
+        """Batch (log slider and box, the model's range), GPUs, interconnect, lengths, phase."""
+        lay, label = self._lay, self._label
         # batch: log slider 1…4096 + editable number
         label("Batch (sequences decoded together)")
         brow = QHBoxLayout()
@@ -274,6 +286,9 @@ class ControlPanel(QWidget):
                                ["One token per sequence per step", "The whole prompt in one pass"])
         lay.addWidget(self.phase)
 
+    def _build_rest(self, cat) -> None:
+        """The comparison GPU, Reset all, theme and larger text."""
+        lay, label = self._lay, self._label
         label("Compare with (faint roofline)")
         self.compare = SearchCombo()
         cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
@@ -297,8 +312,8 @@ class ControlPanel(QWidget):
         vrow.addWidget(self.large_text)
         lay.addLayout(vrow)
 
-        # wiring: controls → controller
-        c = controller
+    def _wire(self, c) -> None:
+        """Controls → controller; the controller's scenario → controls (no signals back)."""
         self.gpu.chosen.connect(lambda v: c.set(gpu=v))
         self.model.chosen.connect(lambda v: c.set(model=v))
         self.precision.chosen.connect(lambda v: c.set(precision=v))

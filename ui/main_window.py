@@ -81,6 +81,24 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         ex.addWidget(right, 4)
         self._install_lessons(explore, body, outer)
 
+        outer.addWidget(self._build_footer())
+        self.setCentralWidget(central)
+
+        controller.estimate_changed.connect(self._on_estimate)
+        controller.problem_changed.connect(self._on_problem)
+        self.controls.theme_toggled.connect(self.toggle_theme)
+        self.controls.large_text_toggled.connect(self.set_large_text)
+        self.controls.large_text.setChecked(large_text)
+        if controller.estimate is not None:
+            self._on_estimate(controller.estimate)
+        self._on_problem(controller.problem)
+        self.setMinimumSize(1024, 600)
+        self.resize(1600, 900)
+        self.apply_theme()
+
+
+    def _build_footer(self) -> QWidget:
+        """The footer: the reason a scenario was rejected (if any) over the model's sentence."""
         footer = QWidget()
         footer.setObjectName("footer")
         flay = QVBoxLayout(footer)
@@ -97,20 +115,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.problem.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         flay.addWidget(self.problem)
         flay.addWidget(self.explanation)
-        outer.addWidget(footer)
-        self.setCentralWidget(central)
-
-        controller.estimate_changed.connect(self._on_estimate)
-        controller.problem_changed.connect(self._on_problem)
-        self.controls.theme_toggled.connect(self.toggle_theme)
-        self.controls.large_text_toggled.connect(self.set_large_text)
-        self.controls.large_text.setChecked(large_text)
-        if controller.estimate is not None:
-            self._on_estimate(controller.estimate)
-        self._on_problem(controller.problem)
-        self.setMinimumSize(1024, 600)
-        self.resize(1600, 900)
-        self.apply_theme()
+        return footer
 
     # ---------------------------------------------------------------- views
     def _on_estimate(self, e) -> None:
