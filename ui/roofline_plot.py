@@ -3,7 +3,9 @@
 Draws only what the model says: the HBM bandwidth slope, one compute roof per tensor path
 the GPU has, the ridge point of the current compute type, the operating point from the
 Estimate and the batch trail from model.sweep (batch 1, 2, 4 … 4096), and a faint second
-GPU. Every item is created once and updated with setData. Hover any of them for numbers.
+GPU at the precision its estimate runs at. Every item is created once and updated with
+setData; every word and number comes from model.roofline_readouts. Hover any item for its
+numbers (ui.hover, the one hover engine).
 """
 from __future__ import annotations
 
