@@ -203,8 +203,9 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         x0 = 10 ** math.floor(_log(min(xs) / 1.5))
         x1 = 10 ** math.ceil(_log(max(xs) * 3.0))
         y_low = min(min(ys), float(attainable_flops(x0, top.peak_flops, top.bandwidth_bytes_per_s)))
-        y0 = 10 ** math.floor(_log(y_low / 1.5))
         y1 = max(ys) * 4.0
+        y0 = 10 ** math.floor(_log(min(y_low / 1.5, y1 / 100.0)))    # at least two decades: ticks to read
+        x0 = min(x0, 10 ** math.floor(_log(x1 / 1000.0)))
         self.vb.setRange(xRange=(_log(x0), _log(x1)), yRange=(_log(y0), _log(y1)), padding=0)
         self._x0, self._x1 = x0, x1
         self._y_span = (_log(y0), _log(y1))
