@@ -37,11 +37,10 @@ def explain(e) -> str:
                          f"({r['flops_per_step'].text} per step, {r['decode_time'].text}).")
     bw, floor = r["peak_bandwidth"].text, r["decode_floor"].text
     read, resident = r["weights_read_per_step"].text, r["weights_resident_per_gpu"].text
-    weights = (f"{read} of weights per GPU" if read == resident
-               else f"{read} of the {resident} of weights each GPU holds")
+    weights = f"{read} of weights per GPU" + ("" if read == resident else f" (of {resident} held)")
     if s.batch == 1:
         return prefix + f"Each token reads {weights}; at {bw} that takes at least {floor}."
-    return prefix + (f"Each step reads {weights} once for {s.batch} sequences, plus "
+    return prefix + (f"Each step reads {weights} once for all {s.batch} sequences, plus "
                      f"{r['kv_read_per_step'].text} of KV cache; at {bw} that takes at least {floor}.")
 
 
