@@ -280,8 +280,8 @@ class GaugePanel(QWidget):
         g["ttft"].show_readout(r["prefill_time"], f"floor {r['prefill_floor'].text}",
                                (r["prefill_memory_time"], r["prefill_compute_time"], r["prefill_comm_time"],
                                 r["prefill_overhead_time"], r["prefill_floor"]))
-        g["mbu"].show_readout(r["mbu"], f"of {r['peak_bandwidth'].text}", (r["peak_bandwidth"],))
-        g["mfu"].show_readout(r["mfu"], f"of {r['peak_flops'].text}",
+        g["mbu"].show_readout(r["mbu"], f"{e.phase} · of {r['peak_bandwidth'].text}", (r["peak_bandwidth"],))
+        g["mfu"].show_readout(r["mfu"], f"{e.phase} · of {r['peak_flops'].text}",
                               (r["achieved_flops"], r["peak_flops"], r["tensor_cores_busy"]))
         g["usd"].show_readout(r["usd_per_million_tokens"], "per million output tokens", (r["output_tokens_per_s"],))
         g["joules"].show_readout(r["joules_per_token"], "upper bound (TDP)", (r["output_tokens_per_s"],))
