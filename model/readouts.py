@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from model.format import duration, percent, si, sig3
@@ -263,11 +265,17 @@ def _money(e) -> list[Readout]:
 
 
 def readouts(e) -> Mapping[str, Readout]:
-    """Every shown quantity of ``e``, by key (insertion order is display order)."""
+    """Every shown quantity of ``e``, by key (insertion order is display order). Read-only and
+    cached per Estimate (frozen, so hashable): every panel asks for the same one."""
+    return _readouts(e)
+
+
+@lru_cache(maxsize=16)
+def _readouts(e) -> Mapping[str, Readout]:
     out: dict[str, Readout] = {}
     for r in (*_timing(e), *_utilisation(e), *_memory(e), *_money(e)):
         out[r.key] = replace(r, short=SHORT_LABELS[r.key]) if r.key in SHORT_LABELS else r
-    return out
+    return MappingProxyType(out)
 
 
 def readouts_json(e) -> dict[str, dict]:
