@@ -271,14 +271,16 @@ class GaugePanel(QWidget):
         r = readouts(e)
         s = e.scenario
         g = self.gauges
-        g["ms_per_token"].show_readout(r["decode_time"], f"floor {r['decode_floor'].text}",
-                                       (r["mean_context"], r["decode_memory_time"], r["decode_compute_time"],
+        engine = (r["engine"],) if "engine" in r else ()             # with issue 11's engines
+        by = f"{r['engine'].text} · " if engine else ""
+        g["ms_per_token"].show_readout(r["decode_time"], f"{by}floor {r['decode_floor'].text}",
+                                       (*engine, r["mean_context"], r["decode_memory_time"], r["decode_compute_time"],
                                         r["decode_comm_time"], r["decode_overhead_time"], r["decode_floor"]))
         g["tps_user"].show_readout(r["tokens_per_s_per_user"], "each sequence sees", (r["decode_time"],))
         g["tps_group"].show_readout(r["output_tokens_per_s"], f"batch {s.batch} on {s.gpus} GPU"
                                     + ("s" if s.gpus > 1 else ""), (r["decode_time"],))
-        g["ttft"].show_readout(r["prefill_time"], f"floor {r['prefill_floor'].text}",
-                               (r["prefill_memory_time"], r["prefill_compute_time"], r["prefill_comm_time"],
+        g["ttft"].show_readout(r["prefill_time"], f"{by}floor {r['prefill_floor'].text}",
+                               (*engine, r["prefill_memory_time"], r["prefill_compute_time"], r["prefill_comm_time"],
                                 r["prefill_overhead_time"], r["prefill_floor"]))
         g["mbu"].show_readout(r["mbu"], f"{e.phase} · of {r['peak_bandwidth'].text}", (r["peak_bandwidth"],))
         g["mfu"].show_readout(r["mfu"], f"{e.phase} · of {r['peak_flops'].text}",
