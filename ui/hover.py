@@ -131,3 +131,23 @@ class HoverTips(QObject):
                 self.shown = text
                 return True
         return False
+
+
+CHAPTER_HOVER_PX = 10.0     # the chapters' radius (screen pixels)
+
+
+class MarkerTips(HoverTips):
+    """The chapters' hover tooltips: HoverTips with their radius. ``points`` and ``rects`` list
+    what is registered, in view coordinates (log10 of the data on a log axis). A chapter module
+    switches to the one engine with ``from ui.hover import MarkerTips``."""
+
+    def __init__(self, plot: pg.PlotWidget, log_x: bool = False, log_y: bool = False):
+        super().__init__(plot, log_x, log_y, radius_px=CHAPTER_HOVER_PX)
+
+    @property
+    def points(self) -> list[tuple[float, float, str]]:
+        return [(v[0], v[1], text) for kind, v, text in self.items if kind == "point"]
+
+    @property
+    def rects(self) -> list[tuple[float, float, float, float, str]]:
+        return [(*v[0], *v[1], text) for kind, v, text in self.items if kind == "rect"]
