@@ -8,6 +8,9 @@ Distances are measured in screen (scene) pixels after ViewBox.mapViewToScene, so
 work. The nearest item within ``radius_px`` wins, points before lines before bars: a line
 counts LINE_PENALTY_PX farther than it is, a bar RECT_PENALTY_PX; on a tie the item
 registered first wins. Elsewhere the plot's own toolTip() (a whole-plot summary) shows.
+
+MarkerTips (below) is the chapters' flavour: the same engine, their 10 px radius, and their
+``points`` / ``rects`` lists.
 """
 from __future__ import annotations
 
