@@ -133,3 +133,12 @@ def style_plot_axes(plot_item, t: Theme, x_label: str = "", y_label: str = "", l
     if y_label:
         plot_item.setLabel("left", y_label, **style)
     plot_item.getAxis("left").setWidth(int(t.px(13) * left_em))
+
+
+def mix(a, b, t: float):
+    """The one colour mix: ``a`` → ``b`` by ``t`` in [0, 1] (QColor or '#rrggbb'; returns QColor)."""
+    from PySide6.QtGui import QColor
+    ca, cb = QColor(a), QColor(b)
+    t = min(1.0, max(0.0, t))
+    return QColor(int(ca.red() + (cb.red() - ca.red()) * t), int(ca.green() + (cb.green() - ca.green()) * t),
+                  int(ca.blue() + (cb.blue() - ca.blue()) * t))
