@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import difflib
 import json
+import weakref
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from model import units
 from model.architecture import ParamBreakdown, Shape, param_breakdown, shape
@@ -354,6 +355,7 @@ def shipped_catalog() -> Catalog:
 
 
 _active: Catalog | None = None
+_listeners: list[Callable[[], Callable[[Catalog], None] | None]] = []
 
 
 def default_catalog() -> Catalog:
@@ -366,3 +368,17 @@ def set_default_catalog(catalog: Catalog | None) -> None:
     """Make ``catalog`` the process-wide default (None: back to the shipped catalogue)."""
     global _active
     _active = catalog
+    current = default_catalog()
+    for ref in list(_listeners):
+        fn = ref()
+        if fn is None:
+            _listeners.remove(ref)
+        else:
+            fn(current)
+
+
+def on_default_catalog_changed(fn: Callable[[Catalog], None]) -> None:
+    """Call ``fn(catalog)`` after each ``set_default_catalog`` (held weakly: a closed window's
+    method is dropped, not kept alive)."""
+    ref = weakref.WeakMethod(fn) if hasattr(fn, "__self__") else (lambda f=fn: f)
+    _listeners.append(ref)

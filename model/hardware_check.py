@@ -74,12 +74,13 @@ def check_number(value: Any, kind: str, *, optional: bool = False, whole: bool =
     if not math.isfinite(value):
         return "must be a finite number"
     if whole and value != int(value):
-        return f"must be a whole number, got {value:g}"
+        return f"must be a whole number (got {value:g})"
     if value < 0 or (value == 0 and not allow_zero):
-        return f"must be {'at least 0' if allow_zero else 'greater than 0'}, got {value:g}"
+        return f"must be {'at least 0' if allow_zero else 'greater than 0'} (got {value:g})"
     top = ceilings().get(kind)
     if top and value > top:
-        return f"{value:.3g} is physically implausible (over 100× the largest in the catalogue, {top / CEILING_FACTOR:.3g})"
+        return (f"physically implausible: over 100× the largest in the catalogue "
+                f"(got {value:.3g}; the largest is {top / CEILING_FACTOR:.3g})")
     return None
 
 

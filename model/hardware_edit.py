@@ -129,8 +129,10 @@ def field_problems(doc: Mapping[str, Any]) -> dict[str, str]:
     out: dict[str, str] = {}
     for p in problems:
         hits = [k for k in keys if k == p.path or k.startswith(p.path + ".")] if p.path else []
-        for k in hits or [""]:
-            out.setdefault(k, p.reason if k else f"{p.path}: {p.reason}" if p.path else p.reason)
+        for k in hits:         # beside a field: the reason without stored SI numbers ("(got 5e+06)")
+            out.setdefault(k, p.reason.split(" (got ")[0])
+        if not hits:
+            out.setdefault("", f"{p.path}: {p.reason}" if p.path else p.reason)
     return out
 
 

@@ -198,15 +198,19 @@ def load_model_config(path: str | os.PathLike, name: str | None = None) -> tuple
 
 def summary(llm: LLM) -> list[tuple[str, str]]:
     """What the import shows, so a user can check it against the model card."""
-    from model.format import si
+    from model.format import sig3
     p = llm.params
-    rows = [("Parameters (derived)", si(p.total, "").strip() + " parameters"),
+    rows = [("Id", llm.id),
+            ("Parameters (derived)", f"{sig3(p.total / 1e9)} billion ({p.total:,.0f})"),
             ("Layers · hidden · FFN", f"{llm.layers} · {llm.hidden:,} · {llm.ffn:,}"),
             ("Attention heads (KV) × dim", f"{llm.heads} ({llm.kv_heads}) × {llm.head_dim}"),
             ("Vocabulary", f"{llm.vocab:,}" + (" (tied embeddings)" if p.tied_embeddings else ""))]
     if llm.is_moe:
         rows.append(("Experts", f"{p.experts} routed, {p.experts_per_token} per token, in {p.moe_layers} layers"))
-        rows.append(("Active per token", si(p.active_per_token, "").strip() + " parameters"))
+        rows.append(("Active per token", f"{sig3(p.active_per_token / 1e9)} billion parameters"))
+    if llm.shape.kv_values_per_token < 2 * llm.layers * llm.kv_heads * llm.head_dim:
+        rows.append(("Attention", f"multi-head latent (MLA): {llm.shape.kv_values_per_token / llm.layers:,.0f} "
+                                  "values cached per token per layer"))
     if llm.shape.sliding_window:
         rows.append(("Sliding window", f"{llm.shape.sliding_window:,} tokens"))
     if llm.notes:

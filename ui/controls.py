@@ -197,22 +197,11 @@ class ControlPanel(QWidget):
         # GPU, grouped by vendor · family
         label("GPU", "Type to search")
         self.gpu = SearchCombo()
-        groups: dict[str, list] = {}
-        for g in cat.gpus:
-            tip = (f"{g.name}: {len(g.dtypes)} tensor paths, HBM {g.hbm_capacity_bytes / 1e9:.0f} GB at "
-                   f"{g.hbm_bandwidth_bytes_per_s / 1e12:.2f} TB/s, {g.tdp_w:.0f} W, ${g.usd_per_hour:.2f}/h")
-            groups.setdefault(f"{g.vendor} · {g.family}", []).append((g.id, g.short_name, tip))
-        self.gpu.set_items(list(groups.items()))
         self.gpu.setObjectName("gpuCombo")
         lay.addWidget(self.gpu)
 
         label("Model", "Type to search")
         self.model = SearchCombo()
-        mgroups: dict[str, list] = {}
-        for m in cat.models:
-            tip = f"{m.name}: {m.params.total / 1e9:.1f} B parameters, {m.layers} layers, {m.heads} heads"
-            mgroups.setdefault(_model_family(m.name), []).append((m.id, m.name, tip))
-        self.model.set_items(list(mgroups.items()))
         self.model.setObjectName("modelCombo")
         lay.addWidget(self.model)
 
@@ -267,11 +256,8 @@ class ControlPanel(QWidget):
 
         label("Compare with (faint roofline)")
         self.compare = SearchCombo()
-        cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
-        for g in cat.gpus:
-            cgroups.setdefault(f"{g.vendor} · {g.family}", []).append((g.id, g.short_name, g.name))
-        self.compare.set_items([(None, cgroups.pop(""))] + list(cgroups.items()))
         lay.addWidget(self.compare)
+        self.fill_selectors(cat)
 
         lay.addSpacing(6)
         self.reset_button = QPushButton("Reset all")
@@ -320,6 +306,27 @@ class ControlPanel(QWidget):
         with QSignalBlocker(self.batch_slider):
             self.batch_slider.setValue(batch_to_slider(b))
         self.controller.set(batch=b)
+
+    def fill_selectors(self, cat) -> None:
+        """(Re)list the catalogue's GPUs and models; user entries (issue 12) under "Custom"."""
+        def group(ident: str, name: str) -> str:
+            return "Custom" if cat.is_custom(ident) else name
+        groups: dict[str, list] = {}
+        cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
+        for g in cat.gpus:
+            tip = (f"{g.name}: {len(g.dtypes)} tensor paths, HBM {g.hbm_capacity_bytes / 1e9:.0f} GB at "
+                   f"{g.hbm_bandwidth_bytes_per_s / 1e12:.2f} TB/s, {g.tdp_w:.0f} W, ${g.usd_per_hour:.2f}/h")
+            groups.setdefault(group(g.id, f"{g.vendor} · {g.family}"), []).append((g.id, g.short_name, tip))
+            cgroups.setdefault(group(g.id, f"{g.vendor} · {g.family}"), []).append((g.id, g.short_name, g.name))
+        mgroups: dict[str, list] = {}
+        for m in cat.models:
+            tip = f"{m.name}: {m.params.total / 1e9:.1f} B parameters, {m.layers} layers, {m.heads} heads"
+            mgroups.setdefault(group(m.id, _model_family(m.name)), []).append((m.id, m.name, tip))
+        self.gpu.set_items(list(groups.items()))
+        self.model.set_items(list(mgroups.items()))
+        self.compare.set_items([(None, cgroups.pop(""))] + list(cgroups.items()))
+        for combo in (self.gpu, self.model, self.compare):
+            combo.set_current_id(combo.current_id())
 
     def show_scenario(self, s: Scenario) -> None:
         """Mirror the controller's scenario (no signals back)."""
