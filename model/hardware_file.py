@@ -50,8 +50,20 @@ def _link_doc(link: Link | None) -> dict[str, Any] | None:
             "latency_s": link.latency_s, "max_gpus": link.max_gpus, "source": link.source, "notes": link.notes}
 
 
+def _tidy(value: Any) -> Any:
+    """Floats to 12 significant figures (4.9e-10, not the 4.900000000000001e-10 a unit conversion
+    leaves): a file people read and edit. Relative change below 1e-12."""
+    if isinstance(value, float):
+        return float(f"{value:.12g}")
+    if isinstance(value, dict):
+        return {k: _tidy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_tidy(v) for v in value]
+    return value
+
+
 def hardware_document(hw: Hardware, based_on: str | None = None) -> dict[str, Any]:
-    """``hw`` as a hardware-file document (plain JSON types, SI units)."""
+    """``hw`` as a hardware-file document (plain JSON types, SI units, floats tidied)."""
     memory = {lvl.key: _level_doc(lvl) for lvl in hw.levels}
     memory["hbm"].update(kind=hw.hbm_kind, stacks=hw.hbm_stacks,
                          stream_bandwidth_bytes_per_s=hw.stream_bandwidth_bytes_per_s)
@@ -70,7 +82,7 @@ def hardware_document(hw: Hardware, based_on: str | None = None) -> dict[str, An
         "power": {"tdp_w": hw.tdp_w, "source": hw.source("power")},
         "price": {"usd_per_hour": hw.usd_per_hour, "source": hw.source("price")},
     })
-    return doc
+    return _tidy(doc)
 
 
 def export_document(hw: Hardware) -> dict[str, Any]:

@@ -56,11 +56,11 @@ def test_every_catalogue_entry_round_trips_to_the_same_estimate(gpu, tmp_path):
     path = tmp_path / "x.json"
     path.write_text(document_text(export_document(hw0)))
     hw, _ = load_hardware_file(path)
-    assert dataclasses.replace(hw, id=hw0.id, name=hw0.name, short_name=hw0.short_name, aliases=hw0.aliases) == hw0
-    assert hw.sources == hw0.sources
+    same = dataclasses.replace(hw, id=hw0.id, name=hw0.name, short_name=hw0.short_name, aliases=hw0.aliases)
+    assert hardware_document(same) == hardware_document(hw0) and hw.sources == hw0.sources
     cat = shipped_catalog().with_hardware(hw)
     s = Scenario(gpu=gpu, model="llama-3.1-8b", precision="bf16" if hw0.peak("bf16") else "fp16", batch=8)
-    assert _numbers(estimate(s.with_(gpu=hw.id), cat)) == _numbers(estimate(s))
+    assert _numbers(estimate(s.with_(gpu=hw.id), cat)) == pytest.approx(_numbers(estimate(s)), rel=1e-9)
 
 
 def test_custom_entries_are_marked_and_removable():
@@ -224,3 +224,15 @@ def test_scenario_files_carry_their_custom_hardware(tmp_path):
     from model.errors import ModelError
     with pytest.raises(ModelError, match="bandwidth_bytes_per_s"):
         load_scenario_with_chapter(path)
+
+
+def test_the_documented_example_is_a_usable_hardware_file():
+    text = (ROOT / "docs" / "custom-hardware.md").read_text()
+    block = text.split("```json", 1)[1].split("```", 1)[0]
+    hw = hardware_from_document(json.loads(block), "docs example")
+    l4 = shipped_catalog().gpu("l4")
+    assert hw.hbm_bandwidth_bytes_per_s == 2 * l4.hbm_bandwidth_bytes_per_s
+    cat = shipped_catalog().with_hardware(hw)
+    fast = estimate(Scenario(gpu=hw.id, model="llama-3.1-8b", precision="fp8"), cat)
+    assert fast.decode_floor_ms_per_token == pytest.approx(
+        estimate(Scenario(gpu="l4", model="llama-3.1-8b", precision="fp8")).decode_floor_ms_per_token / 2, rel=0.02)
