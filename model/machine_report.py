@@ -128,6 +128,18 @@ def report_json(m: Measurements) -> dict[str, Any]:
     }
 
 
+def summary_line(m: Measurements) -> str:
+    """One line for the window: bandwidth, the fastest matmul, the batch-1 decode step."""
+    parts = [f"memory {si(m.memory_bandwidth_bytes_per_s, 'B/s')}"]
+    fast = {d: v for d, v in m.flops.items() if m.flops_fast_path.get(d)} or m.flops
+    if fast:
+        best = max(fast, key=fast.get)
+        parts.append(f"{best.upper()} matmul {si(fast[best], 'FLOP/s')}")
+    if 1 in m.decode_s_by_batch:
+        parts.append(f"decode step {duration(m.decode_s_by_batch[1])} (model floor {duration(m.decode_floor_s)})")
+    return ", ".join(parts)
+
+
 def report_text(m: Measurements) -> str:
     lines = [f"Measured {m.device} ({m.backend}) on {m.date}", ""]
     rows = [("quantity", "measured", "datasheet", "measured/datasheet")] + comparison_rows(m)

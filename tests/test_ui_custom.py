@@ -152,6 +152,10 @@ def test_drag_and_drop_of_config_and_hardware_files(main_window, tmp_path):
     _drop(main_window, tmp_path / "hw.json")
     main_window.controller.flush()
     assert main_window.controller.scenario.gpu == "dropped-mi300x"
+    (tmp_path / "broken.json").write_text("{oops")
+    _drop(main_window, tmp_path / "broken.json")
+    assert acts.status.text().startswith("Not added: broken.json is not valid JSON")
+    assert main_window.controller.scenario.gpu == "dropped-mi300x"
 
 
 def test_remove_moves_the_scenario_off_the_entry_first(main_window, data_dir):
@@ -178,7 +182,8 @@ def test_measure_this_machine_saves_a_usable_hardware_file(main_window, data_dir
     gpu = main_window.controller.scenario.gpu
     assert gpu.startswith("this-machine-") and (data_dir / "hardware" / f"{gpu}.json").exists()
     assert default_catalog().gpu(gpu).hbm_bandwidth_bytes_per_s > 1e8
-    assert "Saved 'this machine (measured" in acts.status.text()
+    assert "Saved 'this machine (measured" in acts.status.text() and "decode step" in acts.status.text()
+    assert "matmul" in acts.status.toolTip()
 
 
 def test_scenario_files_carry_custom_hardware_into_another_window(main_window, tmp_path):

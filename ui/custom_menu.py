@@ -13,6 +13,7 @@ and model selector is refilled, with your entries under "Custom".
 """
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject
@@ -129,10 +130,15 @@ class CustomActions(QObject):
     # ---------------------------------------------------------------- measuring
     def measure(self, quick: bool = False) -> MachineMeasurer:
         self.measurer = MachineMeasurer(self.window, quick=quick)
-        self.measurer.finished.connect(lambda ident, _report: self._hardware_saved(ident))
+        self.measurer.finished.connect(self._measured)
         self.measurer.failed.connect(lambda text: self.say(text, error=True))
         self.measurer.start()
         return self.measurer
+
+    def _measured(self, ident: str, summary: str, report: str) -> None:
+        self.controller.set(gpu=ident)
+        self.say(f"Saved '{default_catalog().gpu(ident).name}': {summary} (hover for the full report)")
+        self.status.setToolTip(f"<pre>{html.escape(report)}</pre>")
 
     # ---------------------------------------------------------------- removing
     def _fill_remove_menu(self) -> None:

@@ -16,14 +16,14 @@ from PySide6.QtWidgets import QProgressDialog, QWidget
 from model import machine_benchmark as mb
 from model.errors import ModelError
 from model.hardware_file import hardware_from_document
-from model.machine_report import measured_document, report_text
+from model.machine_report import measured_document, report_text, summary_line
 from ui import custom_store
 
 
 class MachineMeasurer(QObject):
-    """Runs the steps; ``finished(hardware id, report text)`` or ``failed(one line)``."""
+    """Runs the steps; ``finished(hardware id, one-line summary, full report)`` or ``failed(one line)``."""
 
-    finished = Signal(str, str)
+    finished = Signal(str, str, str)
     failed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, quick: bool = False, backend: str = "auto"):
@@ -89,7 +89,7 @@ class MachineMeasurer(QObject):
         except (ModelError, OSError) as exc:
             self.failed.emit(f"Measured, but not saved: {exc}")
             return
-        self.finished.emit(hw.id, report_text(m))
+        self.finished.emit(hw.id, summary_line(m), report_text(m))
 
     def wait(self, timeout_s: float = 120.0) -> None:
         """Tests: let the worker finish, then deliver its results."""
