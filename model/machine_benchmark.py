@@ -74,6 +74,7 @@ class Measurements:
     decode_bytes_per_weight: float = 4.0
     decode_s_by_batch: dict[int, float] = field(default_factory=dict)
     cache_bytes: float = 0.0           # the CPU's last-level cache (0: a GPU, or unknown)
+    load_average: float = 0.0          # runnable processes (1-minute average) when measuring began
     date: str = ""
 
     @property
@@ -92,16 +93,19 @@ class Step:
     run: Callable[[Measurements], None]
 
 
-def best_time_s(fn: Callable[[], Any], repeats: int, sync: Callable[[], None] = lambda: None) -> float:
-    """The fastest of ``repeats`` timed calls, after one warm-up call."""
+def best_time_s(fn: Callable[[], Any], repeats: int, sync: Callable[[], None] = lambda: None,
+                min_total_s: float = 0.25, max_repeats: int = 200) -> float:
+    """The fastest timed call, after one warm-up call: at least ``repeats`` calls, and more (up to
+    ``max_repeats``) until ``min_total_s`` has passed, so a busy machine still shows one quiet call."""
     fn()
     sync()
-    best = float("inf")
-    for _ in range(repeats):
+    best, start, n = float("inf"), time.perf_counter(), 0
+    while n < repeats or (time.perf_counter() - start < min_total_s and n < max_repeats):
         t0 = time.perf_counter()
         fn()
         sync()
         best = min(best, time.perf_counter() - t0)
+        n += 1
     return best
 
 
@@ -197,6 +201,7 @@ def numpy_plan(quick: bool) -> list[Step]:
         m.units, m.unit_name = os.cpu_count() or 1, "core"
         m.memory_capacity_bytes = total_memory_bytes()
         m.cache_bytes = last_level_cache_bytes()
+        m.load_average = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     steps = [Step("Looking at the machine", describe),
              Step("Memory bandwidth (copying arrays)", lambda m: _numpy_bandwidth(m, quick))]
     steps += [Step(f"Matmul throughput, {d.upper()}", lambda m, d=d: _numpy_matmul(m, d, quick)) for d in NUMPY_DTYPES]

@@ -103,6 +103,9 @@ def decode_rows(m: Measurements) -> list[tuple[str, str, str, str]]:
 def caveats(m: Measurements) -> list[str]:
     """What a reader must know to trust the numbers (caches that hold the test arrays)."""
     out = []
+    if m.backend == "numpy" and m.load_average > 0.75 * m.units:
+        out.append(f"the machine was busy (load average {m.load_average:.1f} on {m.units} cores): other work shares "
+                   "the cores and the memory, so these numbers are lower than the machine gives when idle")
     if m.cache_bytes and m.bandwidth_array_bytes * 2 <= m.cache_bytes:
         out.append(f"the copied arrays ({si(2 * m.bandwidth_array_bytes, 'B')}) fit in the CPU's last-level cache "
                    f"({si(m.cache_bytes, 'B')} as the OS reports it): the bandwidth may be the cache's, not RAM's")
