@@ -236,3 +236,12 @@ def test_the_documented_example_is_a_usable_hardware_file():
     fast = estimate(Scenario(gpu=hw.id, model="llama-3.1-8b", precision="fp8"), cat)
     assert fast.decode_floor_ms_per_token == pytest.approx(
         estimate(Scenario(gpu="l4", model="llama-3.1-8b", precision="fp8")).decode_floor_ms_per_token / 2, rel=0.02)
+
+
+def test_the_window_refuses_a_broken_hardware_file_before_it_opens(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**_doc(), "compute": {**_doc()["compute"], "peak_flops_per_s": {"bf16": 1e30}}}))
+    assert main.main(["--hardware-file", str(bad), "--screenshot", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "physically implausible" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x.png").exists()

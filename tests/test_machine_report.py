@@ -34,7 +34,7 @@ def test_a_measured_gpu_starts_from_its_datasheet_and_replaces_what_was_measured
     assert "calibrate" in hw.source("compute") and "datasheet" in hw.source("compute")
     rows = {r[0]: r for r in comparison_rows(m)}
     assert rows["memory bandwidth"][2] == "4.80 TB/s" and rows["memory bandwidth"][3] == "85.4%"
-    assert rows["matmul BF16"][3] == "70.7%"          # 700 of 989.5 TFLOP/s
+    assert rows["matmul BF16"][3] == "70.7%"          # 700 of 989.4 TFLOP/s
     floor = m.decode_shape.params * 2 / 4.1e12
     assert m.decode_floor_s == pytest.approx(floor)
     assert [r[0] for r in decode_rows(m)] == ["1", "64"] and "measured/datasheet" in report_text(m)

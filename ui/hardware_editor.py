@@ -18,9 +18,10 @@ from model.errors import ModelError
 from model.hardware_edit import WHAT_IFS, apply_what_if, editor_fields, field_problems, field_text, set_field_text
 from model.hardware_file import export_document, hardware_from_document
 from ui import custom_store
+from ui.theme import BLUISH_GREEN, VERMILLION
 
-ERROR_STYLE = "color: #e0524d;"
-OK_STYLE = "color: #7fbf7f;"
+ERROR_STYLE = f"color: {VERMILLION}; font-weight: 600;"     # the theme's warning colour, with words
+OK_STYLE = f"color: {BLUISH_GREEN};"
 
 
 class HardwareEditor(QDialog):
@@ -110,6 +111,7 @@ class HardwareEditor(QDialog):
             reason = QLabel("")
             reason.setStyleSheet(ERROR_STYLE)
             reason.setWordWrap(True)
+            reason.setMinimumWidth(240)
             grid.addWidget(reason, row, 3)
             self.edits[f.key], self.reasons[f.key] = edit, reason
             row += 1
