@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from model.hardware_check import Problem, check_document, known_dtypes
 
@@ -121,10 +121,13 @@ def _new_section(path: tuple[str, ...]) -> dict[str, Any]:
     return {"source": "entered in the hardware editor"}
 
 
-def field_problems(doc: Mapping[str, Any]) -> dict[str, str]:
+def field_problems(doc: Mapping[str, Any], taken_ids: Iterable[str] = ()) -> dict[str, str]:
     """Problem reasons by field key (a whole-section problem is given to each field in it);
-    "" key: problems no field shows."""
+    "" key: problems no field shows. ``taken_ids``: ids of your other entries (not to be replaced)."""
     problems = check_document(doc)
+    if doc.get("id") in set(taken_ids):
+        problems.append(Problem("id", f"'{doc.get('id')}' is already one of yours: choose another id "
+                                      "(or start from it to edit it)"))
     keys = [f.key for f in editor_fields()]
     out: dict[str, str] = {}
     for p in problems:

@@ -98,6 +98,17 @@ def test_broken_hardware_files_get_one_line_and_keep_what_was_saved(main_window,
         assert line.startswith("Not added:") and name in line and "\n" not in line, line
     assert (data_dir / "hardware" / "my-l40s.json").read_text() == saved
     assert main_window.controller.scenario.gpu == "my-l40s" and main_window.controller.problem == ""
+    # a new entry may not take the id of one you saved; replacing your own keeps the old file
+    ed = acts.new_hardware()
+    ed.start_from("h100-sxm5-80gb")
+    ed.edit(next(f for f in ed.fields if f.key == "id"), "my-l40s")
+    assert "already one of yours" in ed.reasons["id"].text() and not ed.save_button.isEnabled()
+    ed.reject()
+    newer = {**good, "name": "my L40S, second try"}
+    path.write_text(document_text(newer))
+    assert acts.open_hardware(str(path))
+    assert (data_dir / "hardware" / "my-l40s.json.previous").read_text() == saved
+    assert json.loads((data_dir / "hardware" / "my-l40s.json").read_text())["name"] == "my L40S, second try"
 
 
 def test_config_import_shows_the_count_and_adds_the_model(main_window):

@@ -61,11 +61,20 @@ def load_saved() -> list[str]:
     return problems
 
 
+def _keep_previous(path: Path, text: str) -> None:
+    """Replacing a saved file keeps the old one beside it as <id>.json.previous (never loaded)."""
+    if path.is_file():
+        old = path.read_text(encoding="utf-8", errors="replace")
+        if old != text:
+            write_text_atomic(path.with_name(path.name + ".previous"), old)
+
+
 def save_hardware(doc: dict, hw: Hardware) -> Path:
     """Write the (checked) hardware file and add it to the catalogue."""
     path = hardware_path(hw.id)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = document_text(doc)
+    _keep_previous(path, text)
     write_text_atomic(path, text)
     add_to_default(hw=hw, text=text)
     return path
@@ -76,6 +85,7 @@ def save_model(cfg: dict, llm: LLM) -> Path:
     path = model_path(llm.id)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({**cfg, NAME_KEY: llm.name}, indent=2, ensure_ascii=False) + "\n"
+    _keep_previous(path, text)
     write_text_atomic(path, text)
     add_to_default(llm=llm, text=json.dumps(cfg))
     return path

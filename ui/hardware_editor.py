@@ -36,6 +36,7 @@ class HardwareEditor(QDialog):
         self.setWindowTitle("Your own hardware")
         self.fields = editor_fields()
         self.doc: dict = {}
+        self.start_id: str = ""
         self.edits: dict[str, QLineEdit] = {}
         self.reasons: dict[str, QLabel] = {}
         lay = QVBoxLayout(self)
@@ -124,6 +125,7 @@ class HardwareEditor(QDialog):
     def start_from(self, ident: str) -> None:
         """Load an accelerator: a shipped one as a copy to rename, your own one to edit in place."""
         cat = default_catalog()
+        self.start_id = ident
         text = cat.custom_document(ident) if cat.is_custom(ident) else ""
         self.doc = json.loads(text) if text else export_document(cat.gpu(ident))
         self.delete_button.setVisible(cat.is_custom(ident))
@@ -145,7 +147,9 @@ class HardwareEditor(QDialog):
 
     def validate(self) -> bool:
         """Show each field's reason beside it; Save only when there is none."""
-        problems = field_problems(self.doc)
+        cat = default_catalog()
+        taken = [i for kind, i, _ in cat.custom_documents if kind == "hardware" and i != self.start_id]
+        problems = field_problems(self.doc, taken)
         for key, label in self.reasons.items():
             label.setText(problems.get(key, ""))
         other = problems.get("")
@@ -171,7 +175,7 @@ class HardwareEditor(QDialog):
         return True
 
     def remove_current(self) -> None:
-        ident = self.start.currentData()
+        ident = self.start_id
         if default_catalog().is_custom(ident):
             custom_store.remove(ident)
             self.removed.emit(ident)
