@@ -64,3 +64,17 @@ def test_best_time_takes_the_fastest_call():
         assert best_time_s(fn, repeats=3, min_total_s=0) == 1.0
     finally:
         mb.time.perf_counter = real
+
+
+@pytest.mark.parametrize("torch_module", [None, "no-gpu"])
+def test_without_pytorch_or_a_gpu_the_cpu_is_measured_with_numpy(monkeypatch, torch_module):
+    import sys
+    import types
+    from model.machine_benchmark import gpu_available, plan
+    if torch_module == "no-gpu":
+        torch_module = types.SimpleNamespace(cuda=types.SimpleNamespace(is_available=lambda: False),
+                                             backends=types.SimpleNamespace(mps=types.SimpleNamespace(
+                                                 is_available=lambda: False)))
+    monkeypatch.setitem(sys.modules, "torch", torch_module)     # None: "not installed"
+    assert not gpu_available()
+    assert [s.label for s in plan(quick=True)][1] == "Memory bandwidth (copying arrays)"
