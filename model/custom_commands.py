@@ -39,6 +39,7 @@ def add_commands(sub) -> None:
     ex = hw_sub.add_parser("export", help="write a catalogue entry as an editable JSON file")
     ex.add_argument("id", help="GPU id or alias (main.py list gpus)")
     ex.add_argument("-o", "--output", metavar="FILE", help="write here (default: print)")
+    ex.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_custom_flags(ex)
     ck = hw_sub.add_parser("check", help="read a hardware file and say whether it is usable")
     ck.add_argument("file")
@@ -47,9 +48,17 @@ def add_commands(sub) -> None:
     cal.add_argument("--quick", action="store_true", help="small sizes, few repeats (seconds)")
     cal.add_argument("--json", action="store_true", help="print the measurements as JSON")
     cal.add_argument("-o", "--output", metavar="FILE", help="hardware file to write (default: this-machine-DATE.json)")
+    cal.add_argument("--force", action="store_true", help="replace the output file if it exists")
     cal.add_argument("--backend", choices=("auto", "numpy", "torch"), default="auto",
                      help="auto: PyTorch when it sees a GPU, else numpy on the CPU")
     add_custom_flags(cal)
+
+
+def _refuse_overwrite(path: str | Path, force: bool) -> None:
+    """Never replace a file the user has unless asked to (--force)."""
+    from model.hardware_file import HardwareFileError
+    if Path(path).exists() and not force:
+        raise HardwareFileError(f"{path} exists: choose another name with -o, or add --force to replace it")
 
 
 def cmd_hardware(args: argparse.Namespace) -> int:
@@ -61,6 +70,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         if not args.output:
             sys.stdout.write(text)
             return 0
+        _refuse_overwrite(args.output, args.force)
         try:
             write_text_atomic(args.output, text)
         except OSError as exc:
@@ -82,12 +92,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.backend == "torch" and not mb.gpu_available():
         raise HardwareFileError("--backend torch needs PyTorch and a GPU it can see (pip install -e .[calibrate])")
 
+    import time
+    out = Path(args.output or f"this-machine-{time.strftime('%Y-%m-%d')}.json")
+    _refuse_overwrite(out, args.force)
+
     def progress(done: int, total: int, label: str) -> None:
         if not args.json and done < total:
             print(f"[{done + 1}/{total}] {label}…", file=sys.stderr)
     m = mb.run(quick=args.quick, backend=args.backend, progress=progress)
     doc = measured_document(m)
-    out = Path(args.output or f"this-machine-{m.date}.json")
     try:
         save_hardware_file(out, doc)
     except OSError as exc:

@@ -148,6 +148,16 @@ def test_a_failed_save_leaves_the_old_file_whole(tmp_path):
     assert path.read_text() == before and [p.name for p in tmp_path.iterdir()] == ["mine.json"]
 
 
+def test_export_and_calibrate_never_replace_a_file_unless_forced(tmp_path, capsys):
+    path = tmp_path / "mine.json"
+    path.write_text("my notes")
+    for argv in (["hardware", "export", "h100", "-o", str(path)], ["calibrate", "--quick", "-o", str(path)]):
+        assert main.main(argv) == 2
+        assert "exists" in capsys.readouterr().err and path.read_text() == "my notes"
+    assert main.main(["hardware", "export", "h100", "-o", str(path), "--force"]) == 0
+    assert json.loads(path.read_text())["based_on"] == "h100-sxm5-80gb"
+
+
 def test_hardware_file_on_the_command_line(tmp_path):
     path = tmp_path / "mine.json"
     doc = export_document(shipped_catalog().gpu("l4"))
