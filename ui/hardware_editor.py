@@ -87,7 +87,7 @@ class HardwareEditor(QDialog):
         index = self.start.findData(start_id) if start_id else -1
         self.start.setCurrentIndex(max(index, 0))
         self.start_from(self.start.currentData())
-        self.resize(860, 860)
+        self.resize(980, 860)
 
     def _field_grid(self) -> QScrollArea:
         body = QWidget()
@@ -104,7 +104,7 @@ class HardwareEditor(QDialog):
             grid.addWidget(QLabel(f.label + ("" if f.optional else " *")), row, 0)
             edit = QLineEdit()
             edit.setObjectName(f"field:{f.key}")
-            edit.setMinimumWidth(150 if f.scale else 320)
+            edit.setMinimumWidth(130 if f.scale else 280)
             edit.setAlignment(Qt.AlignRight if f.scale else Qt.AlignLeft)
             edit.textEdited.connect(lambda text, f=f: self.edit(f, text))
             grid.addWidget(edit, row, 1)
@@ -117,6 +117,7 @@ class HardwareEditor(QDialog):
             self.edits[f.key], self.reasons[f.key] = edit, reason
             row += 1
         scroll = QScrollArea()
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         scroll.setWidget(body)
         scroll.setWidgetResizable(True)
         return scroll
