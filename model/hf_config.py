@@ -138,8 +138,6 @@ def _attention_window(cfg: Mapping[str, Any], mt: str, notes: list[str]) -> dict
 
 
 def _deepseek(cfg: Mapping[str, Any], entry: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
-    if cfg.get("q_lora_rank") is None:
-        raise ModelConfigError("q_lora_rank is null (a DeepSeek-V2-Lite-style full-rank query): not supported yet")
     first_dense = _int(cfg, "first_k_dense_replace", default=0, minimum=0)
     if first_dense >= entry["layers"]:
         raise ModelConfigError(f"first_k_dense_replace {first_dense} leaves no MoE layer of {entry['layers']}")
@@ -147,8 +145,8 @@ def _deepseek(cfg: Mapping[str, Any], entry: Mapping[str, Any], notes: list[str]
         notes.append(f"moe_layer_freq {cfg.get('moe_layer_freq')!r} read as 1 (every layer after the dense ones)")
     if cfg.get("num_nextn_predict_layers"):
         notes.append("the multi-token-prediction module is not counted (as in the published total)")
-    mla = {k: _int(cfg, k) for k in ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-                                      "v_head_dim")}
+    mla = {k: _int(cfg, k) for k in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")}
+    mla["q_lora_rank"] = _int(cfg, "q_lora_rank") if cfg.get("q_lora_rank") is not None else 0   # 0: full-rank Q
     return {"experts": _int(cfg, "n_routed_experts"), "experts_per_token": _int(cfg, "num_experts_per_tok"),
             "shared_experts": _int(cfg, "n_shared_experts", default=0, minimum=0),
             "expert_ffn": _int(cfg, "moe_intermediate_size"), "first_dense_layers": first_dense,

@@ -22,6 +22,7 @@ PUBLISHED = [
     ("gemma-2-9b.json", 9.24e9, None),
     ("mixtral-8x7b-v0.1.json", 46.7e9, 12.9e9),
     ("deepseek-v3.json", 671e9, 37e9),
+    ("deepseek-v2-lite.json", 15.7e9, 2.4e9),       # MLA with a full-rank query (q_lora_rank null)
 ]
 
 
