@@ -163,10 +163,15 @@ def test_drag_and_drop_of_config_and_hardware_files(main_window, tmp_path):
     _drop(main_window, tmp_path / "hw.json")
     main_window.controller.flush()
     assert main_window.controller.scenario.gpu == "dropped-mi300x"
+    from model.scenario_file import save_scenario
+    save_scenario(tmp_path / "talk.json", Scenario(gpu="h200", batch=16))
+    _drop(main_window, tmp_path / "talk.json")
+    main_window.controller.flush()
+    assert main_window.controller.scenario.gpu == "h200-sxm-141gb" and main_window.controller.scenario.batch == 16
     (tmp_path / "broken.json").write_text("{oops")
     _drop(main_window, tmp_path / "broken.json")
     assert acts.status.text().startswith("Not added: broken.json is not valid JSON")
-    assert main_window.controller.scenario.gpu == "dropped-mi300x"
+    assert main_window.controller.scenario.gpu == "h200-sxm-141gb"
 
 
 def test_remove_moves_the_scenario_off_the_entry_first(main_window, data_dir):

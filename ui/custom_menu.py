@@ -1,5 +1,5 @@
 """Your own hardware and models in the main window (issue 12): one button with a menu,
-drag-and-drop of .json files, and one status line.
+drag-and-drop of .json files (hardware files, config.json, scenario files), and one status line.
 
     Your own hardware & models ▾
         New hardware from this GPU…      the hardware editor (ui/hardware_editor.py)
@@ -24,6 +24,7 @@ from model.catalog import Catalog, default_catalog, on_default_catalog_changed
 from model.errors import ModelError
 from model.hardware_file import FORMAT_KEY, load_hardware_file, read_json_file
 from model.scenario import Scenario
+from model.scenario_file import FORMAT_KEY as SCENARIO_KEY
 from ui import custom_store
 from ui.hardware_editor import ERROR_STYLE, OK_STYLE, HardwareEditor
 from ui.measure_dialog import MachineMeasurer
@@ -183,7 +184,8 @@ class CustomActions(QObject):
         return False
 
     def open_dropped(self, path: str) -> None:
-        """A hardware file is added at once; anything else is offered as a config.json."""
+        """A hardware file is added at once, a scenario file opened; anything else is offered as a
+        config.json."""
         try:
             doc = read_json_file(path, "file")
         except ModelError as exc:
@@ -191,6 +193,8 @@ class CustomActions(QObject):
             return
         if isinstance(doc, dict) and FORMAT_KEY in doc:
             self.open_hardware(path)
+        elif isinstance(doc, dict) and SCENARIO_KEY in doc and hasattr(self.window, "open_scenario"):
+            self.window.open_scenario(path)
         else:
             self.add_model(path)
 
