@@ -231,3 +231,20 @@ def test_saved_entries_load_at_start_and_broken_ones_are_reported_not_deleted(sh
     w.controller.flush()
     assert w.controller.scenario.gpu == "kept-h200" and w.controller.problem == ""
     assert "broken.json" in w.custom_actions.status.text() and (data_dir / "hardware" / "broken.json").exists()
+
+
+def test_lessons_draw_custom_hardware_added_after_they_were_built(main_window):
+    for n in (3, 4):
+        main_window.show_chapter(n)           # the chapter views exist (and keep a catalogue) before the entry
+    main_window.show_explore()
+    ed = main_window.custom_actions.new_hardware()
+    ed.edit(next(f for f in ed.fields if f.key == "id"), "late-gpu")
+    ed.save()
+    main_window.controller.flush()
+    for n in (2, 3, 4, 5, 6):
+        main_window.show_chapter(n)
+        main_window.controller.set(gpu="late-gpu")
+        main_window.controller.flush()
+        v = main_window.lessons.current_view
+        v.ensure_fresh()
+        assert v.error_text == "", (n, v.error_text)
