@@ -16,7 +16,8 @@ Everything here is derived from one step of the Estimate's phase (per GPU): a de
                      (u(HBM) is the Estimate's MBU)
     tensor cores     busy = compute time / step time   (time the cores work at their
                      achievable rate; idle = 1 − busy)    MFU = FLOPs / t / peak  [0..1]
-    all-reduce       per GPU per step, ring over tp GPUs, 16-bit partial sums (c bytes):
+    all-reduce       per GPU per step, ring over tp GPUs, 16-bit partial sums (c bytes), the
+                     bytes model.step.allreduce_bytes defines:
                          R = L·a · 2(tp−1)/tp · b·d·c · m/pp          [B]
                      L layers, a all-reduces per layer, b tokens per micro-batch, d hidden,
                      m micro-batches in flight; link rate = R / t, link use = rate / link B/s,
@@ -37,6 +38,7 @@ from model.catalog import Catalog
 from model.estimate import Estimate
 from model.format import percent, si
 from model.scenario import resolve
+from model.step import allreduce_bytes, microbatch, pipeline_hop_bytes, prefill_pass
 
 KINDS = ("weights", "kv", "activations")
 CHIP_LINKS = ("host_hbm", "hbm_l2", "l2_smem", "smem_reg", "reg_tc")
@@ -151,11 +153,9 @@ def _link(key: str, per_step: tuple[float, float, float], step_s: float, cap: fl
 
 def _prefill_step(rs, est: Estimate):
     """The prefill pass in the same terms as a decode step: per-GPU bytes (weights, KV written,
-    activations), FLOPs, and the times model.step.prefill_pass gives."""
-    from model.efficiency import default_efficiency
-    from model.step import prefill_pass
+    activations), FLOPs, and the times model.step.prefill_pass gives with the Estimate's efficiency."""
     s = rs.scenario
-    cost = prefill_pass(rs, s.batch, s.input_len, default_efficiency().for_vendor(rs.hw.vendor))
+    cost = prefill_pass(rs, s.batch, s.input_len, est.efficiency)
     share = 1.0 / rs.pp
     per_step = (float(cost.weight_bytes) * share, float(cost.kv_bytes) * share,
                 float(cost.activation_bytes) * share)
@@ -182,19 +182,17 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
     for key in CHIP_LINKS[1:]:
         links.append(_link(key, per_step, step_s, bw.get(_LIMIT[key])))
 
-    # tensor-parallel all-reduce and pipeline hops, per GPU per step
-    m = min(rs.pp, s.batch)
-    b = s.batch / m * seq_tokens          # tokens per micro-batch in one step
-    comm_c = rs.precision.comm_bytes
+    # tensor-parallel all-reduce and pipeline hops, per GPU per step (model.step's bytes)
+    m, b = microbatch(rs, s.batch)
+    b = b * seq_tokens                  # tokens per micro-batch in one step
     inter = None
     if rs.tp > 1 and rs.tp_link is not None:
-        n_ar = llm.layers * llm.shape.allreduces_per_layer
-        ar = n_ar * 2.0 * (rs.tp - 1) / rs.tp * b * llm.hidden * comm_c * m / rs.pp
+        ar = float(allreduce_bytes(rs, b) * m / rs.pp)
         inter = _link("gpu_gpu", (0.0, 0.0, ar), step_s, rs.tp_link.bandwidth_bytes_per_s,
                       label=f"GPU ↔ GPU ({rs.tp_link.name})")
     pipe = None
     if rs.pp > 1:
-        hop = b * llm.hidden * comm_c * m * (rs.pp - 1) / rs.pp
+        hop = float(pipeline_hop_bytes(rs, b) * m / rs.pp)
         pipe = _link("pipeline", (0.0, 0.0, hop), step_s, hw.network.bandwidth_bytes_per_s,
                      label=f"pipeline hop ({hw.network.name})")
 
