@@ -13,12 +13,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from model.catalog import Catalog
-from model.efficiency import IDEAL, Efficiency, EfficiencyTable, default_efficiency
+from model.efficiency import Efficiency, EfficiencyTable, default_efficiency
 from model.memory import Footprint, footprint
 from model.roofline import critical_batch, ridge_flops_per_byte
 from model.scenario import ResolvedScenario, Scenario, resolve
@@ -84,7 +84,6 @@ class Estimate:
     joules_per_token: float
     efficiency_stack: str
     notes: tuple[str, ...]
-    efficiency: Efficiency = field(default=IDEAL, compare=False, repr=False)   # the factors this used
 
     @property
     def explanation(self) -> str:
@@ -96,7 +95,6 @@ class Estimate:
         d = asdict(self)
         d["scenario"] = self.scenario.to_dict()
         d["notes"] = list(self.notes)
-        d.pop("efficiency", None)          # the stack's name is in efficiency_stack
         d["explanation"] = self.explanation
         return d
 
@@ -199,7 +197,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         kv_cache_bytes_per_gpu=fp.kv_bytes, workspace_bytes_per_gpu=fp.workspace_bytes,
         memory_needed_bytes_per_gpu=fp.needed_bytes, fits=fp.fits, max_batch_that_fits=max_fit,
         usd_per_million_tokens=usd, joules_per_token=joules, efficiency_stack=eff.stack,
-        notes=tuple(notes), efficiency=eff,
+        notes=tuple(notes),
     )
 
 
