@@ -177,3 +177,12 @@ CHIP_LIGHT = ChipColours(
 
 def chip_colours(t: Theme | None) -> ChipColours:
     return CHIP_LIGHT if t is not None and t.name == "light" else CHIP_DARK
+
+
+def mix(a, b, t: float):
+    """The one colour mix: ``a`` → ``b`` by ``t`` in [0, 1] (QColor or '#rrggbb'; returns QColor)."""
+    from PySide6.QtGui import QColor
+    ca, cb = QColor(a), QColor(b)
+    t = min(1.0, max(0.0, t))
+    return QColor(int(ca.red() + (cb.red() - ca.red()) * t), int(ca.green() + (cb.green() - ca.green()) * t),
+                  int(ca.blue() + (cb.blue() - ca.blue()) * t))

@@ -24,11 +24,12 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QEvent, QIODevice, QObject, QPoint, QPointF, QRect, Qt, QTimer
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QFont, QPainter
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ui import theme as th
+from ui.hover import HoverTips
 from ui.roofline_plot import SIAxis
 
 SHORT_TITLES = {1: "Compute vs bandwidth", 2: "GPU shape", 3: "Memory hierarchy", 4: "Roofline",
@@ -59,92 +60,21 @@ def error_text(err: float) -> str:
     return f"model error {err:+.1%}" if err is not None and math.isfinite(err) else "model error —"
 
 
-class MarkerTips(QObject):
-    """Hover tooltips per data marker on one PlotWidget, the idea of ui.roofline_plot's hover.
-
-    point(x, y, text) and rect(x0, y0, x1, y1, text) take data coordinates; on a log axis the
-    view coordinate is log10 of the data, and distances are measured in screen pixels after
-    ViewBox.mapViewToScene, so log axes work. The nearest point within HOVER_PX wins; a bar
-    (rect) answers when the mouse is on it and no point is near. Elsewhere the plot's own
-    toolTip() (set by the chapter) shows as before.
-    """
+class MarkerTips(HoverTips):
+    """Hover tooltips per data marker on one PlotWidget: the shared engine ui.hover.HoverTips
+    (the roofline's too) with the chapters' radius. ``points`` and ``rects`` list what is
+    registered, in view coordinates (log10 of the data on a log axis)."""
 
     def __init__(self, plot: pg.PlotWidget, log_x: bool = False, log_y: bool = False):
-        super().__init__(plot)
-        self.plot = plot
-        self.vb = plot.getPlotItem().vb
-        self.log_x, self.log_y = log_x, log_y
-        self.points: list[tuple[float, float, str]] = []               # view coordinates
-        self.rects: list[tuple[float, float, float, float, str]] = []
-        self.shown = ""
-        plot.setMouseTracking(True)
-        plot.scene().sigMouseMoved.connect(self._moved)
-        plot.viewport().installEventFilter(self)
+        super().__init__(plot, log_x, log_y, radius_px=HOVER_PX)
 
-    def clear(self) -> None:
-        self.points.clear()
-        self.rects.clear()
+    @property
+    def points(self) -> list[tuple[float, float, str]]:
+        return [(v[0], v[1], text) for kind, v, text in self.items if kind == "point"]
 
-    def _vx(self, x: float) -> float:
-        return log10(x) if self.log_x else float(x)
-
-    def _vy(self, y: float) -> float:
-        return log10(y) if self.log_y else float(y)
-
-    def point(self, x: float, y: float, text: str) -> None:
-        if all(v is not None and math.isfinite(float(v)) for v in (x, y)) and \
-                (not self.log_x or x > 0) and (not self.log_y or y > 0):
-            self.points.append((self._vx(x), self._vy(y), text))
-
-    def rect(self, x0: float, y0: float, x1: float, y1: float, text: str) -> None:
-        self.rects.append((self._vx(x0), self._vy(y0), self._vx(x1), self._vy(y1), text))
-
-    def scene_pos(self, x: float, y: float) -> QPointF:
-        """Where a data point (x, y) lands in the plot's scene (= the plot widget's pixels)."""
-        return self.vb.mapViewToScene(QPointF(self._vx(x), self._vy(y)))
-
-    def text_at(self, scene_pos) -> str:
-        """The tooltip of the marker under scene_pos ('' when none is near)."""
-        px, py = scene_pos.x(), scene_pos.y()
-        best, best_d = "", HOVER_PX
-        for vx, vy, text in self.points:
-            p = self.vb.mapViewToScene(QPointF(vx, vy))
-            d = math.hypot(p.x() - px, p.y() - py)
-            if d < best_d:
-                best, best_d = text, d
-        if best:
-            return best
-        for x0, y0, x1, y1, text in self.rects:
-            a = self.vb.mapViewToScene(QPointF(x0, y0))
-            b = self.vb.mapViewToScene(QPointF(x1, y1))
-            dx = max(min(a.x(), b.x()) - px, 0.0, px - max(a.x(), b.x()))
-            dy = max(min(a.y(), b.y()) - py, 0.0, py - max(a.y(), b.y()))
-            d = math.hypot(dx, dy) + 1.0          # points win over bars at the same distance
-            if d < best_d:
-                best, best_d = text, d
-        return best
-
-    def tip_at(self, scene_pos) -> str:
-        """What hovering there shows: the nearest marker's text, else the whole plot's tooltip."""
-        return self.text_at(scene_pos) or self.plot.toolTip()
-
-    def _moved(self, pos) -> None:
-        text = self.text_at(pos)
-        if text:
-            if text != self.shown:
-                QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(pos)), text, self.plot.viewport())
-        elif self.shown:
-            QToolTip.hideText()
-        self.shown = text
-
-    def eventFilter(self, obj, ev) -> bool:
-        if ev.type() == QEvent.ToolTip:       # the mouse rests: a marker's text beats the plot's
-            text = self.text_at(self.plot.mapToScene(ev.pos()))
-            if text:
-                QToolTip.showText(ev.globalPos(), text, self.plot.viewport())
-                self.shown = text
-                return True
-        return False
+    @property
+    def rects(self) -> list[tuple[float, float, float, float, str]]:
+        return [(*v[0], *v[1], text) for kind, v, text in self.items if kind == "rect"]
 
 
 class ChapterView(QWidget):
