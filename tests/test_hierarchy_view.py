@@ -76,23 +76,23 @@ def test_token_counter_ticks_once_per_decode_step(view):
 
 def test_scenario_change_retargets_within_one_frame(view):
     view.settle(60)
-    busy0 = view._cur.busy
+    busy0 = view.animator.cur.busy
     caption0 = view.flow.caption
     count0 = view.particle_count
     view.set_estimate(estimate(SMALL.with_(batch=512)))
     assert view.flow.bottleneck == "compute" and view.flow.caption != caption0
     _frame(view)
-    assert view._cur.busy > busy0                 # easing has begun ...
-    assert view._cur.busy < view.flow.tensor_busy  # ... and glides rather than jumps
+    assert view.animator.cur.busy > busy0                 # easing has begun ...
+    assert view.animator.cur.busy < view.flow.tensor_busy  # ... and glides rather than jumps
     assert view.particle_count > count0 * 0.5     # the flow keeps going, no restart
     view.settle(30)
-    assert view._cur.busy == pytest.approx(view.flow.tensor_busy)
+    assert view.animator.cur.busy == pytest.approx(view.flow.tensor_busy)
 
 
 def test_multi_gpu_draws_tiles_and_link_traffic(view):
     view.set_estimate(estimate(PCIE8), animate=False)
     view.settle(200)
-    assert len(view._L["tiles"]) == 8
+    assert len(view.lay.tiles) == 8
     assert view.flow.bottleneck == "communication"
     assert (view.particles.alive & (view.particles.kind == 3)).sum() > 0
     img = view.grab()
@@ -121,7 +121,7 @@ def test_other_vendors_and_sizes(qtbot):
         v.settle(30)
         assert not v.grab().isNull()
         if s.gpu == "mi300x":
-            assert v.hw.unit_name == "CU" and v.hw.hbm_stacks == 8 and len(v._L["stacks"]) == 8
+            assert v.hw.unit_name == "CU" and v.hw.hbm_stacks == 8 and len(v.lay.memory) == 8
 
 
 def test_narrow_view_shortens_rather_than_clips(qtbot, shown):
@@ -135,7 +135,7 @@ def test_narrow_view_shortens_rather_than_clips(qtbot, shown):
         assert lab.fontMetrics().horizontalAdvance(lab.text()) <= lab.contentsRect().width(), lab.text()
     assert v.scale_label.text().startswith("1 s")
     assert v.token_label.text().endswith("tok") or v.token_label.text().endswith("tokens")
-    assert v._L["caption_lines"] == 2
+    assert v.lay.caption_lines == 2
     v.resize(1400, 700)
     qtbot.wait(10)
     assert v.token_label.text().startswith("decode step")
@@ -171,7 +171,7 @@ def test_multi_gpu_draws_in_the_light_theme(view):
     view.set_theme(LIGHT)
     view.set_estimate(estimate(PCIE8), animate=False)
     view.settle(120)
-    assert len(view._L["tiles"]) == 8
+    assert len(view.lay.tiles) == 8
     assert _corner_lightness(view) > 200
 
 

@@ -183,7 +183,7 @@ def _ladder(x: float, w: float, band: dict, fs: int, room: float) -> tuple[Ladde
         y0, y1 = band[key]
         top = (y0 + y1) / 2 - fs * lines / 2
         use_y = top + fs * (2.5 if three else 1.3)
-        bar = Rect(x, use_y + fs * 0.6 - 2.5, w * 0.5, 5.0)
+        bar = Rect(x, use_y + fs * 0.6 - 2.5, w * (0.3 if key == "tensor_cores" else 0.5), 5.0)
         rows.append(LadderRow(key, Rect(x, top, w, fs * 1.3), Rect(x, top + fs * 1.3, w, fs * 1.2 if three else 0.0),
                               bar, Rect(bar.right + 6, use_y, w - bar.w - 6, fs * 1.2)))
     return tuple(rows)
