@@ -28,7 +28,7 @@ view shows as a model.readouts.Readout:
                      read the weights once at 16 bits (so precision does not change it and a
                      decode step lasts about a second or two on screen)
 
-The bottleneck is the Estimate's ``bound``: memory → "HBM", compute → "tensor cores",
+The bottleneck is the Estimate's ``bound``: memory → "HBM" (or "unified memory"), compute → "tensor cores",
 communication → the tensor-parallel link's name.
 """
 from __future__ import annotations
@@ -212,8 +212,8 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
     elif bound == "communication":
         label = _link_word(link_kind, link_name)
     else:
-        label = "HBM"
-    caption = _caption(bound, label, tensor_busy, link_busy, est.mfu)
+        label = "unified memory" if is_unified(hw) else "HBM"
+    caption = _caption(bound, label, tensor_busy, link_busy, "unified memory" if is_unified(hw) else "HBM")
 
     weights16_s = per_step[0] / rs.precision.bytes_per_weight * 2.0 / hw.hbm_bandwidth_bytes_per_s
     time_scale = nice_125(max(weights16_s, step_s / 4.0, 1e-7))
@@ -239,13 +239,13 @@ def _link_word(kind: str | None, name: str | None) -> str:
     return name or "the interconnect"
 
 
-def _caption(bound: str, label: str, busy: float, link_busy: float, mfu: float) -> str:
+def _caption(bound: str, label: str, busy: float, link_busy: float, memory: str) -> str:
     if bound == "compute":
-        return f"Tensor cores busy {percent(busy)} of each step — compute-bound, HBM has bandwidth to spare"
+        return f"Tensor cores busy {percent(busy)} of each step — compute-bound, {memory} has bandwidth to spare"
     if bound == "communication":
         return (f"Tensor cores idle {percent(1.0 - busy)} of each step — waiting on all-reduces over {label} "
                 f"({percent(link_busy)} of each step)")
-    return f"Tensor cores idle {percent(1.0 - busy)} of each step — waiting on HBM"
+    return f"Tensor cores idle {percent(1.0 - busy)} of each step — waiting on {label}"
 
 
 def describe(f: Flow) -> str:
@@ -316,7 +316,7 @@ def chip_readouts(est: Estimate, f: Flow, hw: Hardware) -> dict[str, Readout]:
         Readout("step_time", f"one {step}", f.step_s, "s", duration(f.step_s), f"The Estimate's {step} time"),
         Readout("step_flops", f"FLOPs per {step}", f.flops_per_step, "FLOP", si(f.flops_per_step, "FLOP"),
                 f"Multiply-adds ×2 of one {step} per GPU"),
-        Readout("chip_rate", "on every link HBM → cores", f.hbm_bytes_per_s, "B/s", si(f.hbm_bytes_per_s, "B/s"),
+        Readout("chip_rate", f"on every link {'memory' if is_unified(hw) else 'HBM'} → cores", f.hbm_bytes_per_s, "B/s", si(f.hbm_bytes_per_s, "B/s"),
                 "Bytes per step ÷ step time: the same bytes cross every level (conserved)"),
         Readout("link_busy", "link busy", f.link_busy, "", percent(f.link_busy),
                 "Communication time ÷ step time: the share of each step spent in all-reduces and hops"),

@@ -184,3 +184,67 @@ def test_main_window_passes_its_theme_to_the_chip(qtbot, shown):
     assert _corner_lightness(w.hierarchy) > 200
     w.toggle_theme()
     assert w.hierarchy.theme_name == "dark"
+
+
+def _unified_catalog():
+    """A fake Apple-silicon-like part: the H100's numbers with one unified memory, no HBM stacks."""
+    from dataclasses import replace
+    from model.catalog import default_catalog
+    cat = default_catalog()
+    h100 = cat.gpu("h100")
+    fake = replace(h100, id="fake-unified", name="Fake unified GPU", short_name="Fake", aliases=(),
+                   hbm_kind="LPDDR5 unified", hbm_stacks=None, pcie=None)
+    return replace(cat, gpus=cat.gpus + (fake,))
+
+
+def test_unified_memory_draws_one_labelled_block_not_hbm_stacks(shown):
+    from model.flow import chip_readouts, memory_name
+    cat = _unified_catalog()
+    e = estimate(SMALL.with_(gpu="fake-unified"), cat)
+    v = shown(HierarchyView(estimate_=e, catalog=cat), (1200, 700))
+    v.settle(60)
+    assert v.lay.unified and len(v.lay.memory) == 1
+    assert memory_name(v.hw) == "Unified memory (LPDDR5)"
+    shown_ = chip_readouts(e, v.flow, v.hw)
+    assert shown_["level_hbm"].label == "Unified memory (LPDDR5)"
+    assert shown_["memory_block"].value == v.hw.hbm_capacity_bytes       # one block holds it all
+    assert shown_["level_host"].label.startswith("CPU")
+    # packets leave the block through its pipes: weights flow from it
+    assert (v.particles.alive & (v.particles.kind == 0)).sum() > 10
+    assert not v.grab().isNull()
+
+
+def test_hidden_view_works_out_only_the_latest_estimate_when_shown(view):
+    view.hide()
+    layout_before, flow_before = view.lay, view._flow
+    for batch in (2, 4, 8):
+        view.set_estimate(estimate(SMALL.with_(batch=batch)))
+    assert view._flow is flow_before and view.lay is layout_before     # nothing worked out while hidden
+    view.show()
+    assert view._flow is not flow_before and view.flow.batch == 8
+
+
+def test_steady_frames_reuse_the_cached_picture(view):
+    view.settle(60)
+    view.canvas.repaint()
+    static, base = view._static, view._base
+    for _ in range(5):
+        _frame(view)
+    assert view._static is static and view._base is base        # only the packets are drawn per frame
+    view.set_estimate(estimate(SMALL.with_(batch=64)))
+    _frame(view)
+    assert view._base is not base                               # the eased layer follows the new targets
+
+
+def test_chip_labels_tensor_core_time_apart_from_mfu(view):
+    from model.readouts import readouts
+    sh = view.scene.shown
+    r = readouts(view.estimate)
+    assert sh["use_tensor_cores"].value == pytest.approx(r["tensor_cores_busy"].value)
+    assert "step time" in sh["use_tensor_cores"].label and "step time" in sh["use_tensor_cores"].help.lower() \
+        or "step time" in r["tensor_cores_busy"].label
+    assert sh["mfu"] == r["mfu"] and "peak" in sh["mfu"].label
+    from ui.chip.paint.ladder import use_text
+    assert use_text(view.scene, "tensor_cores", 1000, 14).endswith("of step time")
+    assert sh["step_weights"].text == r["weights_read_per_step"].text
+    assert sh["step_kv"].text == r["kv_read_per_step"].text

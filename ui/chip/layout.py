@@ -189,14 +189,14 @@ def _ladder(x: float, w: float, band: dict, fs: int, room: float) -> tuple[Ladde
     return tuple(rows)
 
 
-def _memory(inner0: float, inner1: float, y0: float, y1: float, stacks: int, unified: bool):
+def _memory(inner0: float, inner1: float, y0: float, y1: float, stacks: int, unified: bool, grow: float):
     """HBM stacks along the package's bottom edge, clustered at both ends like the real parts;
     or one block across the package for unified memory."""
     if unified:
         block = Rect(inner0, y0, inner1 - inner0, y1 - y0)
         step = block.w / UNIFIED_PIPES
         return (block,), tuple(inner0 + step * (i + 0.5) for i in range(UNIFIED_PIPES)), min(92.0, step)
-    st_w, st_gap = min(92.0, ((inner1 - inner0) - 10 * (stacks - 1)) / stacks), 10.0
+    st_w, st_gap = min(92.0 * grow, ((inner1 - inner0) - 10 * (stacks - 1)) / stacks), 10.0
     left_n = (stacks + 1) // 2
     right_n = stacks - left_n
     xs = [inner0 + i * (st_w + st_gap) for i in range(left_n)]
@@ -249,7 +249,7 @@ def chip_layout(w: float, h: float, *, units: int, stacks: int, tiles: int = 0, 
     sm_w = ((inner1 - inner0) - gap * (n_sm - 1)) / n_sm
     sm_y0, sm_y1 = band["tensor_cores"][0], band["smem"][1]
     sms = tuple(Rect(inner0 + i * (sm_w + gap), sm_y0, sm_w, sm_y1 - sm_y0) for i in range(n_sm))
-    memory, pipes_x, pipe_basis = _memory(inner0, inner1, *band["hbm"], max(1, stacks), unified)
+    memory, pipes_x, pipe_basis = _memory(inner0, inner1, *band["hbm"], max(1, stacks), unified, grow)
     host = Rect(inner0, band["host"][0], min(220.0, (cx1 - cx0) * 0.36), band["host"][1] - band["host"][0])
     cluster = _cluster(column, tiles, H, fs) if tiles else None
     legend = Rect(column.left, column.top, column.w, (cluster.box.top - 8 if cluster else column.bottom) - column.top)

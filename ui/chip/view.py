@@ -20,7 +20,7 @@ from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from model import Estimate, Scenario, estimate
-from model.catalog import default_catalog
+from model.catalog import Catalog, default_catalog
 from model.chip_transform import packet_scale, scale_forms, step_word, tiles_drawn
 from model.flow import Flow, chip_readouts, flow, is_unified
 from ui import theme as th
@@ -62,10 +62,10 @@ class HierarchyView(QWidget):
     """The chip, animated. ``show_estimate(e)`` (or ``set_estimate``) re-targets the flow."""
 
     def __init__(self, controller=None, estimate_: Estimate | None = None, parent: QWidget | None = None,
-                 seed: int = 0):
+                 seed: int = 0, catalog: Catalog | None = None):
         super().__init__(parent)
         self.setObjectName("hierarchyView")
-        self.catalog = default_catalog()
+        self.catalog = catalog or default_catalog()
         self.animator = Animator(seed)
         self.particles = self.animator.particles
         self.estimate: Estimate | None = None
@@ -107,7 +107,7 @@ class HierarchyView(QWidget):
         if controller is not None:
             controller.estimate_changed.connect(self.set_estimate)
             estimate_ = estimate_ or getattr(controller, "estimate", None)
-        self.set_estimate(estimate_ or estimate(Scenario()), animate=False)
+        self.set_estimate(estimate_ or estimate(Scenario(), self.catalog), animate=False)
 
     # ---------------------------------------------------------------- the panel protocol
     def show_estimate(self, est: Estimate) -> None:

@@ -106,7 +106,7 @@ def _step(c: _Column) -> None:
     if not prefill:
         ctx = sh["mean_context"].text
         c.line(f"KV read at the mean context, {ctx}", shorter=(f"KV at the mean context, {ctx}", f"KV at {ctx}"))
-    c.line(f"{sh['chip_rate'].text} on every link HBM → cores")
+    c.line(f"{sh['chip_rate'].text} {sh['chip_rate'].label}")
     c.line(f"{sh['step_flops'].text} · MFU {sh['mfu'].text} of peak FLOP/s",
            shorter=(f"{sh['step_flops'].text} · MFU {sh['mfu'].text}",))
 

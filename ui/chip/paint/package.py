@@ -99,10 +99,10 @@ def _host(p: QPainter, sc: Scene) -> None:
                  "shared memory"]
     else:
         text(p, qr(host).adjusted(8, 0, -8, 0), "Host RAM", font(fs, True), P.text)
-        link = hw.pcie.name if hw.pcie else "host link"
-        notes = [f"PCIe {link}: idle in steady decode (weights already in HBM)",
-                 f"PCIe {link}: idle in steady decode", f"PCIe {link}: idle in decode", "idle in decode"] \
-            if hw.pcie else ["host link: idle in steady decode", "idle in decode"]
+        link = f"PCIe {hw.pcie.name}" if hw.pcie else "host link"
+        when = "steady decode" if sc.flow.phase == "decode" else "prefill"
+        notes = [f"{link}: idle in {when} (weights already in HBM)", f"{link}: idle in {when}",
+                 f"{link}: idle", "idle"]
     fit(p, qr(lay.host_note), notes, font(fs - 1), P.secondary, wrap=True)
 
 
