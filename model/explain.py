@@ -88,3 +88,32 @@ def shown_notes(e) -> list[str]:
     if e.emulated and not any("emulated" in n for n in notes):
         notes.append(f"{e.precision_name} runs emulated in {e.compute_dtype.upper()}")
     return notes
+
+
+def estimate_table(e) -> list[tuple[str, str]]:
+    """The command line's `estimate` table: (row name, readout texts), the window's numbers."""
+    r = readouts(e)
+    s = e.scenario
+
+    def t(*keys: str, sep: str = " · ") -> str:
+        return sep.join(r[k].labelled for k in keys)
+
+    return [
+        ("Scenario", f"{e.model_name} · {e.precision_name} (KV {e.kv_precision_name}) · {s.gpus}× {e.gpu_name}"),
+        ("", f"batch {s.batch} · {s.input_len} in / {s.output_len} out · TP {e.tp} × PP {e.pp}"
+             + (f" over {e.link_name}" if e.link_name else "") + f" · {t('mean_context')}"),
+        ("Decode", f"{r['decode_time'].text}/token at the mean context · {t('decode_floor')}"),
+        ("  of which", t("decode_memory_time", "decode_compute_time", "decode_comm_time", "decode_overhead_time")),
+        ("Prefill (TTFT)", t("prefill_time", "prefill_floor")),
+        ("  of which", t("prefill_memory_time", "prefill_compute_time", "prefill_comm_time", "prefill_overhead_time")),
+        ("End to end", r["e2e_latency"].text + (f" in {e.waves} waves" if e.waves > 1 else "")),
+        ("Throughput", t("output_tokens_per_s", "tokens_per_s_per_user")),
+        ("Roofline", t("arithmetic_intensity", "ridge", "bound")),
+        ("Critical batch", t("critical_batch", "critical_batch_weights_only")),
+        ("Utilisation", t("mbu", "mfu", "tensor_cores_busy")),
+        ("Per decode step", t("weights_read_per_step", "kv_read_per_step", "activations_per_step")),
+        ("HBM per GPU", t("weights_resident_per_gpu", "kv_resident_per_gpu", "workspace_per_gpu")),
+        ("", f"{t('memory_needed_per_gpu', 'hbm_capacity')} → " + ("fits" if e.fits else "DOES NOT FIT")),
+        ("Largest batch", r["max_batch_that_fits"].text),
+        ("Cost", t("usd_per_million_tokens", "joules_per_token")),
+    ]

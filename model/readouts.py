@@ -24,7 +24,7 @@ Mean context c̄ = input + output/2 (the same number the Estimate's decode step 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Mapping
 
 from model.format import duration, percent, si, sig3
@@ -40,6 +40,12 @@ class Readout:
     unit: str
     text: str             # value and unit as the screen writes them
     help: str             # one line: what it counts (and, where a look-alike exists, why it differs)
+    short: str = ""       # a shorter label for narrow places (a gauge title); "" when the label is short
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The label, then the short label if any: the forms a screen may write beside the text."""
+        return (self.label, self.short) if self.short else (self.label,)
 
     @property
     def labelled(self) -> str:
@@ -47,8 +53,19 @@ class Readout:
         return f"{self.label}: {self.text}"
 
 
-def _r(key: str, label: str, value, unit: str, text: str, help_: str) -> Readout:
-    return Readout(key, label, value, unit, text, help_)
+def _r(key: str, label: str, value, unit: str, text: str, help_: str, short: str = "") -> Readout:
+    return Readout(key, label, value, unit, text, help_, short)
+
+
+SHORT_LABELS = {
+    "prefill_time": "Time to first token",
+    "output_tokens_per_s": "Tokens/s, group",
+    "mbu": "MBU (of peak bytes/s)",
+    "mfu": "MFU (of peak FLOP/s)",
+    "usd_per_million_tokens": "Cost per 1M tokens",
+    "joules_per_token": "Energy per token (TDP)",
+    "tensor_cores_busy": "Tensor cores busy (of step time)",
+}
 
 
 def _time_ms(key: str, label: str, ms: float, help_: str) -> Readout:
@@ -232,7 +249,7 @@ def readouts(e) -> Mapping[str, Readout]:
     """Every shown quantity of ``e``, by key (insertion order is display order)."""
     out: dict[str, Readout] = {}
     for r in (*_timing(e), *_utilisation(e), *_memory(e), *_money(e)):
-        out[r.key] = r
+        out[r.key] = replace(r, short=SHORT_LABELS[r.key]) if r.key in SHORT_LABELS else r
     return out
 
 

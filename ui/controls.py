@@ -9,13 +9,13 @@ import math
 
 from PySide6.QtCore import QSignalBlocker, QStringListModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QCompleter, QGridLayout, QHBoxLayout,
+from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QCompleter, QGridLayout, QHBoxLayout,
                                QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
-from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_TOKENS, PHASES
+from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
 
-BATCH_MAX = 4096
+BATCH_MAX = MAX_BATCH          # the model's range: a saved batch 8192 shows as 8192
 SLIDER_STEPS_PER_OCTAVE = 100
 ID_ROLE = Qt.UserRole + 1
 
@@ -51,8 +51,17 @@ class SearchCombo(QComboBox):
         comp.activated[str].connect(self._pick_name)
         self.activated.connect(self._pick_index)
         self.lineEdit().editingFinished.connect(self._restore_text)
+        QApplication.instance().focusChanged.connect(self._focus_changed)
         self._by_name: dict[str, object] = {}
         self._current = None
+
+    def _focus_changed(self, old, new) -> None:
+        """Focus left the box (also while the completer's popup was open, when the line edit
+        emits no editingFinished): close the popup and show the chosen item's name again."""
+        mine = (self, self.lineEdit(), self.completer().popup(), self.view())
+        if old in mine and new not in mine:
+            self.completer().popup().hide()
+            self._restore_text()
 
     def set_items(self, groups: list[tuple[str | None, list[tuple[object, str, str]]]]) -> None:
         """groups: [(header or None, [(id, label, tooltip), …]), …]."""
@@ -233,7 +242,7 @@ class ControlPanel(QWidget):
         brow = QHBoxLayout()
         self.batch_slider = QSlider(Qt.Horizontal)
         self.batch_slider.setRange(0, batch_to_slider(BATCH_MAX))
-        self.batch_slider.setToolTip("Logarithmic: 1, 2, 4 … 4096")
+        self.batch_slider.setToolTip(f"Logarithmic: 1, 2, 4 … {BATCH_MAX:,}")
         self.batch_spin = QSpinBox()
         self.batch_spin.setRange(1, BATCH_MAX)
         self.batch_spin.setKeyboardTracking(False)

@@ -159,7 +159,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.setStyleSheet(th.style_sheet(t))
         self.controls_scroll.setFixedWidth(int(max(170 + 130 * scale, 300 * scale)))   # grows with its type
         self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
-        self.roofline.apply_theme(t)
+        self.roofline.set_theme(t)
         self.gauges.set_theme(t)
         self.hierarchy.set_theme(t)
         self.controls.set_theme_name(t.name, t.px(15))
