@@ -248,3 +248,15 @@ def test_chip_labels_tensor_core_time_apart_from_mfu(view):
     assert use_text(view.scene, "tensor_cores", 1000, 14).endswith("of step time")
     assert sh["step_weights"].text == r["weights_read_per_step"].text
     assert sh["step_kv"].text == r["kv_read_per_step"].text
+
+
+def test_tooltips_explain_what_each_number_counts(view):
+    from ui.chip.tips import tooltip_at
+    sc = view.scene
+    row = next(r for r in sc.lay.ladder if r.key == "tensor_cores")
+    tip = tooltip_at(sc, row.box.cx, row.box.cy)
+    assert "of step time" in tip and "MFU" in tip and "peak" in tip      # busy time and MFU, told apart
+    stack = sc.lay.memory[0]
+    assert "per block" in tooltip_at(sc, stack.cx, stack.cy)
+    assert "weights read per decode step" in tooltip_at(sc, sc.lay.legend.cx, sc.lay.legend.cy)
+    assert tooltip_at(sc, 1, sc.lay.height - 1) == ""

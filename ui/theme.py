@@ -175,10 +175,6 @@ CHIP_LIGHT = ChipColours(
     ("#9A6700", "#A8457F", "#1F7FB8", BLUE), ("#9A6700", None, "#1F7FB8", None), "#007A59", "#B34E00", "#D99500")
 
 
-def chip_colours(t: Theme | None) -> ChipColours:
-    return CHIP_LIGHT if t is not None and t.name == "light" else CHIP_DARK
-
-
 def mix(a, b, t: float):
     """The one colour mix: ``a`` → ``b`` by ``t`` in [0, 1] (QColor or '#rrggbb'; returns QColor)."""
     from PySide6.QtGui import QColor

@@ -15,9 +15,9 @@ fill) is cached on top of it and redrawn only while it eases; per frame only pac
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QElapsedTimer, QSize, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter, QPixmap
-from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from model import Estimate, Scenario, estimate
 from model.catalog import Catalog, default_catalog
@@ -35,6 +35,7 @@ from ui.chip.paint.ladder import paint_ladder
 from ui.chip.paint.legend import paint_legend
 from ui.chip.paint.package import paint_package
 from ui.chip.paint.particles import paint_particles
+from ui.chip.tips import tooltip_at
 
 FRAME_MS = 16
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
@@ -56,6 +57,17 @@ class _Canvas(QWidget):
 
     def resizeEvent(self, _event) -> None:
         self.view._relayout()
+
+    def event(self, ev) -> bool:
+        if ev.type() == QEvent.ToolTip:
+            tip = tooltip_at(self.view.scene, ev.pos().x(), ev.pos().y())
+            if tip:
+                QToolTip.showText(ev.globalPos(), tip, self)
+            else:
+                QToolTip.hideText()
+                ev.ignore()
+            return True
+        return super().event(ev)
 
 
 class HierarchyView(QWidget):
