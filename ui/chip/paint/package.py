@@ -94,11 +94,11 @@ def _host(p: QPainter, sc: Scene) -> None:
     p.setBrush(P.panel)
     p.drawRoundedRect(qr(host), 5, 5)
     if lay.unified:
-        text(p, qr(host).adjusted(8, 0, -8, 0), "CPU cores", font(fs, True), P.text)
+        fit(p, qr(host).adjusted(8, 0, -8, 0), ["CPU cores", "CPU"], font(fs, True), P.text)
         notes = ["CPU and GPU share the unified memory: no copy over PCIe", "CPU and GPU share this memory",
                  "shared memory"]
     else:
-        text(p, qr(host).adjusted(8, 0, -8, 0), "Host RAM", font(fs, True), P.text)
+        fit(p, qr(host).adjusted(8, 0, -8, 0), ["Host RAM", "Host", "RAM"], font(fs, True), P.text)
         link = f"PCIe {hw.pcie.name}" if hw.pcie else "host link"
         when = "steady decode" if sc.flow.phase == "decode" else "prefill"
         notes = [f"{link}: idle in {when} (weights already in HBM)", f"{link}: idle in {when}",
