@@ -82,9 +82,13 @@ def comparison_roof(e, hw, catalog=None) -> ComparisonRoof | None:
 
 
 def comparison_point_text(ce, gpu_name: str) -> str:
+    """The comparison GPU's operating point, in its own words (its numbers are not the main
+    GPU's, so they carry no main-panel labels), for the same phase as the main point."""
     r = readouts(ce)
-    return (f"{gpu_name} at the same scenario: {r['arithmetic_intensity'].labelled}, "
-            f"{r['achieved_flops'].labelled}, {r['decode_time'].labelled}")
+    step = (f"{r['prefill_time'].text} to the first token" if ce.phase == "prefill"
+            else f"{r['decode_time'].text} per token")
+    return (f"{gpu_name} at the same scenario ({ce.phase}, {ce.compute_dtype.upper()}): "
+            f"{r['arithmetic_intensity'].text}, {r['achieved_flops'].text} per GPU, {step}")
 
 
 def slope_text(hw, e) -> str:

@@ -54,6 +54,10 @@ class Gauge(QFrame):
         tip = "\n".join([r.labelled, r.help, *(x.labelled for x in extra)])
         self.set(r.text, sub, tip, r.labels)
 
+    def labelled_pairs(self) -> list[tuple[str, str]]:
+        """(title, number) as shown: for ui.screen_text."""
+        return [(self.title.text(), self.value.text())]
+
     def set_base_px(self, px: int) -> None:
         self.base_px = px
         self._fit()
@@ -167,6 +171,10 @@ class HbmBar(QWidget):
             p.setPen(QColor(th.VERMILLION if not self.fits else t.text))
             p.drawText(box, Qt.AlignCenter, self.status_text)
         p.end()
+
+    def shown_texts(self) -> list[str]:
+        """The words this bar paints and its hover texts: for ui.screen_text."""
+        return [self.status_text, *(text for text, _b, _c in self.segments), self.cap_text]
 
     def segment_at(self, x: float) -> str:
         for text, _b, _c, r in self._rects():
