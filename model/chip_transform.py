@@ -17,6 +17,7 @@ draws bytes as packets. Everything it shows about packets comes from here (pure,
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from model.flow import Flow
@@ -100,3 +101,15 @@ def packet_texts(ps: PacketScale) -> dict[str, str]:
     if ps.link_packet_bytes is not None:
         out["link_packet"] = si(ps.link_packet_bytes, "B")
     return out
+
+
+def shorter_sizes(s: str) -> list[str]:
+    """'16.0 GB' -> ['16.0 GB', '16 GB', '16G']: the same number in less room (formatting only)."""
+    forms = [s]
+    m = re.fullmatch(r"(\d+)(?:\.(\d+))? (\S*?)B", s)
+    if m:
+        whole, frac, prefix = m.groups()
+        if frac and set(frac) == {"0"}:
+            forms.append(f"{whole} {prefix}B")
+        forms.append(f"{whole}{prefix or 'B'}")
+    return forms

@@ -173,15 +173,16 @@ def _bands(top: float, H: float, fs: int) -> dict[str, tuple[float, float]]:
     return band
 
 
-def _ladder(x: float, w: float, band: dict, fs: int, room: float) -> tuple[LadderRow, ...]:
-    """A row per level, centred on its band: name, numbers, use bar. Rows ``room`` px apart at
-    most; when three lines do not fit there, the numbers line goes (they are in the tooltip)."""
+def _ladder(x: float, w: float, band: dict, fs: int, room: float, bottom: float) -> tuple[LadderRow, ...]:
+    """A row per level, centred on its band (and above ``bottom``): name, numbers, use bar. Rows
+    ``room`` px apart at least; when three lines do not fit there, the numbers line goes (they
+    are in the tooltip)."""
     three = room >= fs * 3.7 + 2
     lines = 3.7 if three else 2.5
     rows = []
     for key in LADDER_KEYS:
         y0, y1 = band[key]
-        top = (y0 + y1) / 2 - fs * lines / 2
+        top = min((y0 + y1) / 2 - fs * lines / 2, bottom - fs * lines)
         use_y = top + fs * (2.5 if three else 1.3)
         bar = Rect(x, use_y + fs * 0.6 - 2.5, w * (0.3 if key == "tensor_cores" else 0.5), 5.0)
         rows.append(LadderRow(key, Rect(x, top, w, fs * 1.3), Rect(x, top + fs * 1.3, w, fs * 1.2 if three else 0.0),
@@ -239,7 +240,7 @@ def chip_layout(w: float, h: float, *, units: int, stacks: int, tiles: int = 0, 
     column = Rect(w - legend_w + 6, header_h + 4, legend_w - 16, H - 12)
     cx0, cx1 = float(ladder_w), float(w - legend_w - 6)
     band = _bands(float(header_h), H, fs)
-    room = min(band["smem"][0] - band["registers"][0], band["host"][1] - band["host"][0])
+    room = band["smem"][0] - band["registers"][0]
     ladder_fs = fs if room >= fs * 3.7 + 2 else max(9, min(fs, int((room - 2) / 2.5)))
     pkg_top = header_h + 0.02 * H
     package = Rect(cx0, pkg_top, cx1 - cx0, band["hbm"][1] + 0.02 * H - pkg_top)
@@ -256,7 +257,7 @@ def chip_layout(w: float, h: float, *, units: int, stacks: int, tiles: int = 0, 
     return ChipLayout(
         width=float(w), height=float(h), fs=fs, ladder_fs=ladder_fs, caption_lines=caption_lines,
         header=Rect(12, 6, w - 24, header_h - 6),
-        ladder=_ladder(12.0, float(ladder_w - 18), band, ladder_fs, room),
+        ladder=_ladder(12.0, float(ladder_w - 18), band, ladder_fs, room, h - 4.0),
         bands=tuple((k, y0, y1) for k, (y0, y1) in band.items()),
         package=package, package_title=Rect(package.left + 10, package.top + 1, package.w - 20, fs * 1.5),
         sms=sms, l2=Rect(inner0, band["l2"][0], inner1 - inner0, band["l2"][1] - band["l2"][0]),

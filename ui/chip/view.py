@@ -28,7 +28,7 @@ from ui.chip.animator import MAX_DT, POOL, Animator
 from ui.chip.control_bar import SPEEDS, ControlBar
 from ui.chip.layout import ChipLayout, chip_layout, font_px
 from ui.chip.paint.cluster import paint_cluster
-from ui.chip.paint.common import Scene, palette, patterns
+from ui.chip.paint.common import Scene, palette, patterns, recording
 from ui.chip.paint.dynamic import paint_dynamic
 from ui.chip.paint.header import caption_lines, paint_header
 from ui.chip.paint.ladder import paint_ladder
@@ -316,6 +316,18 @@ class HierarchyView(QWidget):
         p.drawPixmap(0, 0, self._base)
         paint_particles(p, self.particles, self._pal, self._shapes)
         p.end()
+
+    def shown_texts(self) -> list[str]:
+        """Every string the chip paints now (ui.screen_text walks it with the window's labels)."""
+        self._apply()
+        if self.scene is None:
+            self._relayout(force=True)
+        with recording() as out:
+            pm = self._render(self.canvas.width(), self.canvas.height(), 1.0)
+            p = QPainter(pm)
+            paint_dynamic(p, self.scene, self.animator.cur)
+            p.end()
+        return list(out)
 
     def _render(self, w: int, h: int, dpr: float) -> QPixmap:
         pm = QPixmap(int(w * dpr), int(h * dpr))

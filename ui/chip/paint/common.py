@@ -1,7 +1,7 @@
 """What every painter of the chip shares: the scene it draws, colours, fonts and text that fits."""
 from __future__ import annotations
 
-import re
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
@@ -51,6 +51,26 @@ class Scene:
     shown: dict              # the chip's readout texts (model.flow.chip_readouts)
 
 
+_recorded: list[str] | None = None
+
+
+@contextmanager
+def recording():
+    """Collect every string the painters draw while inside (for ``HierarchyView.shown_texts``)."""
+    global _recorded
+    _recorded = []
+    try:
+        yield _recorded
+    finally:
+        _recorded = None
+
+
+def note(s: str) -> None:
+    """Record a string drawn by other means than ``text``/``fit`` (the caption's words)."""
+    if _recorded is not None and s:
+        _recorded.append(s)
+
+
 def qr(r: Rect) -> QRectF:
     return QRectF(r.x, r.y, r.w, r.h)
 
@@ -76,6 +96,7 @@ def text(p: QPainter, rect: QRectF, s: str, f: QFont, colour: QColor, align=Qt.A
     fm = QFontMetrics(f)
     shown = fm.elidedText(s, Qt.ElideRight, int(rect.width()))
     p.drawText(rect, int(align), shown)
+    note(shown)
     return fm.horizontalAdvance(shown)
 
 
@@ -97,6 +118,7 @@ def fit(p: QPainter, rect: QRectF, forms, f: QFont, colour: QColor, align=Qt.Ali
                 p.setFont(f)
                 p.setPen(colour)
                 p.drawText(rect, flags, s)
+                note(s)
                 return float(br.width())
     return text(p, rect, forms[-1], f, colour, align)
 
@@ -106,18 +128,6 @@ def wrapped_height(s: str, width: float, f: QFont) -> float:
     if fm.horizontalAdvance(s) <= width:
         return float(fm.height())
     return float(fm.boundingRect(QRectF(0, 0, width, 10000).toRect(), int(Qt.TextWordWrap), s).height())
-
-
-def shorter_sizes(s: str) -> list[str]:
-    """'16.0 GB' -> ['16.0 GB', '16 GB', '16G']: the same number in less room (formatting only)."""
-    forms = [s]
-    m = re.fullmatch(r"(\d+)(?:\.(\d+))? (\S*?)B", s)
-    if m:
-        whole, frac, prefix = m.groups()
-        if frac and set(frac) == {"0"}:
-            forms.append(f"{whole} {prefix}B")
-        forms.append(f"{whole}{prefix or 'B'}")
-    return forms
 
 
 def pattern(bits: float) -> tuple[np.ndarray, int]:

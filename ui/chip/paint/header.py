@@ -5,6 +5,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 
 from ui.chip.paint.common import Scene, fit, font, qr, text
+from ui.chip.paint.common import note as record
 
 
 def caption_lines(caption: str, width: float, fs: int) -> int:
@@ -43,6 +44,7 @@ def paint_header(p: QPainter, sc: Scene) -> None:
                 break
             size -= 1
         _caption_words(p, sc, line2, head, tail, big, colour, draw=True)
+        record(f.caption)
     else:
         line2 = QRectF(r.left(), line1.bottom() + 2, r.width(), fs * 2.0)
         big = font(int(fs * 1.45), bold=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPen
 
-from ui.chip.paint.common import Scene, fit, font, qr, shorter_sizes, text
+from model.chip_transform import shorter_sizes
+from ui.chip.paint.common import Scene, fit, font, qr, text
 
 
 def _title(p: QPainter, sc: Scene) -> None:
