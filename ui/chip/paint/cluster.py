@@ -51,7 +51,7 @@ def paint_cluster(p: QPainter, sc: Scene) -> None:
 
 def link_bar(sc: Scene) -> QRectF:
     foot = sc.lay.cluster.foot
-    return QRectF(foot.left, foot.top + sc.lay.fs * 1.55, foot.w * 0.45, 5)
+    return QRectF(foot.left, foot.top + sc.lay.fs * 2.0, foot.w * 0.45, 5)
 
 
 def _link_words(p: QPainter, sc: Scene) -> None:
@@ -69,5 +69,5 @@ def _link_words(p: QPainter, sc: Scene) -> None:
         [f"link busy {busy} of each step", f"link busy {busy} of a step", f"link busy {busy}"], font(fs - 1, comm),
         colour)
     if comm:
-        fit(p, QRectF(bar.right() + 8, bar.top() - fs * 0.7, foot.w - bar.width() - 8, fs * 1.4),
+        fit(p, QRectF(bar.right() + 8, bar.center().y() - fs * 0.65, foot.w - bar.width() - 8, fs * 1.3),
             ["the bottleneck", "bottleneck"], font(fs - 1, True), colour)
