@@ -27,6 +27,12 @@ R_CHIP = 200.0        # packets per screen second on the HBM links when HBM runs
 R_LINK = 45.0         # all-reduce packets per screen second per GPU when its link is saturated
 MAX_TILES = 8         # GPUs drawn in the cluster, at most
 SPEED_MIN, SPEED_MAX, SPEED_EXPONENT = 0.6, 8.0, 0.35
+V0_PER_H = 0.17       # v₀: an HBM pipe's packet speed, in body heights per screen second
+LINK_V_PER_H = 0.1    # all-reduce packets between a GPU tile and the switch
+ACROSS_S = 0.35       # a packet crosses L2 sideways in at most this many screen seconds
+# the level each segment of a chip route runs through: HBM pipe, into L2, across L2, out of L2,
+# L2 → SM pipe, shared memory, registers, into the tensor cores
+ROUTE_LEVELS = ("hbm", "l2", "across", "l2", "l2", "smem", "registers", "registers")
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,20 @@ def speed_factor(f: Flow, level: str, stacks: int, sms: int) -> float:
     hbm_bw = f.link("hbm_l2").capacity_bytes_per_s
     ratio = (bw / hbm_bw) * (max(1, stacks) / max(1, sms)) if bw and hbm_bw else 10.0
     return min(SPEED_MAX, max(SPEED_MIN, ratio ** SPEED_EXPONENT))
+
+
+def chip_route_speeds(f: Flow, body_h_px: float, stacks: int, sms: int, across_px: float) -> tuple[float, ...]:
+    """Packet speed [px / screen s] on each segment of a chip route (ROUTE_LEVELS order)."""
+    v0 = V0_PER_H * body_h_px
+    v = {k: v0 * speed_factor(f, k, stacks, sms) for k in ("l2", "smem", "registers")}
+    v["hbm"] = v0
+    v["across"] = max(v["l2"], across_px / ACROSS_S)
+    return tuple(v[k] for k in ROUTE_LEVELS)
+
+
+def link_route_speed(body_h_px: float) -> float:
+    """All-reduce packet speed between a tile and the switch [px / screen s]."""
+    return LINK_V_PER_H * body_h_px
 
 
 def step_word(f: Flow) -> str:

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from ui.chip.layout import LADDER_KEYS, ROUTE_LEVELS, Rect, chip_layout, chip_routes
+from model.chip_transform import ROUTE_LEVELS
+from ui.chip.layout import LADDER_KEYS, Rect, chip_layout, chip_routes
 
 SIZES = [(1280, 720), (1920, 1080), (3840, 2160),
          (550, 600), (700, 620), (1200, 700),   # the chip inside the 1280×720 / 1600×900 / 1920×1080 windows

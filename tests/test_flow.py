@@ -153,3 +153,19 @@ def test_chip_readouts_label_what_they_count():
     assert sh["link_busy"].value == pytest.approx(f.link_busy) and sh["link_busy"].text.endswith("%")
     assert sh["memory_block"].text == "16.0 GB"                        # 80 GB over 5 stacks
     assert sh["level_hbm"].label == f"{hw.hbm_kind} × 5 stacks" and hw.hbm_stacks == 5
+
+
+def test_packet_scale_is_the_one_bytes_to_packets_mapping():
+    from model.chip_transform import R_CHIP, R_LINK, chip_route_speeds, packet_scale
+    e = estimate(PCIE8)
+    f = flow(e)
+    one, four = packet_scale(f, 1.0), packet_scale(f, 4.0)
+    assert four.packet_bytes == pytest.approx(4 * one.packet_bytes)       # faster play, bigger packets
+    assert four.rates == pytest.approx(one.rates)                          # ... at the same packets/s
+    assert sum(one.rates[:3]) == pytest.approx(R_CHIP * f.level("hbm"))    # HBM flux ∝ HBM use
+    assert one.rates[3] == pytest.approx(R_LINK * f.interconnect.utilisation * 8)
+    assert one.weights_per_packet == pytest.approx(one.packet_bytes * 8 / f.weight_bits)
+    assert one.step_screen_s == pytest.approx(f.step_s / one.chip_s_per_screen_s)
+    v = chip_route_speeds(f, 600.0, stacks=5, sms=12, across_px=0.0)
+    assert len(v) == 8 and v[0] == pytest.approx(0.17 * 600)
+    assert v[6] > v[5]            # registers are wider than shared memory: packets thin out there

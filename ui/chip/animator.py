@@ -14,17 +14,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from model.chip_transform import PacketScale, speed_factor
+from model.chip_transform import PacketScale, chip_route_speeds, link_route_speed
 from model.flow import Flow
-from ui.chip.layout import ROUTE_LEVELS, ChipLayout, chip_routes
+from ui.chip.layout import ChipLayout, chip_routes
 from ui.particles import ParticleSystem
 
 K_WEIGHTS, K_KV, K_ACT, K_AR = 0, 1, 2, 3
 POOL = 2400           # packets alive, at most, whatever the scenario
 EASE_S = 0.3
 MAX_DT = 0.05
-V0_PER_H = 0.17       # an HBM pipe's packet speed: 0.17 body heights per screen second
-LINK_V_PER_H = 0.1    # all-reduce packets between a tile and the switch
 
 
 def ease(t: float) -> float:
@@ -88,16 +86,9 @@ class Animator:
         """Routes through ``lay``; packet speed per segment grows with its level's bandwidth."""
         chip, chip_lanes, links, link_lanes = chip_routes(lay)
         H = lay.height - lay.header.bottom
-        v0 = V0_PER_H * H
         n_mem, n_sm = len(lay.memory_pipes_x), len(lay.sms)
-        factor = {k: speed_factor(f, k, n_mem, n_sm) for k in ("l2", "smem", "registers")}
-        speeds = []
-        for poly in chip:
-            dx = abs(poly[3][0] - poly[2][0])
-            seg = [v0 if k == "hbm" else max(v0 * factor["l2"], dx / 0.35) if k == "across" else v0 * factor[k]
-                   for k in ROUTE_LEVELS]
-            speeds.append(np.array(seg))
-        speeds += [np.array([LINK_V_PER_H * H])] * len(links)
+        speeds = [np.array(chip_route_speeds(f, H, n_mem, n_sm, abs(poly[3][0] - poly[2][0]))) for poly in chip]
+        speeds += [np.array([link_route_speed(H)])] * len(links)
         self.particles.set_routes(chip + links, speeds, chip_lanes + link_lanes)
         chip_idx = np.arange(len(chip))
         link_idx = np.arange(len(chip), len(chip) + len(links))

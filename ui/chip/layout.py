@@ -17,11 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from model.chip_transform import ROUTE_LEVELS
+
 MAX_SMS = 12
 LADDER_KEYS = ("tensor_cores", "registers", "smem", "l2", "hbm", "host")
-# the level each segment of a chip route runs through: HBM pipe, into L2, across L2, out of L2,
-# L2 → SM pipe, shared memory, registers, into the tensor cores
-ROUTE_LEVELS = ("hbm", "l2", "across", "l2", "l2", "smem", "registers", "registers")
 UNIFIED_PIPES = 4     # pipes drawn from a unified-memory block up to L2
 
 
