@@ -274,15 +274,18 @@ def _level_readouts(hw: Hardware, f: Flow) -> list[Readout]:
         bw = si(lvl.bandwidth_bytes_per_s, "B/s") if lvl.bandwidth_bytes_per_s else "bandwidth n/a"
         name = {"registers": "Registers", "smem": "Shared mem / L1", "l2": "L2 cache", "hbm": memory_name(hw)}.get(key)
         text = f"{cap} · {bw}"
-        if key == "host":
+        if key == "host" and is_unified(hw):
+            name, text = "CPU (same memory)", "shares the unified memory"
+        elif key == "host":
             link = hw.pcie.name if hw.pcie else "host link"
-            name = "CPU (same memory)" if is_unified(hw) else f"Host RAM ({'PCIe ' + link if hw.pcie else link})"
+            name = f"Host RAM ({'PCIe ' + link if hw.pcie else link})"
             text = text if lvl.capacity_bytes else f"{bw} to the GPU"
         out.append(Readout(f"level_{key}", name, lvl.bandwidth_bytes_per_s, "B/s", text,
                            f"{lvl.label}: capacity and bandwidth, whole chip ({lvl.source or 'catalogue'})"))
-        u = f.level(key)
-        out.append(Readout(f"use_{key}", "used", u, "", percent(u),
-                           f"Bytes/s through {name} ÷ its bandwidth, this {_step_word(f)}"))
+        u = f.level(key) if lvl.bandwidth_bytes_per_s else None
+        out.append(Readout(f"use_{key}", "used", u, "", percent(u) if u is not None else "n/a",
+                           f"Bytes/s through {name} ÷ its bandwidth, this {_step_word(f)}"
+                           + ("" if u is not None else " (the catalogue has no bandwidth for it)")))
     return out
 
 
@@ -300,7 +303,8 @@ def chip_readouts(est: Estimate, f: Flow, hw: Hardware) -> dict[str, Readout]:
     out = {x.key: x for x in _level_readouts(hw, f)}
     items = [
         Readout("level_tensor_cores", "Tensor cores", f.peak_flops, "FLOP/s",
-                f"{hw.tensor_cores:,} · {r['peak_flops'].text} {est.compute_dtype.upper()}", r["peak_flops"].help),
+                (f"{hw.tensor_cores:,} · " if hw.tensor_cores else "") + f"{r['peak_flops'].text} "
+                f"{est.compute_dtype.upper()}", r["peak_flops"].help),
         Readout("use_tensor_cores", "of step time", f.tensor_busy, "", percent(f.tensor_busy),
                 r["tensor_cores_busy"].help),
         r["mfu"], r["mean_context"],

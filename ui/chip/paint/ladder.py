@@ -13,6 +13,8 @@ from ui.chip.paint.common import Scene, fit, font, qr, text
 def use_text(sc: Scene, key: str, room: float, px: int) -> str:
     """'61.7% used', 'busy 0.798% of step time', or shorter forms that fit ``room``."""
     r = sc.shown[f"use_{key}"]
+    if r.value is None:
+        return "use n/a"
     forms = ([f"busy {r.text} of step time", f"{r.text} of step time", f"{r.text} of step", r.text]
              if key == "tensor_cores" else [f"{r.text} used", r.text])
     fm = QFontMetrics(font(px))
@@ -32,6 +34,6 @@ def paint_ladder(p: QPainter, sc: Scene) -> None:
         p.setPen(Qt.NoPen)
         p.setBrush(P.pipe)
         p.drawRoundedRect(qr(row.bar), 2, 2)
-        u = float(sc.shown[f"use_{row.key}"].value)
+        u = float(sc.shown[f"use_{row.key}"].value or 0.0)
         shown = use_text(sc, row.key, row.use.w, fs - 1)
         text(p, qr(row.use), shown, font(fs - 1), P.text if u > 0.05 else P.secondary)
