@@ -231,9 +231,16 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
     )
 
 
+def link_title(kind: str | None, name: str | None) -> str:
+    """A link as the chip writes it: 'PCIe Gen5 x16', 'Thunderbolt 4', 'NVLink 4.0 + NVSwitch'."""
+    if kind == "pcie" and not (name or "").lower().startswith(("pcie", "thunderbolt")):
+        return f"PCIe {name}" if name else "PCIe"
+    return name or "link"
+
+
 def _link_word(kind: str | None, name: str | None) -> str:
     if kind == "pcie":
-        return f"PCIe {name}" if name else "PCIe"
+        return link_title(kind, name)
     if kind == "network":
         return "the network"
     return name or "the interconnect"

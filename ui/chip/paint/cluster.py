@@ -5,6 +5,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 
 from model.chip_transform import MAX_TILES
+from model.flow import link_title
 from ui.chip.paint.common import INTERCONNECT, Scene, fit, font, qr, text
 
 
@@ -26,8 +27,8 @@ def paint_cluster(p: QPainter, sc: Scene) -> None:
     p.drawRoundedRect(qr(cl.box), 6, 6)
     fit(p, qr(cl.title), _titles(sc), font(fs, True), P.text)
     bw = sc.shown["link_bandwidth"].text if "link_bandwidth" in sc.shown else ""
-    text(p, qr(cl.subtitle), f"{'PCIe ' if f.link_kind == 'pcie' else ''}{f.link_name or 'link'} · {bw}",
-         font(fs - 1), P.secondary)
+    title = link_title(f.link_kind, f.link_name)
+    text(p, qr(cl.subtitle), f"{title} · {bw}", font(fs - 1), P.secondary)
     sw = cl.switch
     p.setPen(Qt.NoPen)
     p.setBrush(P.pipe)
@@ -36,7 +37,8 @@ def paint_cluster(p: QPainter, sc: Scene) -> None:
     p.setPen(QPen(INTERCONNECT, 1))
     p.setBrush(P.switch)
     p.drawRoundedRect(qr(sw), 3, 3)
-    word = {"pcie": "PCIe switch", "network": "network"}.get(f.link_kind, "switch")
+    word = "Thunderbolt" if title.startswith("Thunderbolt") else \
+        {"pcie": "PCIe switch", "network": "network"}.get(f.link_kind, "switch")
     text(p, qr(sw), word, font(fs - 2), P.text, Qt.AlignCenter)
     for i, t in enumerate(cl.tiles):
         p.setPen(QPen(P.text if i == 0 else P.border, 1.5 if i == 0 else 1))
