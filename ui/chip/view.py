@@ -117,7 +117,7 @@ class HierarchyView(QWidget):
 
         self.controller = controller
         if controller is not None:
-            controller.estimate_changed.connect(self.set_estimate)
+            controller.estimate_changed.connect(self.show_estimate)
             estimate_ = estimate_ or getattr(controller, "estimate", None)
         self.set_estimate(estimate_ or estimate(Scenario(), self.catalog), animate=False)
 
