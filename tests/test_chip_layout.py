@@ -18,7 +18,7 @@ SHAPES = [dict(units=132, stacks=5), dict(units=304, stacks=8), dict(units=16, s
 
 def _cases():
     for (w, h), shape, tiles, lines, fits in itertools.product(SIZES, SHAPES, (0, 2, 8), (1, 2), (True, False)):
-        yield (w, h), shape, tiles, lines, fits
+        yield (w, h), dict(shape, boost={0: 1.0, 2: 1.35, 8: 1.69}[tiles]), tiles, lines, fits   # presenter type
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -148,9 +148,11 @@ class ChipLayout:
         return out
 
 
-def font_px(w: float, h: float) -> int:
-    """The body type size: grows on 4K screens and projectors."""
-    return max(10, min(28, int(h / 46), int(w / 64)))
+def font_px(w: float, h: float, boost: float = 1.0) -> int:
+    """The body type size: grows on 4K screens and projectors, and by ``boost`` for larger text
+    (the window's type scale beyond what its size gives: "larger text", presenter mode)."""
+    base = max(10, min(28, int(h / 46), int(w / 64)))
+    return max(base, min(int(base * max(1.0, boost)), int(h / 30), int(w / 40)))   # room for the picture
 
 
 def header_height(fs: int, caption_lines: int, fits: bool) -> int:
@@ -183,7 +185,7 @@ def _ladder(x: float, w: float, band: dict, fs: int, room: float, bottom: float)
         y0, y1 = band[key]
         top = min((y0 + y1) / 2 - fs * lines / 2, bottom - fs * lines)
         use_y = top + fs * (2.5 if three else 1.3)
-        bar = Rect(x, use_y + fs * 0.6 - 2.5, w * (0.3 if key == "tensor_cores" else 0.5), 5.0)
+        bar = Rect(x, use_y + fs * 0.6 - 2.5, w * (0.22 if key == "tensor_cores" else 0.5), 5.0)
         rows.append(LadderRow(key, Rect(x, top, w, fs * 1.3), Rect(x, top + fs * 1.3, w, fs * 1.2 if three else 0.0),
                               bar, Rect(bar.right + 6, use_y, w - bar.w - 6, fs * 1.2)))
     return tuple(rows)
@@ -227,10 +229,10 @@ def _cluster(col: Rect, tiles: int, H: float, fs: int) -> Cluster:
 
 
 def chip_layout(w: float, h: float, *, units: int, stacks: int, tiles: int = 0, caption_lines: int = 1,
-                fits: bool = True, unified: bool = False) -> ChipLayout:
+                fits: bool = True, unified: bool = False, boost: float = 1.0) -> ChipLayout:
     """Every part's rectangle for a ``w``×``h`` view of a chip with ``units`` SMs (or CUs) and
     ``stacks`` HBM stacks (or one ``unified`` memory block), with ``tiles`` GPUs in the cluster."""
-    fs = font_px(w, h)
+    fs = font_px(w, h, boost)
     header_h = header_height(fs, caption_lines, fits)
     H = h - header_h
     grow = max(1.0, fs / 15.0)          # side columns widen with the type on big screens

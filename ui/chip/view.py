@@ -92,6 +92,7 @@ class HierarchyView(QWidget):
         self._static: QPixmap | None = None
         self._base: QPixmap | None = None
         self._pal = palette("dark")
+        self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
         self._shapes: dict = {}
 
         self.canvas = _Canvas(self)
@@ -137,11 +138,19 @@ class HierarchyView(QWidget):
     def set_theme(self, t: th.Theme) -> None:
         """Draw in ``t``'s colours (dark or light): the palette, the control bar, a fresh static layer."""
         pal = palette("light" if t is not None and t.name == "light" else "dark")
-        if pal is self._pal:
+        boost = self._type_boost(t)
+        if pal is self._pal and boost == self._boost:
             return
-        self._pal = pal
+        self._pal, self._boost = pal, boost
         self._bar.restyle(pal, self._bar_px())
-        self._rescene()
+        self._relayout(force=True)
+
+    def _type_boost(self, t: th.Theme | None) -> float:
+        """The theme's type scale over the one its window's height alone gives (1 unless larger
+        text or presenter mode enlarge the type)."""
+        if t is None:
+            return 1.0
+        return round(max(1.0, t.scale / th.type_scale(max(self.window().height(), 1), False)), 2)
 
     @property
     def theme_name(self) -> str:
@@ -194,12 +203,12 @@ class HierarchyView(QWidget):
             return
         w, h = self.canvas.width(), self.canvas.height()
         stacks, unified = int(hw.hbm_stacks or 4), is_unified(hw)
-        lines = caption_lines(f.caption, w, font_px(w, h))
-        key = (w, h, hw.id, stacks, unified, tiles_drawn(f.gpus), lines, f.fits)
+        lines = caption_lines(f.caption, w, font_px(w, h, self._boost))
+        key = (w, h, hw.id, stacks, unified, tiles_drawn(f.gpus), lines, f.fits, self._boost)
         if key != self._geom_key:
             self._geom_key = key
             self.lay = chip_layout(w, h, units=hw.units, stacks=stacks, tiles=tiles_drawn(f.gpus),
-                                   caption_lines=lines, fits=f.fits, unified=unified)
+                                   caption_lines=lines, fits=f.fits, unified=unified, boost=self._boost)
             self.animator.set_routes(self.lay, f)
             self._bar.restyle(self._pal, self._bar_px())
         self._rescene()

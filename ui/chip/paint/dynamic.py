@@ -3,7 +3,7 @@ link bar. Steady, no flashing, no text (the numbers are static, in the ladder an
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
 
 from ui import theme as th
 from ui.chip.animator import Targets
@@ -41,7 +41,7 @@ def _tensor_cores(p: QPainter, sc: Scene, busy: float) -> None:
         h = tc.height() * busy
         p.setBrush(fill)
         p.drawRoundedRect(QRectF(tc.left(), tc.bottom() - h, tc.width(), h), 3, 3)
-    if lay.sms and lay.sms[0].w >= 40:
+    if lay.sms and QFontMetrics(font(lay.fs - 3)).horizontalAdvance("TC") <= lay.sms[0].w - 6:
         sm = lay.sms[0]
         text(p, QRectF(sm.left + 3, y0 + 2, sm.w - 6, lay.fs), "TC", font(lay.fs - 3), P.text,
              Qt.AlignLeft | Qt.AlignTop)

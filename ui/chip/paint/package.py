@@ -53,11 +53,13 @@ def _sms(p: QPainter, sc: Scene) -> None:
         p.setPen(Qt.NoPen)
         p.setBrush(P.pipe)
         p.drawRect(QRectF(sm.cx - sp / 2, regs0 + 3, sp, smem1 - regs0 - 6))
-    if lay.sms and lay.sms[0].w >= 40:
+    if lay.sms:
         sm = lay.sms[0]
+        fm = QFontMetrics(font(fs - 3))
         for y0, word in ((regs0, "RF"), (smem0, "SMEM")):
-            text(p, QRectF(sm.left + 3, y0 + 1, sm.w - 6, fs), word, font(fs - 3), P.secondary,
-                 Qt.AlignLeft | Qt.AlignTop)
+            if fm.horizontalAdvance(word) <= sm.w - 6:       # whole, or not at all
+                text(p, QRectF(sm.left + 3, y0 + 1, sm.w - 6, fs), word, font(fs - 3), P.secondary,
+                     Qt.AlignLeft | Qt.AlignTop)
 
 
 def _memory(p: QPainter, sc: Scene) -> None:
