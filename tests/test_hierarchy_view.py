@@ -260,3 +260,12 @@ def test_tooltips_explain_what_each_number_counts(view):
     assert "per block" in tooltip_at(sc, stack.cx, stack.cy)
     assert "weights read per decode step" in tooltip_at(sc, sc.lay.legend.cx, sc.lay.legend.cy)
     assert tooltip_at(sc, 1, sc.lay.height - 1) == ""
+
+
+def test_larger_text_enlarges_the_chips_type(main_window):
+    h = main_window.hierarchy
+    fs0 = h.lay.fs
+    main_window.set_large_text(True)
+    assert h._boost > 1.0 and h.lay.fs > fs0
+    main_window.set_large_text(False)
+    assert h._boost == 1.0 and h.lay.fs == fs0

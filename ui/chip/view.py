@@ -150,7 +150,9 @@ class HierarchyView(QWidget):
         text or presenter mode enlarge the type)."""
         if t is None:
             return 1.0
-        return round(max(1.0, t.scale / th.type_scale(max(self.window().height(), 1), False)), 2)
+        base = round(th.type_scale(max(self.window().height(), 1), False) * 20) / 20   # as the window rounds it
+        boost = t.scale / base
+        return round(boost, 2) if boost >= 1.05 else 1.0
 
     @property
     def theme_name(self) -> str:
