@@ -6,6 +6,7 @@ Estimate's phase, and the times it lists are that phase's.
 """
 from __future__ import annotations
 
+from model.format import si, sig3
 from model.readouts import Readout, readouts
 
 
@@ -117,3 +118,14 @@ def estimate_table(e) -> list[tuple[str, str]]:
         ("Largest batch", r["max_batch_that_fits"].text),
         ("Cost", t("usd_per_million_tokens", "joules_per_token")),
     ]
+
+
+def hardware_summary(hw) -> str:
+    """One line about a GPU for its menu entry (catalogue numbers, formatted once)."""
+    return (f"{hw.name}: {len(hw.dtypes)} tensor paths, HBM {si(hw.hbm_capacity_bytes, 'B')} at "
+            f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}, {hw.tdp_w:.0f} W, ${hw.usd_per_hour:.2f}/h")
+
+
+def model_summary(m) -> str:
+    """One line about a model for its menu entry."""
+    return f"{m.name}: {sig3(m.params.total / 1e9)} B parameters, {m.layers} layers, {m.heads} heads"

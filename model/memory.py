@@ -67,7 +67,7 @@ def fit_note(fp: Footprint, batch: int, context_tokens: int, waves: int) -> str:
     or the batch's KV cache over what is left."""
     cap, w, ws = si(fp.capacity_bytes, "B"), si(fp.weight_bytes, "B"), si(fp.workspace_bytes, "B")
     if fp.weight_bytes > fp.capacity_bytes:
-        return f"does not fit: the weights alone need {w} per GPU, more than the {cap} of HBM"
+        return f"does not fit: the weights alone need {w} per GPU of {cap}"
     if fp.max_batch < 1:
         room = si(max(0.0, fp.capacity_bytes - fp.weight_bytes - fp.workspace_bytes), "B")
         return (f"does not fit: weights {w} + workspace {ws} leave {room} per GPU of {cap}, less than the "

@@ -150,6 +150,8 @@ def _utilisation(e) -> list[Readout]:
     ph = PHASE_WORDS.get(e.phase, e.phase)
     dtype = e.compute_dtype.upper()
     busy = tensor_cores_busy(e)
+    t = _phase_times(e)
+    link = min(1.0, max(0.0, _share(t["comm"], t["step"])))
     return [
         _r("mbu", "MBU (achieved ÷ peak bytes/s)", e.mbu, "", percent(e.mbu),
            f"Model bandwidth utilisation ({ph}): HBM bytes per second achieved ÷ the peak "
@@ -160,6 +162,8 @@ def _utilisation(e) -> list[Readout]:
         _r("tensor_cores_busy", "Tensor cores busy (share of step time)", busy, "", percent(busy),
            f"Compute time ÷ step time ({ph}): how much of each step the tensor cores work at their "
            "achievable rate. Higher than MFU, which divides by the peak instead"),
+        _r("link_busy", "Interconnect busy (share of step time)", link, "", percent(link),
+           f"Communication time ÷ step time ({ph}): all-reduces and pipeline hops"),
         _r("achieved_flops", "Attained FLOP/s per GPU", e.achieved_flops, "FLOP/s",
            si(e.achieved_flops, "FLOP/s"), f"FLOPs of the {ph} pass per GPU ÷ its time"),
         _r("peak_flops", f"{dtype} tensor-core peak", e.peak_flops, "FLOP/s", si(e.peak_flops, "FLOP/s"),
@@ -211,6 +215,14 @@ def _memory(e) -> list[Readout]:
                "Values each kernel writes and the next reads back, per GPU"),
         _r("flops_per_step", "FLOPs per decode step", e.flops_per_step, "FLOP", si(e.flops_per_step, "FLOP"),
            "Multiply-adds ×2 of one decode step per GPU"),
+        _bytes("weights_read_per_prefill", "Weights read per prefill pass", e.prefill_weight_bytes,
+               "Weight bytes the prefill pass streams per GPU (MoE: the experts its prompt tokens touch)"),
+        _bytes("kv_written_per_prefill", "KV cache written per prefill pass", e.prefill_kv_bytes,
+               "The prompt's KV cache the prefill pass writes, per GPU"),
+        _bytes("activations_per_prefill", "Activations moved per prefill pass", e.prefill_activation_bytes,
+               "Values each kernel writes and the next reads back in the prefill pass, per GPU"),
+        _r("flops_per_prefill", "FLOPs per prefill pass", e.prefill_flops, "FLOP", si(e.prefill_flops, "FLOP"),
+           "Multiply-adds ×2 of the prefill pass per GPU"),
         _bytes("workspace_per_gpu", "Workspace per GPU", e.workspace_bytes_per_gpu,
                "Runtime context and activation buffers, a fixed share of HBM"),
         _bytes("memory_needed_per_gpu", "HBM needed per GPU", e.memory_needed_bytes_per_gpu,

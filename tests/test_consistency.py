@@ -191,3 +191,29 @@ def test_labels_of_different_readouts_differ():
     labels = [lab.lower() for r in readouts(e).values() for lab in r.labels]
     assert len(labels) == len(set(labels))
     assert MAX_BATCH >= 8192
+
+
+def test_the_chips_flow_and_the_readouts_are_the_same_quantities():
+    """The chip (model.flow) and the gauges (model.readouts) share busy shares, bytes and MFU."""
+    from model.flow import flow
+    for s, _ in random_scenarios()[:80]:
+        e = estimate(s)
+        r, f = readouts(e), flow(e)
+        assert r["tensor_cores_busy"].value == pytest.approx(f.tensor_busy, abs=1e-9)
+        assert r["link_busy"].value == pytest.approx(f.link_busy, abs=1e-9)
+        assert r["mfu"].value == pytest.approx(f.mfu, abs=1e-12)
+        if s.phase == "decode":
+            assert r["weights_read_per_step"].value == pytest.approx(e.weight_bytes_per_step)
+            assert r["kv_read_per_step"].value == pytest.approx(e.kv_bytes_per_step)
+
+
+def test_every_readout_says_what_it_counts():
+    import json
+    from model.readouts import readouts_json
+    for s, _ in random_scenarios()[:40]:
+        e = estimate(s)
+        for r in readouts(e).values():
+            assert r.label and r.help and r.text and r.key
+            assert r.text != "—" or r.value is None or r.value != r.value, r   # only NaN shows "—"
+        data = json.loads(json.dumps(readouts_json(e)))
+        assert data["mean_context"]["value"] == s.input_len + s.output_len / 2

@@ -1,7 +1,8 @@
 """Gauges: big numbers from the Estimate, the binding roof, and the HBM bar per GPU.
 
-Every number is a field of model.Estimate, formatted by model.format (3 significant
-figures, units always). Tooltips give the same numbers with their definitions.
+Each gauge places one readout of model.readouts (title = its label, the big number = its
+text); tooltips give its help and the readouts behind it as "label: text" lines; the badge,
+the HBM bar's words and the notes are model.explain's. Nothing here computes a number.
 """
 from __future__ import annotations
 
