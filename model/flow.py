@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from model.catalog import Catalog, Hardware
 from model.estimate import Estimate
-from model.format import duration, percent, si
+from model.format import percent, si
 from model.scenario import resolve
 from model.readouts import Readout, readouts, tensor_cores_busy
 from model.step import allreduce_bytes, microbatch, pipeline_hop_bytes
@@ -301,39 +301,36 @@ def _step_word(f: Flow) -> str:
 
 
 def chip_readouts(est: Estimate, f: Flow, hw: Hardware) -> dict[str, Readout]:
-    """Every number the chip view shows, by key: the ladder's levels and their use, the memory
-    blocks' capacity, the bytes one step moves and the link's share of each step."""
+    """Every number the chip view shows, by the chip's key: model.readouts' own where one
+    exists (the step's bytes and FLOPs of the current phase, tensor-core and link busy time,
+    MFU), and the chip-only ones (levels and their use, memory blocks, the rate on every link)."""
     r = readouts(est)
-    step = _step_word(f)
-    wb, kb, ab = f.link("hbm_l2").bytes_per_step
+    prefill = f.phase == "prefill"
     blocks = 1 if is_unified(hw) or not hw.hbm_stacks else hw.hbm_stacks
     out = {x.key: x for x in _level_readouts(hw, f)}
-    items = [
-        Readout("level_tensor_cores", "Tensor cores", f.peak_flops, "FLOP/s",
-                (f"{hw.tensor_cores:,} · " if hw.tensor_cores else "") + f"{r['peak_flops'].text} "
-                f"{est.compute_dtype.upper()}", r["peak_flops"].help),
-        Readout("use_tensor_cores", "of step time", f.tensor_busy, "", percent(f.tensor_busy),
-                r["tensor_cores_busy"].help),
-        r["mfu"], r["mean_context"],
-        Readout("memory_block", "per block", hw.hbm_capacity_bytes / blocks, "B",
-                si(hw.hbm_capacity_bytes / blocks, "B"), f"{memory_name(hw)}: capacity per block drawn"),
-        Readout("units", f"{hw.unit_name}s", hw.units, "", f"×{hw.units:,} {hw.unit_name}s",
-                f"Streaming units on the chip ({hw.tensor_cores:,} tensor cores)"),
-        Readout("step_weights", f"weights read per {step}", wb, "B", si(wb, "B"),
-                r["weights_read_per_step"].help if f.phase == "decode" else "Weight bytes the prefill pass streams"),
-        Readout("step_kv", f"KV cache per {step}", kb, "B", si(kb, "B"),
-                r["kv_read_per_step"].help if f.phase == "decode" else "KV-cache bytes the prefill pass writes"),
-        Readout("step_activations", f"activations per {step}", ab, "B", si(ab, "B"), r["activations_per_step"].help),
-        Readout("step_time", f"one {step}", f.step_s, "s", duration(f.step_s), f"The Estimate's {step} time"),
-        Readout("step_flops", f"FLOPs per {step}", f.flops_per_step, "FLOP", si(f.flops_per_step, "FLOP"),
-                f"Multiply-adds ×2 of one {step} per GPU"),
-        Readout("chip_rate", f"on every link {'memory' if is_unified(hw) else 'HBM'} → cores", f.hbm_bytes_per_s, "B/s", si(f.hbm_bytes_per_s, "B/s"),
-                "Bytes per step ÷ step time: the same bytes cross every level (conserved)"),
-        Readout("link_busy", "link busy", f.link_busy, "", percent(f.link_busy),
-                "Communication time ÷ step time: the share of each step spent in all-reduces and hops"),
-    ]
+    items = {
+        "level_tensor_cores": Readout(
+            "level_tensor_cores", "Tensor cores", f.peak_flops, "FLOP/s",
+            (f"{hw.tensor_cores:,} · " if hw.tensor_cores else "") + f"{r['peak_flops'].text} "
+            f"{est.compute_dtype.upper()}", r["peak_flops"].help),
+        "use_tensor_cores": r["tensor_cores_busy"], "mfu": r["mfu"], "mean_context": r["mean_context"],
+        "link_busy": r["link_busy"],
+        "memory_block": Readout("memory_block", "per block", hw.hbm_capacity_bytes / blocks, "B",
+                                si(hw.hbm_capacity_bytes / blocks, "B"), f"{memory_name(hw)}: capacity per block drawn"),
+        "units": Readout("units", f"{hw.unit_name}s", hw.units, "", f"×{hw.units:,} {hw.unit_name}s",
+                         f"Streaming units on the chip ({hw.tensor_cores:,} tensor cores)"),
+        "step_weights": r["weights_read_per_prefill" if prefill else "weights_read_per_step"],
+        "step_kv": r["kv_written_per_prefill" if prefill else "kv_read_per_step"],
+        "step_activations": r["activations_per_prefill" if prefill else "activations_per_step"],
+        "step_flops": r["flops_per_prefill" if prefill else "flops_per_step"],
+        "step_time": r["prefill_time" if prefill else "decode_time"],
+        "chip_rate": Readout("chip_rate", f"on every link {'memory' if is_unified(hw) else 'HBM'} → cores",
+                             f.hbm_bytes_per_s, "B/s", si(f.hbm_bytes_per_s, "B/s"),
+                             "Bytes per step ÷ step time: the same bytes cross every level (conserved)"),
+    }
     if f.link_bandwidth_bytes_per_s:
-        items.append(Readout("link_bandwidth", f.link_name or "link", f.link_bandwidth_bytes_per_s, "B/s",
-                             si(f.link_bandwidth_bytes_per_s, "B/s"), "Link bandwidth per direction per GPU"))
-    out.update({x.key: x for x in items})
+        items["link_bandwidth"] = Readout("link_bandwidth", f.link_name or "link", f.link_bandwidth_bytes_per_s,
+                                          "B/s", si(f.link_bandwidth_bytes_per_s, "B/s"),
+                                          "Link bandwidth per direction per GPU")
+    out.update(items)
     return out

@@ -258,7 +258,7 @@ def test_tooltips_explain_what_each_number_counts(view):
     assert "of step time" in tip and "MFU" in tip and "peak" in tip      # busy time and MFU, told apart
     stack = sc.lay.memory[0]
     assert "per block" in tooltip_at(sc, stack.cx, stack.cy)
-    assert "weights read per decode step" in tooltip_at(sc, sc.lay.legend.cx, sc.lay.legend.cy)
+    assert "Weights read per decode step" in tooltip_at(sc, sc.lay.legend.cx, sc.lay.legend.cy)
     assert tooltip_at(sc, 1, sc.lay.height - 1) == ""
 
 

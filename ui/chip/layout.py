@@ -17,8 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.chip_transform import ROUTE_LEVELS
-
 MAX_SMS = 12
 LADDER_KEYS = ("tensor_cores", "registers", "smem", "l2", "hbm", "host")
 UNIFIED_PIPES = 4     # pipes drawn from a unified-memory block up to L2
@@ -271,7 +269,7 @@ def chip_layout(w: float, h: float, *, units: int, stacks: int, tiles: int = 0, 
 
 def chip_routes(lay: ChipLayout) -> tuple[list[np.ndarray], list[float], list[np.ndarray], list[float]]:
     """Packet routes: every memory pipe → L2 → every SM → shared memory → registers → tensor
-    cores (segments as ROUTE_LEVELS), and up and down between each cluster tile and the switch.
+    cores (segments as model.chip_transform.ROUTE_LEVELS), and up and down between each cluster tile and the switch.
     Returns (chip polylines, their lane widths, link polylines, their lane widths)."""
     l2 = lay.l2
     l2_mid = l2.cy

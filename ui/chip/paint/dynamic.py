@@ -7,7 +7,6 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter
 
 from ui import theme as th
 from ui.chip.animator import Targets
-from ui.chip.layout import LADDER_KEYS
 from ui.chip.paint.cluster import link_bar
 from ui.chip.paint.common import INTERCONNECT, TC_BUSY, WARNING, Scene, font, text
 
