@@ -269,3 +269,11 @@ def test_larger_text_enlarges_the_chips_type(main_window):
     assert h._boost > 1.0 and h.lay.fs > fs0
     main_window.set_large_text(False)
     assert h._boost == 1.0 and h.lay.fs == fs0
+
+
+def test_a_chip_alone_keeps_its_own_type_whatever_the_theme_scale(shown):
+    from ui.theme import get_theme
+    v = shown(HierarchyView(estimate_=estimate(SMALL)), (1280, 720))
+    fs = v.lay.fs
+    v.set_theme(get_theme("light", scale=1.0))
+    assert v._boost == 1.0 and v.lay.fs == fs

@@ -147,8 +147,9 @@ class HierarchyView(QWidget):
 
     def _type_boost(self, t: th.Theme | None) -> float:
         """The theme's type scale over the one its window's height alone gives (1 unless larger
-        text or presenter mode enlarge the type)."""
-        if t is None:
+        text or presenter mode enlarge the type). A chip that is its own window (the
+        ``--view hierarchy`` picture) has no window type scale to follow."""
+        if t is None or self.window() is self:
             return 1.0
         base = round(th.type_scale(max(self.window().height(), 1), False) * 20) / 20   # as the window rounds it
         boost = t.scale / base
