@@ -6,8 +6,8 @@ Estimate's phase, and the times it lists are that phase's.
 """
 from __future__ import annotations
 
-from model.format import si, sig3
-from model.readouts import Readout, readouts
+from model.format import percent, si, sig3
+from model.readouts import HBM_CAPACITY, HBM_FREE, KV_RESIDENT, WEIGHTS_RESIDENT, WORKSPACE, readouts
 
 
 def _phase_keys(phase: str) -> tuple[str, str, str, str]:
@@ -37,11 +37,10 @@ def explain(e) -> str:
                          f"({r['flops_per_step'].text} per step, {r['decode_time'].text}).")
     bw, floor = r["peak_bandwidth"].text, r["decode_floor"].text
     read, resident = r["weights_read_per_step"].text, r["weights_resident_per_gpu"].text
-    weights = (f"{read} of weights per GPU" if read == resident
-               else f"{read} of the {resident} of weights each GPU holds")
+    weights = f"{read} of weights per GPU" + ("" if read == resident else f" (of {resident} held)")
     if s.batch == 1:
         return prefix + f"Each token reads {weights}; at {bw} that takes at least {floor}."
-    return prefix + (f"Each step reads {weights} once for {s.batch} sequences, plus "
+    return prefix + (f"Each step reads {weights} once for all {s.batch} sequences, plus "
                      f"{r['kv_read_per_step'].text} of KV cache; at {bw} that takes at least {floor}.")
 
 
@@ -71,16 +70,28 @@ def hbm_status(e) -> str:
     return f"{r['memory_needed_per_gpu'].text} of {r['hbm_capacity'].text}" + ("" if e.fits else " — DOES NOT FIT")
 
 
-def hbm_segments(e) -> list[tuple[str, Readout, Readout]]:
-    """The HBM bar's parts in order: (name, bytes readout, share-of-capacity readout).
-    'free' is absent when nothing is free."""
-    r = readouts(e)
-    parts = [("weights", r["weights_resident_per_gpu"], r["weights_share_of_hbm"]),
-             ("kv", r["kv_resident_per_gpu"], r["kv_share_of_hbm"]),
-             ("workspace", r["workspace_per_gpu"], r["workspace_share_of_hbm"])]
-    if r["hbm_free"].value > 0:
-        parts.append(("free", r["hbm_free"], r["free_share_of_hbm"]))
-    return parts
+def hbm_parts(capacity_bytes: float, weight_bytes: float, kv_bytes: float,
+              workspace_bytes: float) -> list[tuple[str, float, str]]:
+    """The HBM bar's parts in order, per GPU: (name, bytes, hover text). The hover text is
+    'label: bytes (share of capacity)' with the readouts' labels and formats; 'free' only
+    when something is free."""
+    free = capacity_bytes - weight_bytes - kv_bytes - workspace_bytes
+    parts = [("weights", WEIGHTS_RESIDENT, weight_bytes), ("kv", KV_RESIDENT, kv_bytes),
+             ("workspace", WORKSPACE, workspace_bytes)] + ([("free", HBM_FREE, free)] if free > 0 else [])
+    cap = si(capacity_bytes, "B")
+    return [(name, b, f"{label}: {si(b, 'B')} ({percent(b / capacity_bytes)} of {cap})")
+            for name, label, b in parts]
+
+
+def hbm_capacity_text(capacity_bytes: float) -> str:
+    """'HBM capacity per GPU: 80.0 GB' (the readout's label and format)."""
+    return f"{HBM_CAPACITY}: {si(capacity_bytes, 'B')}"
+
+
+def hbm_segments(e) -> list[tuple[str, float, str]]:
+    """hbm_parts of an Estimate."""
+    return hbm_parts(e.hbm_capacity_bytes, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu,
+                     e.workspace_bytes_per_gpu)
 
 
 def shown_notes(e) -> list[str]:

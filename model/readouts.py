@@ -25,11 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from model.format import duration, percent, si, sig3
 
 PHASE_WORDS = {"decode": "decode", "prefill": "prefill"}
+WEIGHTS_RESIDENT = "Weights resident per GPU"
+KV_RESIDENT = "KV cache resident per GPU (full context)"
+WORKSPACE = "Workspace per GPU"
+HBM_FREE = "HBM free per GPU"
+HBM_CAPACITY = "HBM capacity per GPU"
 
 
 @dataclass(frozen=True)
@@ -195,13 +202,13 @@ def _memory(e) -> list[Readout]:
     room = max(0.0, cap - e.weight_bytes_per_gpu - e.workspace_bytes_per_gpu)
     ctx = mean_context_tokens(s.input_len, s.output_len)
     return [
-        _bytes("weights_resident_per_gpu", "Weights resident per GPU", e.weight_bytes_per_gpu,
+        _bytes("weights_resident_per_gpu", WEIGHTS_RESIDENT, e.weight_bytes_per_gpu,
                "Every parameter this GPU holds (all experts, the embedding table) ÷ (tp·pp). "
                "More than a decode step reads: see weights read per decode step"),
         _bytes("weights_read_per_step", "Weights read per decode step", e.weight_bytes_per_step,
                "Weight bytes one decode step streams from HBM per GPU: for MoE only the experts the batch "
                "is routed to, never the input embedding table. Less than the weights resident"),
-        _bytes("kv_resident_per_gpu", "KV cache resident per GPU (full context)", e.kv_cache_bytes_per_gpu,
+        _bytes("kv_resident_per_gpu", KV_RESIDENT, e.kv_cache_bytes_per_gpu,
                f"The cache of {s.batch} sequences at {s.input_len + s.output_len:,} tokens (the last step): "
                "what must fit. More than a mid-decode step reads"),
         _bytes("kv_read_per_step", "KV cache read per decode step (mean context)", e.kv_bytes_per_step,
@@ -223,12 +230,12 @@ def _memory(e) -> list[Readout]:
                "Values each kernel writes and the next reads back in the prefill pass, per GPU"),
         _r("flops_per_prefill", "FLOPs per prefill pass", e.prefill_flops, "FLOP", si(e.prefill_flops, "FLOP"),
            "Multiply-adds ×2 of the prefill pass per GPU"),
-        _bytes("workspace_per_gpu", "Workspace per GPU", e.workspace_bytes_per_gpu,
+        _bytes("workspace_per_gpu", WORKSPACE, e.workspace_bytes_per_gpu,
                "Runtime context and activation buffers, a fixed share of HBM"),
         _bytes("memory_needed_per_gpu", "HBM needed per GPU", e.memory_needed_bytes_per_gpu,
                "Weights resident + KV cache resident + workspace"),
-        _bytes("hbm_capacity", "HBM capacity per GPU", cap, "Datasheet capacity of one GPU"),
-        _bytes("hbm_free", "HBM free per GPU", free, "Capacity − need (0 when it does not fit)"),
+        _bytes("hbm_capacity", HBM_CAPACITY, cap, "Datasheet capacity of one GPU"),
+        _bytes("hbm_free", HBM_FREE, free, "Capacity − need (0 when it does not fit)"),
         _r("weights_share_of_hbm", "Weights share of HBM", _share(e.weight_bytes_per_gpu, cap), "",
            percent(_share(e.weight_bytes_per_gpu, cap)), "Weights resident ÷ HBM capacity"),
         _r("kv_share_of_hbm", "KV cache share of HBM", _share(e.kv_cache_bytes_per_gpu, cap), "",
@@ -258,11 +265,17 @@ def _money(e) -> list[Readout]:
 
 
 def readouts(e) -> Mapping[str, Readout]:
-    """Every shown quantity of ``e``, by key (insertion order is display order)."""
+    """Every shown quantity of ``e``, by key (insertion order is display order). Read-only and
+    cached per Estimate (frozen, so hashable): every panel asks for the same one."""
+    return _readouts(e)
+
+
+@lru_cache(maxsize=16)
+def _readouts(e) -> Mapping[str, Readout]:
     out: dict[str, Readout] = {}
     for r in (*_timing(e), *_utilisation(e), *_memory(e), *_money(e)):
         out[r.key] = replace(r, short=SHORT_LABELS[r.key]) if r.key in SHORT_LABELS else r
-    return out
+    return MappingProxyType(out)
 
 
 def readouts_json(e) -> dict[str, dict]:

@@ -107,17 +107,21 @@ class HbmBar(QWidget):
         self.setMouseTracking(True)
 
     def show_estimate(self, e) -> None:
-        """The parts from model.explain.hbm_segments: widths from their bytes, words from their readouts."""
-        r = readouts(e)
-        cap = r["hbm_capacity"]
-        self.capacity = cap.value
-        self.cap_text = cap.labelled
-        self.status_text = ex.hbm_status(e)
+        """The parts from model.explain.hbm_segments: widths from their bytes, words from the model."""
+        self._show(e.hbm_capacity_bytes, ex.hbm_segments(e), e.fits, ex.hbm_status(e),
+                   readouts(e)["hbm_capacity"].labelled)
+
+    def set_values(self, capacity: float, weights: float, kv: float, workspace: float, fits: bool,
+                   status: str = "") -> None:
+        """The same bar from bytes (chapters that draw a state other than the controller's)."""
+        self._show(capacity, ex.hbm_parts(capacity, weights, kv, workspace), fits, status,
+                   ex.hbm_capacity_text(capacity))
+
+    def _show(self, capacity: float, parts, fits: bool, status: str, cap_text: str) -> None:
         colours = {"weights": th.ORANGE, "kv": th.REDDISH_PURPLE, "workspace": self.theme.workspace,
                    "free": self.theme.hbm_free}
-        self.segments = [(f"{b.labelled} ({share.text} of {cap.text})", b.value, colours[name])
-                         for name, b, share in ex.hbm_segments(e)]
-        self.fits = e.fits
+        self.capacity, self.fits, self.status_text, self.cap_text = capacity, fits, status, cap_text
+        self.segments = [(text, b, colours[name]) for name, b, text in parts]
         self.update()
 
     def set_theme(self, t: th.Theme) -> None:
@@ -276,8 +280,8 @@ class GaugePanel(QWidget):
         g["ttft"].show_readout(r["prefill_time"], f"floor {r['prefill_floor'].text}",
                                (r["prefill_memory_time"], r["prefill_compute_time"], r["prefill_comm_time"],
                                 r["prefill_overhead_time"], r["prefill_floor"]))
-        g["mbu"].show_readout(r["mbu"], f"of {r['peak_bandwidth'].text}", (r["peak_bandwidth"],))
-        g["mfu"].show_readout(r["mfu"], f"of {r['peak_flops'].text}",
+        g["mbu"].show_readout(r["mbu"], f"{e.phase} · of {r['peak_bandwidth'].text}", (r["peak_bandwidth"],))
+        g["mfu"].show_readout(r["mfu"], f"{e.phase} · of {r['peak_flops'].text}",
                               (r["achieved_flops"], r["peak_flops"], r["tensor_cores_busy"]))
         g["usd"].show_readout(r["usd_per_million_tokens"], "per million output tokens", (r["output_tokens_per_s"],))
         g["joules"].show_readout(r["joules_per_token"], "upper bound (TDP)", (r["output_tokens_per_s"],))
