@@ -73,7 +73,6 @@ class ChapterView(QWidget):
         self.setObjectName("chapterView")
         self.chapter = chapter
         self.controller = controller
-        self.catalog = controller.catalog
         self.theme = theme
         self.state_index = 0
         self.params: dict = dict(chapter.states[0].params)
@@ -154,6 +153,11 @@ class ChapterView(QWidget):
         self.details_label = self.note_label(name="chapterDetails")
         self.details_label.setVisible(False)
         return self.side
+
+    @property
+    def catalog(self):
+        """The controller's current catalogue (custom entries added later included)."""
+        return self.controller.catalog
 
     # ---------------------------------------------------------------- text
     @property
