@@ -17,9 +17,10 @@ from pathlib import Path
 from model.catalog import ASSETS_DIR, Catalog, default_catalog
 from model.efficiency import EfficiencyTable, default_efficiency
 from model.errors import AssetError
-from model.estimate import e2e_seconds, e2e_with_waves
+from model.estimate import decode_contexts, e2e_seconds, e2e_with_waves
 from model.memory import footprint
 from model.scenario import Scenario, resolve
+from model.step import decode_pass, prefill_pass
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,27 @@ def predict(row: MeasuredRow, catalog: Catalog | None = None, efficiency: Effici
     if row.metric == "end_to_end_latency_s":
         return e2e_with_waves(rs, row.batch or 1, fit, eff)[0]
     if row.metric == "total_output_tokens_per_s":
+        if row.batch is not None:
+            return row.batch * row.output_len / e2e_with_waves(rs, row.batch, fit, eff)[0]
         batch = max(1, min(fit, table.max_inflight_batch))
         return batch * row.output_len / e2e_seconds(rs, batch, eff)
+    if row.metric in STEP_METRICS:
+        return _step_metric(row, rs, eff)
     raise AssetError(f"measured row {row.row_id}: unknown metric {row.metric}")
+
+
+STEP_METRICS = ("ms_per_output_token", "output_tokens_per_s_per_user", "ttft_ms", "prefill_tokens_per_s")
+
+
+def _step_metric(row: MeasuredRow, rs, eff) -> float:
+    """Per-step metrics, a minimal first prediction (i11-engines refines these):
+        ms_per_output_token          = mean decode step over the output, ms
+        output_tokens_per_s_per_user = 1000 / ms_per_output_token
+        ttft_ms                      = prefill of the batch's prompts, ms
+        prefill_tokens_per_s         = batch × input_len / prefill time"""
+    batch = row.batch or 1
+    if row.metric in ("ttft_ms", "prefill_tokens_per_s"):
+        prefill_s = float(prefill_pass(rs, batch, row.input_len, eff).time_s)
+        return prefill_s * 1e3 if row.metric == "ttft_ms" else batch * row.input_len / prefill_s
+    step_ms = 1e3 * float(decode_pass(rs, batch, decode_contexts(row.input_len, row.output_len), eff).time_s.mean())
+    return step_ms if row.metric == "ms_per_output_token" else 1e3 / step_ms
