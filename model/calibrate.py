@@ -3,7 +3,7 @@
     python -m model.calibrate            # fit on every row, print, write assets/engines.json
     python -m model.calibrate --dry-run  # fit and print only
 
-One group of seven factors per (engine, platform) with measured rows. The fit minimises
+One group of eight factors per (engine, platform) with measured rows. The fit minimises
 
     Σ_rows ρ(ln(predicted / measured)) + Σ_groups Σ_factors ((θ − θ_parent) / τ)²
 
@@ -16,7 +16,7 @@ rows; one with few rows stays near its prior; one with none *is* its prior. No f
 ever set per row.
 
 Minimiser: Levenberg–Marquardt with a finite-difference Jacobian. A row depends only on
-its own group's factors, so one perturbation per factor (seven in all) gives the whole
+its own group's factors, so one perturbation per factor (eight in all) gives the whole
 Jacobian; every row's passes are evaluated at once as numpy arrays (model.step.pass_cost).
 A fit of a few hundred rows takes well under a second.
 """
@@ -34,11 +34,12 @@ from model.measured import RowPlan, default_measured, plan
 from model.step import PassTerms, pass_cost
 
 PARAMS = ("hbm_fraction", "compute_fraction_decode", "compute_fraction_prefill", "step_overhead_s",
-          "layer_overhead_s", "allreduce_latency_scale", "dequant_ops_per_weight")
+          "layer_overhead_s", "allreduce_latency_scale", "dequant_ops_per_weight", "request_overhead_s")
 FRACTIONS = 3                           # the first three are fractions (logit), the rest log
-LO = np.array([-4.0, -4.0, -4.0, np.log(1e-7), np.log(1e-8), np.log(0.1), np.log(0.01)])
-HI = np.array([6.9, 6.9, 6.9, np.log(0.05), np.log(1e-3), np.log(20.0), np.log(100.0)])
+LO = np.array([-4.0, -4.0, -4.0, np.log(1e-7), np.log(1e-8), np.log(0.1), np.log(0.01), np.log(1e-6)])
+HI = np.array([6.9, 6.9, 6.9, np.log(0.05), np.log(1e-3), np.log(20.0), np.log(100.0), np.log(0.2)])
 DELTA = 0.15
+POOLED_WIDTH = 3.0                      # the pooled factors' prior is this much wider than an engine's
 
 
 def to_theta(e: Efficiency) -> np.ndarray:
@@ -73,7 +74,8 @@ class Design:
 
 
 def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
-    groups = tuple(sorted({(p.engine, table.platform(p.hw)) for p in plans}))
+    """Groups: every (engine, platform) with rows, and every engine on CUDA (rows or not)."""
+    groups = tuple(sorted({(p.engine, table.platform(p.hw)) for p in plans} | {(e.id, "cuda") for e in table.engines}))
     gidx = {g: i for i, g in enumerate(groups)}
     cols: dict[str, list] = {f.name: [] for f in fields(PassTerms)}
     pre, wts, rows, grp, sus = [], [], [], [], []
@@ -93,7 +95,7 @@ def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
 
 
 def predict_design(d: Design, theta: np.ndarray) -> np.ndarray:
-    """Every row's prediction for factors ``theta`` (groups × 7)."""
+    """Every row's prediction for factors ``theta`` (groups × factors)."""
     v = {name: vals[d.group] for name, vals in from_theta(theta).items()}
     v["hbm_fraction"] = v["hbm_fraction"] * d.sustained
     eff = Efficiency(**v)
@@ -108,58 +110,82 @@ def _soft_l1(r: np.ndarray) -> np.ndarray:
     return np.sign(r) * np.sqrt(2.0 * DELTA ** 2 * (np.sqrt(1.0 + (r / DELTA) ** 2) - 1.0))
 
 
-def _parents(groups, table: EfficiencyTable) -> tuple[list[int | None], np.ndarray]:
-    """Parent group index (or None: the engine's prior) and the priors, per group."""
+@dataclass(frozen=True)
+class Pooling:
+    """Who each group shrinks toward. θ has one row per group plus a last, pooled row:
+    a CUDA group's anchor is pooled + (its prior − the mean prior), another platform's is
+    the same engine's CUDA group; the pooled row's anchor is the mean prior (weaker)."""
+
+    parent: tuple[int, ...]
+    offset: np.ndarray          # groups × factors
+    mean_prior: np.ndarray
+    tau: np.ndarray             # per factor
+
+
+def pooling(groups, table: EfficiencyTable) -> Pooling:
     index = {g: i for i, g in enumerate(groups)}
-    parent = [index.get((e, "cuda")) if plat != "cuda" else None for e, plat in groups]
-    priors = np.array([to_theta(table.engine(e).prior) for e, _ in groups])
-    return parent, priors
+    priors = {e.id: to_theta(e.prior) for e in table.engines}
+    mean = np.mean(list(priors.values()), axis=0)
+    pooled = len(groups)
+    parent = tuple(pooled if plat == "cuda" else index[(e, "cuda")] for e, plat in groups)
+    offset = np.array([priors[e] - mean if plat == "cuda" else np.zeros_like(mean) for e, plat in groups])
+    return Pooling(parent, offset, mean, prior_widths(table))
 
 
-def _residuals(d: Design, theta, parent, priors, tau) -> np.ndarray:
+def prior_widths(table: EfficiencyTable) -> np.ndarray:
+    """τ per factor (logit units for fractions, natural-log units for the rest)."""
+    return np.array([dict(table.prior_strength)[p] for p in PARAMS])
+
+
+def _penalty(theta, pool: Pooling) -> np.ndarray:
+    g = len(pool.parent)
+    anchor = theta[list(pool.parent)] + pool.offset
+    return np.concatenate([((theta[:g] - anchor) / pool.tau).ravel(),
+                           (theta[g] - pool.mean_prior) / (POOLED_WIDTH * pool.tau)])
+
+
+def _residuals(d: Design, theta, pool: Pooling) -> np.ndarray:
     r = _soft_l1(np.log(predict_design(d, theta)) - d.log_measured)
-    anchor = np.array([theta[p] if p is not None else priors[i] for i, p in enumerate(parent)])
-    return np.concatenate([r, ((theta - anchor) / tau).ravel()])
+    return np.concatenate([r, _penalty(theta, pool)])
 
 
-def _jacobian(d: Design, theta, parent, tau, r0, h=1e-5) -> np.ndarray:
-    g, n = theta.shape
+def _jacobian(d: Design, theta, pool: Pooling, r0, h=1e-5) -> np.ndarray:
+    rows_theta, n = theta.shape
     nr = len(d.k)
-    jac = np.zeros((nr + g * n, g * n))
+    jac = np.zeros((nr + rows_theta * n, rows_theta * n))
     base = r0[:nr]
     for j in range(n):
         bumped = theta.copy()
         bumped[:, j] += h
         dr = (_soft_l1(np.log(predict_design(d, bumped)) - d.log_measured) - base) / h
         jac[np.arange(nr), d.row_group * n + j] = dr
-    for i, p in enumerate(parent):
+    for i, p in enumerate(pool.parent):
         for j in range(n):
-            jac[nr + i * n + j, i * n + j] += 1.0 / tau
-            if p is not None:
-                jac[nr + i * n + j, p * n + j] -= 1.0 / tau
+            jac[nr + i * n + j, i * n + j] += 1.0 / pool.tau[j]
+            jac[nr + i * n + j, p * n + j] -= 1.0 / pool.tau[j]
+    g = len(pool.parent)
+    for j in range(n):
+        jac[nr + g * n + j, g * n + j] = 1.0 / (POOLED_WIDTH * pool.tau[j])
     return jac
 
 
 def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: int = 60) -> dict:
-    """(engine, platform) → fitted Efficiency for the groups the plans cover."""
+    """(engine, platform) → fitted Efficiency, for the groups of ``design``."""
     table = table or default_efficiency()
     d = design(plans, table)
-    parent, priors = _parents(d.groups, table)
-    tau = table.prior_strength
-    theta = priors.copy()
-    for i, p in enumerate(parent):
-        if p is not None:
-            theta[i] = priors[p]
-    r = _residuals(d, theta, parent, priors, tau)
+    pool = pooling(d.groups, table)
+    theta = np.vstack([np.array([to_theta(table.engine(e).prior) for e, _ in d.groups]), pool.mean_prior])
+    r = _residuals(d, theta, pool)
     cost, mu = float(r @ r), 1e-2
+    lo, hi = np.tile(LO, (len(theta), 1)), np.tile(HI, (len(theta), 1))
     for _ in range(iterations):
-        jac = _jacobian(d, theta, parent, tau, r)
+        jac = _jacobian(d, theta, pool, r)
         jtj, g = jac.T @ jac, jac.T @ r
         improved = False
         for _ in range(8):
             step = np.linalg.solve(jtj + mu * (np.diag(np.diag(jtj)) + np.eye(len(g))), -g)
-            trial = np.clip(theta + step.reshape(theta.shape), LO, HI)
-            rt = _residuals(d, trial, parent, priors, tau)
+            trial = np.clip(theta + step.reshape(theta.shape), lo, hi)
+            rt = _residuals(d, trial, pool)
             if float(rt @ rt) < cost:
                 improved = cost - float(rt @ rt) > 1e-10 * cost
                 theta, r, cost, mu = trial, rt, float(rt @ rt), max(mu / 3.0, 1e-9)
@@ -167,7 +193,7 @@ def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: 
             mu *= 4.0
         if not improved:
             break
-    return _as_fits(d, theta, plans)
+    return _as_fits(d, theta[:-1], plans)
 
 
 def _as_fits(d: Design, theta: np.ndarray, plans: list[RowPlan]) -> dict:
@@ -209,7 +235,7 @@ def main(argv=None) -> int:
             print(f"{e.id + '/' + plat:18s} bw {f.hbm_fraction:.3f}  compute dec {f.compute_fraction_decode:.3f} "
                   f"pre {f.compute_fraction_prefill:.3f}  step {f.step_overhead_s * 1e3:.2f} ms  "
                   f"layer {f.layer_overhead_s * 1e6:.1f} us  allreduce x{f.allreduce_latency_scale:.2f}  "
-                  f"dequant {f.dequant_ops_per_weight:.2f}  rows {len(f.calibrated_on)}")
+                  f"dequant {f.dequant_ops_per_weight:.2f}  request {f.request_overhead_s * 1e3:.1f} ms  rows {len(f.calibrated_on)}")
     if not args.dry_run:
         write(table)
         print(f"wrote {ASSETS_DIR / 'engines.json'}")

@@ -11,6 +11,9 @@ Each engine (TensorRT-LLM, vLLM, llama.cpp …) carries readable factors, per pl
                           (weight-only formats: each weight is unpacked before the matmul)
     per-pass overhead   = step_overhead_ms + layers × layer_overhead_us
                           (engines that capture CUDA graphs pay almost no per-layer launch cost)
+    per-request         = request_overhead_ms, once per prefill (tokenise, schedule, bookkeeping)
+    multi-GPU           = tensor parallel, or consecutive layers per GPU (llama.cpp's default
+                          --split-mode layer): then the GPUs work one after another
     all-reduce latency  = link latency × allreduce_latency_scale
 
 ``python -m model.calibrate`` fits the factors on every measured row (each engine's
@@ -39,6 +42,7 @@ FACTORS = {
     "layer_overhead_us": ("µs", 1e-6),
     "allreduce_latency_scale": ("×", 1.0),
     "dequant_ops_per_weight": ("ops", 1.0),
+    "request_overhead_ms": ("ms", 1e-3),
 }
 
 
@@ -51,11 +55,12 @@ class Efficiency:
     layer_overhead_s: float
     allreduce_latency_scale: float
     dequant_ops_per_weight: float = 0.0
+    request_overhead_s: float = 0.0      # once per request: tokenise, schedule, first-token bookkeeping
     calibrated_on: tuple[str, ...] = ()
     stack: str = "ideal"
 
 
-IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, (), IDEAL_ID)
+IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, (), IDEAL_ID)
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ class Engine:
     aliases: tuple[str, ...]
     framework_match: tuple[str, ...]      # lower-case substrings of a published framework name
     cuda_graphs: bool
+    multi_gpu: str                        # tensor (tensor parallel) | layers (consecutive layers per GPU)
     why: tuple[tuple[str, str], ...]      # factor → one sentence of why
     prior: Efficiency
     fitted: tuple[tuple[str, Efficiency], ...]   # platform → fitted factors
@@ -93,7 +99,7 @@ class EfficiencyTable:
     platforms: tuple[tuple[str, str], ...]   # vendor → platform
     workspace_fraction: float
     max_inflight_batch: int
-    prior_strength: float = 1.0               # shrinkage τ (logit/log units) of the fit
+    prior_strength: tuple[tuple[str, float], ...] = ()   # factor → shrinkage τ (logit/log units)
     sustained_fraction_default: float = 1.0   # STREAM / datasheet where a part has no measurement
 
     @property
@@ -123,6 +129,10 @@ class EfficiencyTable:
             if rule.matches(hw):
                 return rule.engine, rule.reason
         return self.engines[0].id, "no rule matched: the first engine in the table"
+
+    def splits_layers(self, engine_id: str) -> bool:
+        """Whether the engine puts consecutive layers on each GPU (pipeline) instead of tensor parallel."""
+        return engine_id not in (AUTO, IDEAL_ID) and self.engine(engine_id).multi_gpu == "layers"
 
     def resolve_engine(self, name: str, hw: Hardware) -> str:
         cid = self.canonical(name)
@@ -172,6 +182,7 @@ def parse_factors(raw: Mapping[str, Any], stack: str, rows=()) -> Efficiency:
             layer_overhead_s=float(raw["layer_overhead_us"]) * 1e-6,
             allreduce_latency_scale=float(raw["allreduce_latency_scale"]),
             dequant_ops_per_weight=float(raw.get("dequant_ops_per_weight", 0.0)),
+            request_overhead_s=float(raw.get("request_overhead_ms", 0.0)) * 1e-3,
             calibrated_on=tuple(rows),
             stack=stack,
         )
@@ -188,6 +199,7 @@ def factors_as_json(e: Efficiency) -> dict:
         "layer_overhead_us": round(e.layer_overhead_s * 1e6, 3),
         "allreduce_latency_scale": round(e.allreduce_latency_scale, 4),
         "dequant_ops_per_weight": round(e.dequant_ops_per_weight, 3),
+        "request_overhead_ms": round(e.request_overhead_s * 1e3, 4),
     }
 
 
@@ -197,10 +209,17 @@ def _engine(eid: str, raw: Mapping[str, Any]) -> Engine:
     return Engine(
         id=eid, name=str(raw["name"]), aliases=tuple(a.lower() for a in raw.get("aliases", ())),
         framework_match=tuple(m.lower() for m in raw.get("framework_match", (eid,))),
-        cuda_graphs=bool(raw.get("cuda_graphs", False)),
+        cuda_graphs=bool(raw.get("cuda_graphs", False)), multi_gpu=str(raw.get("multi_gpu", "tensor")),
         why=tuple((k, str(v)) for k, v in raw.get("why", {}).items()),
         prior=parse_factors(raw["prior"], f"{eid}/prior"), fitted=fitted,
     )
+
+
+def _si_keys(raw: Mapping[str, Any]) -> dict[str, float]:
+    """Data-file factor names (step_overhead_ms …) → Efficiency field names (step_overhead_s …)."""
+    rename = {"step_overhead_ms": "step_overhead_s", "layer_overhead_us": "layer_overhead_s",
+              "request_overhead_ms": "request_overhead_s"}
+    return {rename.get(k, k): float(v) for k, v in raw.items()}
 
 
 def load_efficiency(path: Path | str | None = None) -> EfficiencyTable:
@@ -211,7 +230,7 @@ def load_efficiency(path: Path | str | None = None) -> EfficiencyTable:
         rules = tuple(AutoRule(r["field"], r["contains"], r["engine"], r["reason"]) for r in doc["auto"])
         table = EfficiencyTable(engines, rules, tuple(doc["platforms"].items()),
                                 float(doc["workspace_fraction"]), int(doc["max_inflight_batch"]),
-                                float(doc.get("prior_strength", 1.0)),
+                                tuple(_si_keys(doc["prior_width"]).items()),
                                 float(doc["sustained_bandwidth"]["default_fraction"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AssetError(f"{p.name} is malformed: {exc}") from None

@@ -158,6 +158,8 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
     if interconnect == "nvlink" and hw.scale_up is not None:
         per_node = max(8, min(hw.scale_up.max_gpus, 72)) if hw.scale_up.max_gpus > 8 else 8
     tp = gpus if interconnect == "network" else min(gpus, per_node)
+    if engines.splits_layers(engine):
+        tp = 1              # consecutive layers on each GPU: pipeline stages, one after another
     if gpus % tp:
         raise ScenarioError(f"{gpus} GPUs do not split into nodes of {tp}")
     pp = gpus // tp
@@ -167,7 +169,10 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
         raise ScenarioError(f"{llm.name} has {llm.layers} layers: too few for {pp} pipeline stages")
     link, link_notes = _tp_link(hw, interconnect, tp)
     notes += link_notes
-    if pp > 1:
+    if pp > 1 and tp == 1 and engines.splits_layers(engine):
+        notes.append(f"{engines.engine(engine).name} puts consecutive layers on each of the {gpus} GPUs: "
+                     "they work one after another, so per-token latency does not drop with more GPUs")
+    elif pp > 1:
         notes.append(f"{gpus} GPUs = {pp} pipeline stages of {tp} (tensor parallel inside a node); "
                      "per-token latency does not drop with more stages")
     clean = replace(s, gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,

@@ -13,6 +13,7 @@ For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
     communication     = allreduces × (α + 2(tp−1)/tp · B·d·2 bytes / link bytes/s)   (16-bit sums)
                         + (pp−1) network hops
     step time         = max(memory, compute) + communication + step overhead + L·layer overhead
+                        (+ one request overhead per prefill)
 
 Pipeline stages (pp > 1) split the batch into m = min(pp, B) micro-batches: a token
 still crosses every stage, so its latency is that of the whole model at batch B/m, while
@@ -47,6 +48,7 @@ class PassTerms:
     transfer_s: object            # Σ bytes / link bytes/s of the same
     layers: int
     stretch: object = 1.0         # pipeline fill of a prefill: (m + pp − 1)/pp
+    requests: object = 0.0        # request overheads this pass carries (1 for a prefill)
 
     @property
     def bytes(self):
@@ -82,7 +84,7 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     dequant = t.dequant_weights * eff.dequant_ops_per_weight / t.vector_flops
     comp = t.flops / (t.peak_flops * compute_fraction) + dequant
     comm = t.latency_s * eff.allreduce_latency_scale + t.transfer_s
-    overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s
+    overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s + t.requests * eff.request_overhead_s / t.stretch
     time = (np.maximum(mem, comp) + comm + overhead) * t.stretch
     floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * t.stretch
     k = t.stretch
@@ -116,11 +118,11 @@ def _dequant_weights(rs: ResolvedScenario, weights):
     return weights if stored < DTYPE_BITS.get(rs.compute_dtype, stored) else 0.0 * weights
 
 
-def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, tokens, stretch=1.0) -> PassTerms:
+def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, tokens, stretch=1.0, requests=0.0) -> PassTerms:
     lat, tr = _comm_terms(rs, tokens)
     return PassTerms(weights * rs.precision.bytes_per_weight / rs.tp, kvb, ab, flops,
                      _dequant_weights(rs, weights) / rs.tp, rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops,
-                     rs.hw.peak("fp32") or rs.peak_flops, lat, tr, rs.llm.layers, stretch)
+                     rs.hw.peak("fp32") or rs.peak_flops, lat, tr, rs.llm.layers, stretch, requests)
 
 
 def microbatch(rs: ResolvedScenario, batch):
@@ -166,7 +168,7 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     kvb = tokens * kv_token_bytes / rs.tp_kv
     ab = tokens * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
     flops = (2.0 * llm.params.active_per_token * tokens + b * ctx_sum * shp.attention_flops_per_context) / rs.tp
-    return _terms(rs, llm.params.streamed(tokens), kvb, ab, flops, tokens, (m + rs.pp - 1) / rs.pp)
+    return _terms(rs, llm.params.streamed(tokens), kvb, ab, flops, tokens, (m + rs.pp - 1) / rs.pp, 1.0)
 
 
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
