@@ -71,6 +71,8 @@ class Engine:
     framework_match: tuple[str, ...]      # lower-case substrings of a published framework name
     cuda_graphs: bool
     multi_gpu: str                        # tensor (tensor parallel) | layers (consecutive layers per GPU)
+    matmul_units: str                     # tensor (tensor cores) | vector (CUDA cores: dp4a / half2)
+    score_bytes: float                    # bytes moved per attention score (0: flash attention keeps them on chip)
     why: tuple[tuple[str, str], ...]      # factor → one sentence of why
     prior: Efficiency
     fitted: tuple[tuple[str, Efficiency], ...]   # platform → fitted factors
@@ -101,6 +103,7 @@ class EfficiencyTable:
     max_inflight_batch: int
     prior_strength: tuple[tuple[str, float], ...] = ()   # factor → shrinkage τ (logit/log units)
     sustained_fraction_default: float = 1.0   # STREAM / datasheet where a part has no measurement
+    vector_matmul_per_fp32: float = 4.0       # int8 dp4a multiply-adds per FP32 FMA
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -133,6 +136,17 @@ class EfficiencyTable:
     def splits_layers(self, engine_id: str) -> bool:
         """Whether the engine puts consecutive layers on each GPU (pipeline) instead of tensor parallel."""
         return engine_id not in (AUTO, IDEAL_ID) and self.engine(engine_id).multi_gpu == "layers"
+
+    def matmul_flops(self, engine_id: str, tensor_flops: float, fp32_flops: float) -> float:
+        """Peak FLOP/s an engine's matmuls run against: the tensor cores, or for engines whose
+        kernels use CUDA cores (dp4a / half2) min(tensor peak, vector_matmul_per_fp32 × FP32)."""
+        if engine_id in (AUTO, IDEAL_ID) or self.engine(engine_id).matmul_units != "vector":
+            return tensor_flops
+        return min(tensor_flops, self.vector_matmul_per_fp32 * fp32_flops)
+
+    def score_bytes(self, engine_id: str) -> float:
+        """Bytes each attention score costs in memory for this engine (0 with flash attention)."""
+        return 0.0 if engine_id in (AUTO, IDEAL_ID) else self.engine(engine_id).score_bytes
 
     def resolve_engine(self, name: str, hw: Hardware) -> str:
         cid = self.canonical(name)
@@ -210,6 +224,7 @@ def _engine(eid: str, raw: Mapping[str, Any]) -> Engine:
         id=eid, name=str(raw["name"]), aliases=tuple(a.lower() for a in raw.get("aliases", ())),
         framework_match=tuple(m.lower() for m in raw.get("framework_match", (eid,))),
         cuda_graphs=bool(raw.get("cuda_graphs", False)), multi_gpu=str(raw.get("multi_gpu", "tensor")),
+        matmul_units=str(raw.get("matmul_units", "tensor")), score_bytes=float(raw.get("score_bytes", 0.0)),
         why=tuple((k, str(v)) for k, v in raw.get("why", {}).items()),
         prior=parse_factors(raw["prior"], f"{eid}/prior"), fitted=fitted,
     )
@@ -231,7 +246,8 @@ def load_efficiency(path: Path | str | None = None) -> EfficiencyTable:
         table = EfficiencyTable(engines, rules, tuple(doc["platforms"].items()),
                                 float(doc["workspace_fraction"]), int(doc["max_inflight_batch"]),
                                 tuple(_si_keys(doc["prior_width"]).items()),
-                                float(doc["sustained_bandwidth"]["default_fraction"]))
+                                float(doc["sustained_bandwidth"]["default_fraction"]),
+                                float(doc["vector_matmul"]["per_fp32"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AssetError(f"{p.name} is malformed: {exc}") from None
     if not engines:

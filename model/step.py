@@ -6,9 +6,13 @@ For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
     weight bytes      = P(B)·b / tp                  (MoE: P grows with experts touched)
     KV-cache bytes    = B·min(c, window)·kv_values·kv_bytes / tp_kv   (+ the new token's KV written)
     activation bytes  = B·act_values·act_bytes / tp
+    score bytes       = B·c·L·h·score bytes / tp where attention writes its scores to memory (no
+                        flash attention; a prefill of S tokens writes S×S per head), in their own
+                        memory-bound kernels: added to the time, not overlapped
     FLOPs             = (2·A·B + B·c·attention_flops) / tp
     memory time       = bytes / (HBM bytes/s × hbm_fraction)      (engine × sustained/datasheet)
-    compute time      = FLOPs / (peak FLOP/s × compute_fraction)
+    compute time      = FLOPs / (peak FLOP/s × compute_fraction)   (peak: tensor cores, or for engines
+                        whose quantised matmuls run on CUDA cores, min(tensor peak, 4 × FP32: dp4a))
                         + dequantised weights × ops per weight / FP32 FLOP/s   (weight-only formats)
     communication     = allreduces × (α + 2(tp−1)/tp · B·d·2 bytes / link bytes/s)   (16-bit sums)
                         + (pp−1) network hops
@@ -28,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.efficiency import IDEAL, Efficiency
+from model.efficiency import IDEAL, Efficiency, default_efficiency
 from model.scenario import ResolvedScenario
 
 
@@ -42,13 +46,15 @@ class PassTerms:
     flops: object
     dequant_weights: object       # weights a weight-only kernel unpacks (0 when stored in the maths type)
     bandwidth_bytes_per_s: float  # datasheet peak
-    peak_flops: float
+    peak_flops: float             # datasheet tensor peak of the maths type (the floor uses it)
+    matmul_flops: float           # the peak the engine's matmul kernels run against
     vector_flops: float           # FP32 CUDA-core rate, where dequantisation runs
     latency_s: object             # Σ link latencies of the pass's all-reduces and pipeline hops
     transfer_s: object            # Σ bytes / link bytes/s of the same
     layers: int
     stretch: object = 1.0         # pipeline fill of a prefill: (m + pp − 1)/pp
     requests: object = 0.0        # request overheads this pass carries (1 for a prefill)
+    score_bytes: object = 0.0     # attention scores written to and read from memory (no flash attention)
 
     @property
     def bytes(self):
@@ -78,17 +84,19 @@ class PassCost:
 def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     """Apply an engine's factors to a pass (factors may be arrays, one per pass: the fit does).
 
-        time = (max(bytes/(BW·η_bw), FLOPs/(F·η_c) + dequant) + comm + step + L·layer) × stretch"""
+        time = (max(bytes/(BW·η_bw), FLOPs/(F·η_c) + dequant) + scores/(BW·η_bw) + comm + step
+                + L·layer) × stretch"""
     total = t.bytes
     mem = total / (t.bandwidth_bytes_per_s * eff.hbm_fraction)
     dequant = t.dequant_weights * eff.dequant_ops_per_weight / t.vector_flops
-    comp = t.flops / (t.peak_flops * compute_fraction) + dequant
+    comp = t.flops / (t.matmul_flops * compute_fraction) + dequant
     comm = t.latency_s * eff.allreduce_latency_scale + t.transfer_s
     overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s + t.requests * eff.request_overhead_s / t.stretch
-    time = (np.maximum(mem, comp) + comm + overhead) * t.stretch
+    scores = t.score_bytes / (t.bandwidth_bytes_per_s * eff.hbm_fraction)   # own kernels: no overlap
+    time = (np.maximum(mem, comp) + scores + comm + overhead) * t.stretch
     floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * t.stretch
     k = t.stretch
-    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, mem * k, comp * k, comm * k,
+    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, (mem + scores) * k, comp * k, comm * k,
                     overhead * k, time, floor)
 
 
@@ -118,11 +126,14 @@ def _dequant_weights(rs: ResolvedScenario, weights):
     return weights if stored < DTYPE_BITS.get(rs.compute_dtype, stored) else 0.0 * weights
 
 
-def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, tokens, stretch=1.0, requests=0.0) -> PassTerms:
+def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, tokens, stretch=1.0, requests=0.0, scores=0.0) -> PassTerms:
     lat, tr = _comm_terms(rs, tokens)
+    vector = rs.hw.peak("fp32") or rs.peak_flops
+    quantised = _dequant_weights(rs, 1.0) > 0
+    matmul = default_efficiency().matmul_flops(rs.engine, rs.peak_flops, vector) if quantised else rs.peak_flops
     return PassTerms(weights * rs.precision.bytes_per_weight / rs.tp, kvb, ab, flops,
                      _dequant_weights(rs, weights) / rs.tp, rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops,
-                     rs.hw.peak("fp32") or rs.peak_flops, lat, tr, rs.llm.layers, stretch, requests)
+                     matmul, vector, lat, tr, rs.llm.layers, stretch, requests, scores)
 
 
 def microbatch(rs: ResolvedScenario, batch):
@@ -131,6 +142,13 @@ def microbatch(rs: ResolvedScenario, batch):
         return 1, batch
     m = np.minimum(rs.pp, batch)
     return m, batch / m
+
+
+def _score_bytes_per_pair(rs: ResolvedScenario) -> float:
+    """Bytes per (query, key) pair when the engine's attention writes the score matrix to memory
+    (no flash attention): layers × query heads × bytes per score / tp. 0 for flash attention."""
+    per_score = default_efficiency().score_bytes(rs.engine)
+    return rs.llm.layers * rs.llm.heads * per_score / rs.tp if per_score else 0.0
 
 
 def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
@@ -143,8 +161,9 @@ def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
     ab = b * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
+    scores = b * ctx * _score_bytes_per_pair(rs)
     flops = (2.0 * llm.params.active_per_token * b + b * ctx * shp.attention_flops_per_context) / rs.tp
-    return _terms(rs, llm.params.streamed(b) + 0.0 * ctx, kvb, ab, flops, b)
+    return _terms(rs, llm.params.streamed(b) + 0.0 * ctx, kvb, ab, flops, b, scores=scores)
 
 
 def decode_pass(rs: ResolvedScenario, batch, context, eff: Efficiency = IDEAL) -> PassCost:
@@ -167,8 +186,9 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     kvb = tokens * kv_token_bytes / rs.tp_kv
     ab = tokens * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
+    scores = b * s * (np.minimum(s, w) if w else s) * _score_bytes_per_pair(rs)   # masked S×S, not S²/2
     flops = (2.0 * llm.params.active_per_token * tokens + b * ctx_sum * shp.attention_flops_per_context) / rs.tp
-    return _terms(rs, llm.params.streamed(tokens), kvb, ab, flops, tokens, (m + rs.pp - 1) / rs.pp, 1.0)
+    return _terms(rs, llm.params.streamed(tokens), kvb, ab, flops, tokens, (m + rs.pp - 1) / rs.pp, 1.0, scores)
 
 
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
