@@ -73,6 +73,7 @@ class Engine:
     multi_gpu: str                        # tensor (tensor parallel) | layers (consecutive layers per GPU)
     matmul_units: str                     # tensor (tensor cores) | vector (CUDA cores: dp4a / half2)
     score_bytes: float                    # bytes moved per attention score (0: flash attention keeps them on chip)
+    fp16_accumulate: bool                 # FP16 GEMMs accumulate in FP16 (cuBLAS COMPUTE_16F)
     why: tuple[tuple[str, str], ...]      # factor → one sentence of why
     prior: Efficiency
     fitted: tuple[tuple[str, Efficiency], ...]   # platform → fitted factors
@@ -104,6 +105,8 @@ class EfficiencyTable:
     prior_strength: tuple[tuple[str, float], ...] = ()   # factor → shrinkage τ (logit/log units)
     sustained_fraction_default: float = 1.0   # STREAM / datasheet where a part has no measurement
     vector_matmul_per_fp32: float = 4.0       # int8 dp4a multiply-adds per FP32 FMA
+    fp16_accumulate_match: str = ""           # parts (by name) whose FP32-accumulate rate is half
+    fp16_accumulate_speedup: float = 1.0
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -137,12 +140,21 @@ class EfficiencyTable:
         """Whether the engine puts consecutive layers on each GPU (pipeline) instead of tensor parallel."""
         return engine_id not in (AUTO, IDEAL_ID) and self.engine(engine_id).multi_gpu == "layers"
 
-    def matmul_flops(self, engine_id: str, tensor_flops: float, fp32_flops: float) -> float:
-        """Peak FLOP/s an engine's matmuls run against: the tensor cores, or for engines whose
-        kernels use CUDA cores (dp4a / half2) min(tensor peak, vector_matmul_per_fp32 × FP32)."""
-        if engine_id in (AUTO, IDEAL_ID) or self.engine(engine_id).matmul_units != "vector":
-            return tensor_flops
-        return min(tensor_flops, self.vector_matmul_per_fp32 * fp32_flops)
+    def matmul_flops(self, engine_id: str, hw: Hardware, dtype: str, quantised: bool) -> float:
+        """Peak FLOP/s an engine's matmuls run against. Tensor cores by default; an engine whose
+        quantised kernels use CUDA cores (dp4a) gets min(tensor peak, vector_matmul_per_fp32 × FP32);
+        an engine accumulating FP16 in FP16 on a part that halves FP32-accumulate (GeForce) gets
+        the full FP16-accumulate rate."""
+        tensor = hw.peak(dtype) or 0.0
+        if engine_id in (AUTO, IDEAL_ID):
+            return tensor
+        e = self.engine(engine_id)
+        if quantised and e.matmul_units == "vector":
+            return min(tensor, self.vector_matmul_per_fp32 * (hw.peak("fp32") or tensor))
+        if (not quantised and e.fp16_accumulate and dtype == "fp16"
+                and self.fp16_accumulate_match and self.fp16_accumulate_match.lower() in hw.name.lower()):
+            return tensor * self.fp16_accumulate_speedup
+        return tensor
 
     def score_bytes(self, engine_id: str) -> float:
         """Bytes each attention score costs in memory for this engine (0 with flash attention)."""
@@ -225,6 +237,7 @@ def _engine(eid: str, raw: Mapping[str, Any]) -> Engine:
         framework_match=tuple(m.lower() for m in raw.get("framework_match", (eid,))),
         cuda_graphs=bool(raw.get("cuda_graphs", False)), multi_gpu=str(raw.get("multi_gpu", "tensor")),
         matmul_units=str(raw.get("matmul_units", "tensor")), score_bytes=float(raw.get("score_bytes", 0.0)),
+        fp16_accumulate=bool(raw.get("fp16_accumulate", False)),
         why=tuple((k, str(v)) for k, v in raw.get("why", {}).items()),
         prior=parse_factors(raw["prior"], f"{eid}/prior"), fitted=fitted,
     )
@@ -247,7 +260,8 @@ def load_efficiency(path: Path | str | None = None) -> EfficiencyTable:
                                 float(doc["workspace_fraction"]), int(doc["max_inflight_batch"]),
                                 tuple(_si_keys(doc["prior_width"]).items()),
                                 float(doc["sustained_bandwidth"]["default_fraction"]),
-                                float(doc["vector_matmul"]["per_fp32"]))
+                                float(doc["vector_matmul"]["per_fp32"]),
+                                str(doc["fp16_accumulate"]["name_contains"]), float(doc["fp16_accumulate"]["speedup"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AssetError(f"{p.name} is malformed: {exc}") from None
     if not engines:
@@ -266,3 +280,17 @@ def default_efficiency() -> EfficiencyTable:
 def engine_ids() -> tuple[str, ...]:
     """Every engine id the scenario accepts (auto and ideal included)."""
     return default_efficiency().ids
+
+
+def engine_choices() -> list[tuple[str, str, str]]:
+    """(id, label, tooltip) for an engine picker: auto, each engine, ideal."""
+    table = default_efficiency()
+    rules = "; ".join(f"{r.contains or 'otherwise'} → {r.engine}" for r in table.auto_rules)
+    out = [(AUTO, "auto (most used on this GPU)", f"The engine most people run on the chosen hardware: {rules}")]
+    for e in table.engines:
+        why = dict(e.why)
+        tip = f"{e.name}: " + " ".join(f"{v[0].upper()}{v[1:]}." for v in (why.get("layer_overhead_us"),
+                                                                         why.get("hbm_fraction")) if v)
+        out.append((e.id, e.name, tip))
+    out.append((IDEAL_ID, "ideal (roofline floor)", "100% of peak bandwidth and FLOP/s, no overhead: the floor"))
+    return out

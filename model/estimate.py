@@ -205,7 +205,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
 
 def engine_label(table: EfficiencyTable, engine_id: str) -> str:
     """Readable engine name; the roofline floor for ``ideal``."""
-    return "ideal (roofline floor)" if engine_id == IDEAL_ID else table.engine(engine_id).name
+    return "ideal" if engine_id == IDEAL_ID else table.engine(engine_id).name
 
 
 def is_finite_estimate(e: Estimate) -> bool:

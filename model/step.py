@@ -11,8 +11,9 @@ For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
                         memory-bound kernels: added to the time, not overlapped
     FLOPs             = (2·A·B + B·c·attention_flops) / tp
     memory time       = bytes / (HBM bytes/s × hbm_fraction)      (engine × sustained/datasheet)
-    compute time      = FLOPs / (peak FLOP/s × compute_fraction)   (peak: tensor cores, or for engines
-                        whose quantised matmuls run on CUDA cores, min(tensor peak, 4 × FP32: dp4a))
+    compute time      = FLOPs / (peak FLOP/s × compute_fraction)   (peak: tensor cores; for engines
+                        whose quantised matmuls run on CUDA cores min(tensor peak, 4 × FP32: dp4a);
+                        for FP16-accumulating engines on GeForce the full FP16-accumulate rate)
                         + dequantised weights × ops per weight / FP32 FLOP/s   (weight-only formats)
     communication     = allreduces × (α + 2(tp−1)/tp · B·d·2 bytes / link bytes/s)   (16-bit sums)
                         + (pp−1) network hops
@@ -130,7 +131,7 @@ def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, tokens, stretch=1.0, r
     lat, tr = _comm_terms(rs, tokens)
     vector = rs.hw.peak("fp32") or rs.peak_flops
     quantised = _dequant_weights(rs, 1.0) > 0
-    matmul = default_efficiency().matmul_flops(rs.engine, rs.peak_flops, vector) if quantised else rs.peak_flops
+    matmul = default_efficiency().matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops
     return PassTerms(weights * rs.precision.bytes_per_weight / rs.tp, kvb, ab, flops,
                      _dequant_weights(rs, weights) / rs.tp, rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops,
                      matmul, vector, lat, tr, rs.llm.layers, stretch, requests, scores)
