@@ -175,15 +175,8 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from model.validate import markdown, report, summary_lines
-    rep = report()
-    if args.markdown:
-        print(markdown(rep), end="")
-    elif args.json:
-        print(json.dumps(rep.as_dict(), indent=2))
-    else:
-        print("\n".join(summary_lines(rep)))
-    return 0
+    from model.validate import main as validate_main
+    return validate_main((["--json"] if args.json else []) + (["--markdown"] if args.markdown else []))
 
 
 def build_command_parser() -> argparse.ArgumentParser:

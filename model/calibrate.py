@@ -71,6 +71,7 @@ class Design:
     log_measured: np.ndarray    # per row
     row_group: np.ndarray       # per row
     groups: tuple[tuple[str, str], ...]
+    active: np.ndarray          # per row: 1 if the fit uses it, 0 if held out
 
 
 def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
@@ -91,7 +92,7 @@ def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
     return Design(PassTerms(**{f: cat(v) for f, v in cols.items()}), cat(pre), cat(wts), cat(rows), cat(grp),
                   cat(sus), np.array([p.k for p in plans]), np.array([p.inverse for p in plans]),
                   np.log([p.row.value for p in plans]), np.array([gidx[(p.engine, table.platform(p.hw))] for p in plans]),
-                  groups)
+                  groups, np.ones(len(plans)))
 
 
 def predict_design(d: Design, theta: np.ndarray) -> np.ndarray:
@@ -145,7 +146,7 @@ def _penalty(theta, pool: Pooling) -> np.ndarray:
 
 
 def _residuals(d: Design, theta, pool: Pooling) -> np.ndarray:
-    r = _soft_l1(np.log(predict_design(d, theta)) - d.log_measured)
+    r = _soft_l1(np.log(predict_design(d, theta)) - d.log_measured) * d.active
     return np.concatenate([r, _penalty(theta, pool)])
 
 
@@ -157,7 +158,7 @@ def _jacobian(d: Design, theta, pool: Pooling, r0, h=1e-5) -> np.ndarray:
     for j in range(n):
         bumped = theta.copy()
         bumped[:, j] += h
-        dr = (_soft_l1(np.log(predict_design(d, bumped)) - d.log_measured) - base) / h
+        dr = (_soft_l1(np.log(predict_design(d, bumped)) - d.log_measured) * d.active - base) / h
         jac[np.arange(nr), d.row_group * n + j] = dr
     for i, p in enumerate(pool.parent):
         for j in range(n):
@@ -169,10 +170,14 @@ def _jacobian(d: Design, theta, pool: Pooling, r0, h=1e-5) -> np.ndarray:
     return jac
 
 
-def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: int = 60) -> dict:
-    """(engine, platform) → fitted Efficiency, for the groups of ``design``."""
+def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: int = 60,
+        shared: Design | None = None, active: np.ndarray | None = None) -> dict:
+    """(engine, platform) → fitted Efficiency, for the groups of ``design``. ``shared``: the
+    design of ``plans`` built once (leave-one-source-out reuses it); ``active``: which rows count."""
     table = table or default_efficiency()
-    d = design(plans, table)
+    d = shared if shared is not None else design(plans, table)
+    if active is not None:
+        d = replace(d, active=np.asarray(active, dtype=float))
     pool = pooling(d.groups, table)
     theta = np.vstack([np.array([to_theta(table.engine(e).prior) for e, _ in d.groups]), pool.mean_prior])
     r = _residuals(d, theta, pool)
@@ -180,7 +185,7 @@ def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: 
     lo, hi = np.tile(LO, (len(theta), 1)), np.tile(HI, (len(theta), 1))
     for _ in range(iterations):
         jac = _jacobian(d, theta, pool, r)
-        jtj, g = jac.T @ jac, jac.T @ r
+        jtj, g = np.einsum("ij,ik->jk", jac, jac), np.einsum("ij,i->j", jac, r)   # no BLAS threads: small
         improved = False
         for _ in range(8):
             step = np.linalg.solve(jtj + mu * (np.diag(np.diag(jtj)) + np.eye(len(g))), -g)
@@ -200,7 +205,7 @@ def _as_fits(d: Design, theta: np.ndarray, plans: list[RowPlan]) -> dict:
     values = from_theta(theta)
     out = {}
     for i, (eng, plat) in enumerate(d.groups):
-        rows = tuple(p.row.row_id for p, gi in zip(plans, d.row_group) if gi == i)
+        rows = tuple(p.row.row_id for p, gi, on in zip(plans, d.row_group, d.active) if gi == i and on)
         out[(eng, plat)] = Efficiency(**{k: float(v[i]) for k, v in values.items()}, calibrated_on=rows,
                                       stack=f"{eng}/{plat}")
     return out

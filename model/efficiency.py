@@ -56,11 +56,12 @@ class Efficiency:
     allreduce_latency_scale: float
     dequant_ops_per_weight: float = 0.0
     request_overhead_s: float = 0.0      # once per request: tokenise, schedule, first-token bookkeeping
+    communicates: float = 1.0            # 0 for the roofline floor: links cost nothing
     calibrated_on: tuple[str, ...] = ()
     stack: str = "ideal"
 
 
-IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, (), IDEAL_ID)
+IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, (), IDEAL_ID)
 
 
 @dataclass(frozen=True)

@@ -90,8 +90,8 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     total = t.bytes
     mem = total / (t.bandwidth_bytes_per_s * eff.hbm_fraction)
     dequant = t.dequant_weights * eff.dequant_ops_per_weight / t.vector_flops
-    comp = t.flops / (t.matmul_flops * compute_fraction) + dequant
-    comm = t.latency_s * eff.allreduce_latency_scale + t.transfer_s
+    comp = t.flops / np.minimum(t.matmul_flops * compute_fraction, t.peak_flops) + dequant   # never past the datasheet
+    comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s + t.requests * eff.request_overhead_s / t.stretch
     scores = t.score_bytes / (t.bandwidth_bytes_per_s * eff.hbm_fraction)   # own kernels: no overlap
     time = (np.maximum(mem, comp) + scores + comm + overhead) * t.stretch

@@ -18,7 +18,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from model.calibrate import all_plans, fit
+from model.calibrate import all_plans, design, fit
 from model.efficiency import EfficiencyTable, default_efficiency
 from model.measured import MeasuredRow, RowPlan, default_measured, evaluate
 
@@ -57,10 +57,12 @@ def leave_one_source_out(rows: tuple[MeasuredRow, ...] | None = None,
     """Each source's rows predicted by factors fitted on all the other sources."""
     table = efficiency or default_efficiency()
     plans = all_plans(rows, table)
+    shared = design(plans, table)
+    sources = np.array([p.row.source_id for p in plans])
     out: dict[str, Comparison] = {}
-    for source in sorted({p.row.source_id for p in plans}):
-        train = [p for p in plans if p.row.source_id != source]
-        fitted = table.with_fits(fit(train, table)) if train else table.with_fits({})
+    for source in sorted(set(sources)):
+        train = sources != source
+        fitted = table.with_fits(fit(plans, table, shared=shared, active=train) if train.any() else {})
         for c in _predict([p for p in plans if p.row.source_id == source], fitted):
             out[c.row.row_id] = c
     return tuple(out[p.row.row_id] for p in plans)
@@ -117,6 +119,16 @@ UNITS = {"end_to_end_latency_s": "s", "total_output_tokens_per_s": "tok/s", "ms_
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
+
+
+def row_lines(rep: Report) -> list[str]:
+    """One line per row: source, engine, scenario, measured, leave-one-source-out prediction, error."""
+    out = [f"{'row':5s} {'source':24s} {'engine':12s} {'scenario':80s} {'measured':>10s} {'LOSO':>10s} {'error':>6s}"]
+    for c in rep.loso:
+        r = c.row
+        out.append(f"{r.row_id:5s} {r.source_id[:24]:24s} {r.engine[:12]:12s} {r.label[:80]:80s} {r.value:>10.4g} "
+                   f"{c.predicted:>10.4g} {100 * c.error:+5.0f}%  {UNITS.get(r.metric, '')}")
+    return out
 
 
 def summary_lines(rep: Report) -> list[str]:
@@ -176,7 +188,7 @@ def main(argv=None) -> int:
     elif args.json:
         print(json.dumps(rep.as_dict(), indent=2))
     else:
-        print("\n".join(summary_lines(rep)))
+        print("\n".join(row_lines(rep) + [""] + summary_lines(rep)))
     return 0
 
 
