@@ -3,7 +3,7 @@
     python -m model.calibrate            # fit on every row, print, write assets/engines.json
     python -m model.calibrate --dry-run  # fit and print only
 
-One group of eight factors per (engine, platform) with measured rows. The fit minimises
+One group of nine factors per (engine, platform) with measured rows. The fit minimises
 
     Σ_rows ρ(ln(predicted / measured)) + Σ_groups Σ_factors ((θ − θ_parent) / τ)²
 
@@ -16,7 +16,7 @@ rows; one with few rows stays near its prior; one with none *is* its prior. No f
 ever set per row.
 
 Minimiser: Levenberg–Marquardt with a finite-difference Jacobian. A row depends only on
-its own group's factors, so one perturbation per factor (eight in all) gives the whole
+its own group's factors, so one perturbation per factor (nine in all) gives the whole
 Jacobian; every row's passes are evaluated at once as numpy arrays (model.step.pass_cost).
 A fit of a few hundred rows takes well under a second.
 """
@@ -33,11 +33,12 @@ from model.efficiency import Efficiency, EfficiencyTable, default_efficiency, fa
 from model.measured import RowPlan, default_measured, plan
 from model.step import PassTerms, pass_cost
 
-PARAMS = ("hbm_fraction", "compute_fraction_decode", "compute_fraction_prefill", "step_overhead_s",
-          "layer_overhead_s", "allreduce_latency_scale", "dequant_ops_per_weight", "request_overhead_s")
-FRACTIONS = 3                           # the first three are fractions (logit), the rest log
-LO = np.array([-4.0, -4.0, -4.0, np.log(1e-7), np.log(1e-8), np.log(0.1), np.log(0.01), np.log(1e-6)])
-HI = np.array([6.9, 6.9, 6.9, np.log(0.05), np.log(1e-3), np.log(20.0), np.log(100.0), np.log(0.2)])
+PARAMS = ("hbm_fraction", "compute_fraction_decode", "compute_fraction_prefill", "kv_read_fraction",
+          "step_overhead_s", "layer_overhead_s", "allreduce_latency_scale", "dequant_ops_per_weight",
+          "request_overhead_s")
+FRACTIONS = 4                           # the first four are fractions (logit), the rest log
+LO = np.array([-4.0, -4.0, -4.0, -4.0, np.log(1e-7), np.log(1e-8), np.log(0.1), np.log(0.01), np.log(1e-6)])
+HI = np.array([6.9, 6.9, 6.9, 6.9, np.log(0.05), np.log(1e-3), np.log(20.0), np.log(100.0), np.log(0.2)])
 DELTA = 0.15
 POOLED_WIDTH = 3.0                      # the pooled factors' prior is this much wider than an engine's
 
@@ -129,7 +130,8 @@ def pooling(groups, table: EfficiencyTable) -> Pooling:
     mean = np.mean(list(priors.values()), axis=0)
     pooled = len(groups)
     parent = tuple(pooled if plat == "cuda" else index[(e, "cuda")] for e, plat in groups)
-    offset = np.array([priors[e] - mean if plat == "cuda" else np.zeros_like(mean) for e, plat in groups])
+    w = table.prior_offset_weight
+    offset = np.array([w * (priors[e] - mean) if plat == "cuda" else np.zeros_like(mean) for e, plat in groups])
     return Pooling(parent, offset, mean, prior_widths(table))
 
 

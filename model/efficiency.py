@@ -43,6 +43,7 @@ FACTORS = {
     "allreduce_latency_scale": ("×", 1.0),
     "dequant_ops_per_weight": ("ops", 1.0),
     "request_overhead_ms": ("ms", 1e-3),
+    "kv_read_fraction": ("", 1.0),
 }
 
 
@@ -57,11 +58,12 @@ class Efficiency:
     dequant_ops_per_weight: float = 0.0
     request_overhead_s: float = 0.0      # once per request: tokenise, schedule, first-token bookkeeping
     communicates: float = 1.0            # 0 for the roofline floor: links cost nothing
+    kv_read_fraction: float = 1.0        # attention kernels' share of the engine's bandwidth (paged KV gathers)
     calibrated_on: tuple[str, ...] = ()
     stack: str = "ideal"
 
 
-IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, (), IDEAL_ID)
+IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, (), IDEAL_ID)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ class EfficiencyTable:
     workspace_fraction: float
     max_inflight_batch: int
     prior_strength: tuple[tuple[str, float], ...] = ()   # factor → shrinkage τ (logit/log units)
+    prior_offset_weight: float = 1.0          # share of an engine's prior offset kept in its anchor
     sustained_fraction_default: float = 1.0   # STREAM / datasheet where a part has no measurement
     vector_matmul_per_fp32: float = 4.0       # int8 dp4a multiply-adds per FP32 FMA
     fp16_accumulate_match: str = ""           # parts (by name) whose FP32-accumulate rate is half
@@ -210,6 +213,7 @@ def parse_factors(raw: Mapping[str, Any], stack: str, rows=()) -> Efficiency:
             allreduce_latency_scale=float(raw["allreduce_latency_scale"]),
             dequant_ops_per_weight=float(raw.get("dequant_ops_per_weight", 0.0)),
             request_overhead_s=float(raw.get("request_overhead_ms", 0.0)) * 1e-3,
+            kv_read_fraction=float(raw.get("kv_read_fraction", 1.0)),
             calibrated_on=tuple(rows),
             stack=stack,
         )
@@ -227,6 +231,7 @@ def factors_as_json(e: Efficiency) -> dict:
         "allreduce_latency_scale": round(e.allreduce_latency_scale, 4),
         "dequant_ops_per_weight": round(e.dequant_ops_per_weight, 3),
         "request_overhead_ms": round(e.request_overhead_s * 1e3, 4),
+        "kv_read_fraction": round(e.kv_read_fraction, 4),
     }
 
 
@@ -259,7 +264,7 @@ def load_efficiency(path: Path | str | None = None) -> EfficiencyTable:
         rules = tuple(AutoRule(r["field"], r["contains"], r["engine"], r["reason"]) for r in doc["auto"])
         table = EfficiencyTable(engines, rules, tuple(doc["platforms"].items()),
                                 float(doc["workspace_fraction"]), int(doc["max_inflight_batch"]),
-                                tuple(_si_keys(doc["prior_width"]).items()),
+                                tuple(_si_keys(doc["prior_width"]).items()), float(doc.get("prior_offset_weight", 1.0)),
                                 float(doc["sustained_bandwidth"]["default_fraction"]),
                                 float(doc["vector_matmul"]["per_fp32"]),
                                 str(doc["fp16_accumulate"]["name_contains"]), float(doc["fp16_accumulate"]["speedup"]))

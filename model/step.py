@@ -45,6 +45,7 @@ class PassTerms:
     kv_bytes: object
     activation_bytes: object
     flops: object
+    attention_flops: object       # the part of ``flops`` in the attention kernel (QKᵀ, PV)
     dequant_weights: object       # weights a weight-only kernel unpacks (0 when stored in the maths type)
     bandwidth_bytes_per_s: float  # datasheet peak
     peak_flops: float             # datasheet tensor peak of the maths type (the floor uses it)
@@ -85,16 +86,24 @@ class PassCost:
 def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     """Apply an engine's factors to a pass (factors may be arrays, one per pass: the fit does).
 
-        time = (max(bytes/(BW·η_bw), FLOPs/(F·η_c) + dequant) + scores/(BW·η_bw) + comm + step
-                + L·layer) × stretch"""
+        time = (max(weights+activations / (BW·η_bw), GEMM FLOPs/(F·η_c) + dequant)      GEMM kernels
+                + max(KV bytes / (BW·η_bw·η_kv), attention FLOPs/(F·η_c))            attention kernel
+                + scores/(BW·η_bw) + comm + step + L·layer) × stretch
+    The GEMMs and the attention kernel run one after another, so each is bound by its own
+    resource and the two add (≥ the floor max(Σ bytes/BW, Σ FLOPs/F))."""
     total = t.bytes
-    mem = total / (t.bandwidth_bytes_per_s * eff.hbm_fraction)
+    bw = t.bandwidth_bytes_per_s * eff.hbm_fraction
+    rate = np.minimum(t.matmul_flops * compute_fraction, t.peak_flops)    # never past the datasheet
     dequant = t.dequant_weights * eff.dequant_ops_per_weight / t.vector_flops
-    comp = t.flops / np.minimum(t.matmul_flops * compute_fraction, t.peak_flops) + dequant   # never past the datasheet
+    gemm_mem = (t.weight_bytes + t.activation_bytes) / bw
+    gemm_comp = (t.flops - t.attention_flops) / rate + dequant
+    attn_mem = t.kv_bytes / (bw * eff.kv_read_fraction)
+    attn_comp = t.attention_flops / rate
+    mem, comp = gemm_mem + attn_mem, gemm_comp + attn_comp
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s + t.requests * eff.request_overhead_s / t.stretch
-    scores = t.score_bytes / (t.bandwidth_bytes_per_s * eff.hbm_fraction)   # own kernels: no overlap
-    time = (np.maximum(mem, comp) + scores + comm + overhead) * t.stretch
+    scores = t.score_bytes / bw   # own kernels: no overlap
+    time = (np.maximum(gemm_mem, gemm_comp) + np.maximum(attn_mem, attn_comp) + scores + comm + overhead) * t.stretch
     floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * t.stretch
     k = t.stretch
     return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, (mem + scores) * k, comp * k, comm * k,
@@ -127,12 +136,13 @@ def _dequant_weights(rs: ResolvedScenario, weights):
     return weights if stored < DTYPE_BITS.get(rs.compute_dtype, stored) else 0.0 * weights
 
 
-def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, tokens, stretch=1.0, requests=0.0, scores=0.0) -> PassTerms:
+def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, attn, tokens, stretch=1.0, requests=0.0,
+           scores=0.0) -> PassTerms:
     lat, tr = _comm_terms(rs, tokens)
     vector = rs.hw.peak("fp32") or rs.peak_flops
     quantised = _dequant_weights(rs, 1.0) > 0
     matmul = default_efficiency().matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops
-    return PassTerms(weights * rs.precision.bytes_per_weight / rs.tp, kvb, ab, flops,
+    return PassTerms(weights * rs.precision.bytes_per_weight / rs.tp, kvb, ab, flops, attn,
                      _dequant_weights(rs, weights) / rs.tp, rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops,
                      matmul, vector, lat, tr, rs.llm.layers, stretch, requests, scores)
 
@@ -163,8 +173,9 @@ def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
     kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
     ab = b * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
     scores = b * ctx * _score_bytes_per_pair(rs)
-    flops = (2.0 * llm.params.active_per_token * b + b * ctx * shp.attention_flops_per_context) / rs.tp
-    return _terms(rs, llm.params.streamed(b) + 0.0 * ctx, kvb, ab, flops, b, scores=scores)
+    attn = b * ctx * shp.attention_flops_per_context / rs.tp
+    flops = 2.0 * llm.params.active_per_token * b / rs.tp + attn
+    return _terms(rs, llm.params.streamed(b) + 0.0 * ctx, kvb, ab, flops, attn, b, scores=scores)
 
 
 def decode_pass(rs: ResolvedScenario, batch, context, eff: Efficiency = IDEAL) -> PassCost:
@@ -188,8 +199,9 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     kvb = tokens * kv_token_bytes / rs.tp_kv
     ab = tokens * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
     scores = b * s * (np.minimum(s, w) if w else s) * _score_bytes_per_pair(rs)   # masked S×S, not S²/2
-    flops = (2.0 * llm.params.active_per_token * tokens + b * ctx_sum * shp.attention_flops_per_context) / rs.tp
-    return _terms(rs, llm.params.streamed(tokens), kvb, ab, flops, tokens, (m + rs.pp - 1) / rs.pp, 1.0, scores)
+    attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
+    flops = 2.0 * llm.params.active_per_token * tokens / rs.tp + attn
+    return _terms(rs, llm.params.streamed(tokens), kvb, ab, flops, attn, tokens, (m + rs.pp - 1) / rs.pp, 1.0, scores)
 
 
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
