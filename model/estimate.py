@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from model.catalog import Catalog
-from model.efficiency import Efficiency, EfficiencyTable, default_efficiency
+from model.efficiency import IDEAL_ID, Efficiency, EfficiencyTable, default_efficiency
 from model.memory import Footprint, footprint
 from model.roofline import critical_batch, ridge_flops_per_byte
 from model.scenario import ResolvedScenario, Scenario, resolve
@@ -83,6 +83,8 @@ class Estimate:
     usd_per_million_tokens: float
     joules_per_token: float
     efficiency_stack: str
+    engine_id: str                        # the engine the realistic numbers are for (auto resolved)
+    engine_name: str
     notes: tuple[str, ...]
 
     @property
@@ -142,7 +144,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     """The whole picture for one scenario. Raises ScenarioError/UnknownIdError on bad input."""
     rs = resolve(scenario, catalog)
     table = efficiency or default_efficiency()
-    eff = table.for_vendor(rs.hw.vendor)
+    eff = table.efficiency(rs.engine, rs.hw)
     s, hw = rs.scenario, rs.hw
     n = s.gpus
     mean_ctx = s.input_len + s.output_len / 2.0
@@ -197,8 +199,13 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         kv_cache_bytes_per_gpu=fp.kv_bytes, workspace_bytes_per_gpu=fp.workspace_bytes,
         memory_needed_bytes_per_gpu=fp.needed_bytes, fits=fp.fits, max_batch_that_fits=max_fit,
         usd_per_million_tokens=usd, joules_per_token=joules, efficiency_stack=eff.stack,
-        notes=tuple(notes),
+        engine_id=rs.engine, engine_name=engine_label(table, rs.engine), notes=tuple(notes),
     )
+
+
+def engine_label(table: EfficiencyTable, engine_id: str) -> str:
+    """Readable engine name; the roofline floor for ``ideal``."""
+    return "ideal" if engine_id == IDEAL_ID else table.engine(engine_id).name
 
 
 def is_finite_estimate(e: Estimate) -> bool:

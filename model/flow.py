@@ -155,7 +155,7 @@ def _prefill_step(rs, est: Estimate):
     from model.efficiency import default_efficiency
     from model.step import prefill_pass
     s = rs.scenario
-    cost = prefill_pass(rs, s.batch, s.input_len, default_efficiency().for_vendor(rs.hw.vendor))
+    cost = prefill_pass(rs, s.batch, s.input_len, default_efficiency().efficiency(rs.engine, rs.hw))
     share = 1.0 / rs.pp
     per_step = (float(cost.weight_bytes) * share, float(cost.kv_bytes) * share,
                 float(cost.activation_bytes) * share)

@@ -79,7 +79,7 @@ def test_validate_prints_every_row_and_the_summary():
     from model.measured import default_measured
     for r in default_measured():
         assert r.row_id in out.stdout
-    assert "median |error|" in out.stdout and "holdout" in out.stdout
+    assert "median |error|" in out.stdout and "leave-one-source-out" in out.stdout
 
 
 def test_broken_scenario_file_is_refused_with_one_line(tmp_path):

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QCompleter, Q
                                QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
+from model.efficiency import engine_choices
 from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_TOKENS, PHASES
 
 BATCH_MAX = 4096
@@ -265,6 +266,12 @@ class ControlPanel(QWidget):
                                ["One token per sequence per step", "The whole prompt in one pass"])
         lay.addWidget(self.phase)
 
+        label("Engine", "Whose realistic numbers the gauges show; ideal = the roofline floor")
+        self.engine = SearchCombo()
+        self.engine.set_items([(None, engine_choices())])
+        self.engine.setObjectName("engineCombo")
+        lay.addWidget(self.engine)
+
         label("Compare with (faint roofline)")
         self.compare = SearchCombo()
         cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
@@ -301,6 +308,7 @@ class ControlPanel(QWidget):
         self.input_len.valueChanged.connect(lambda v: c.set(input_len=v))
         self.output_len.valueChanged.connect(lambda v: c.set(output_len=v))
         self.phase.chosen.connect(lambda v: c.set(phase=v))
+        self.engine.chosen.connect(lambda v: c.set(engine=v))
         self.compare.chosen.connect(c.set_compare)
         self.reset_button.clicked.connect(c.reset)
         self.theme_button.clicked.connect(self.theme_toggled)
@@ -335,6 +343,7 @@ class ControlPanel(QWidget):
         self.gpus.set_value(s.gpus)
         self.interconnect.set_value(s.interconnect)
         self.phase.set_value(s.phase)
+        self.engine.set_current_id(s.engine)
 
     def set_theme_name(self, name: str, px: int = 15) -> None:
         self.batch_spin.setFixedWidth(int(px * 4.2) + 16)

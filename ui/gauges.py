@@ -250,8 +250,8 @@ class GaugePanel(QWidget):
         s = e.scenario
         g = self.gauges
         g["ms_per_token"].set(
-            duration(e.decode_ms_per_token / 1e3), f"floor {duration(e.decode_floor_ms_per_token / 1e3)}",
-            f"Realistic decode step: {sig3(e.decode_ms_per_token)} ms per token (at the mean context "
+            duration(e.decode_ms_per_token / 1e3), f"{e.engine_name} · floor {duration(e.decode_floor_ms_per_token / 1e3)}",
+            f"Realistic decode step with {e.engine_name}: {sig3(e.decode_ms_per_token)} ms per token (at the mean context "
             f"{s.input_len + s.output_len // 2:,} tokens)\n"
             f"  HBM traffic {sig3(e.decode_memory_ms)} ms, maths {sig3(e.decode_compute_ms)} ms, "
             f"communication {sig3(e.decode_comm_ms)} ms, overhead {sig3(e.decode_overhead_ms)} ms\n"
@@ -262,8 +262,8 @@ class GaugePanel(QWidget):
                            + ("s" if s.gpus > 1 else ""),
                            f"{sig3(e.output_tokens_per_s)} output tokens/s for the whole group = batch {s.batch} ÷ "
                            f"{sig3(e.decode_ms_per_token)} ms")
-        g["ttft"].set(duration(e.prefill_ms / 1e3), f"floor {duration(e.prefill_floor_ms / 1e3)}",
-                      f"Prefill of {s.batch} × {s.input_len:,} tokens: {sig3(e.prefill_ms)} ms "
+        g["ttft"].set(duration(e.prefill_ms / 1e3), f"{e.engine_name} · floor {duration(e.prefill_floor_ms / 1e3)}",
+                      f"Prefill of {s.batch} × {s.input_len:,} tokens with {e.engine_name}: {sig3(e.prefill_ms)} ms "
                       f"(floor {sig3(e.prefill_floor_ms)} ms)")
         g["mbu"].set(percent(e.mbu), f"of {si(e.peak_bandwidth_bytes_per_s, 'B/s')}",
                      f"Model bandwidth utilisation ({e.phase}): {percent(e.mbu)} of "
