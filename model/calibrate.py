@@ -76,8 +76,9 @@ class Design:
 
 
 def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
-    """Groups: every (engine, platform) with rows, and every engine on CUDA (rows or not)."""
-    groups = tuple(sorted({(p.engine, table.platform(p.hw)) for p in plans} | {(e.id, "cuda") for e in table.engines}))
+    """Groups: every engine on every platform that has rows, and on CUDA (rows or not)."""
+    platforms = {table.platform(p.hw) for p in plans} | {"cuda"}
+    groups = tuple(sorted((e.id, plat) for e in table.engines for plat in platforms))
     gidx = {g: i for i, g in enumerate(groups)}
     cols: dict[str, list] = {f.name: [] for f in fields(PassTerms)}
     pre, wts, rows, grp, sus = [], [], [], [], []
@@ -114,25 +115,48 @@ def _soft_l1(r: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Pooling:
-    """Who each group shrinks toward. θ has one row per group plus a last, pooled row:
-    a CUDA group's anchor is pooled + (its prior − the mean prior), another platform's is
-    the same engine's CUDA group; the pooled row's anchor is the mean prior (weaker)."""
+    """Who each row of θ shrinks toward: anchor = A·θ + offset, penalty (θ − anchor)/(τ·width).
+    Rows of θ: one per group, then the pooled (all-engine) row, then one offset row per
+    platform other than CUDA. A CUDA group's anchor is pooled + w·(its prior − the mean
+    prior); a group on another platform is the same engine's CUDA group + that platform's
+    offset (learned from every engine run there, shrunk to 0); the pooled row's anchor is
+    the mean prior, POOLED_WIDTH times wider."""
 
-    parent: tuple[int, ...]
-    offset: np.ndarray          # groups × factors
-    mean_prior: np.ndarray
+    anchor: np.ndarray          # rows × rows: A
+    offset: np.ndarray          # rows × factors
+    width: np.ndarray           # per row
     tau: np.ndarray             # per factor
+
+    def start(self) -> np.ndarray:
+        """θ where every penalty is zero."""
+        theta = self.offset.copy()
+        for _ in range(3):                       # anchors chain at most three deep
+            theta = self.anchor @ theta + self.offset
+        return theta
+
+    def jacobian(self) -> np.ndarray:
+        """d penalty / d θ (flattened row-major), constant."""
+        m = (np.eye(len(self.anchor)) - self.anchor) / self.width[:, None]
+        return np.kron(m, np.diag(1.0 / self.tau))
 
 
 def pooling(groups, table: EfficiencyTable) -> Pooling:
-    index = {g: i for i, g in enumerate(groups)}
     priors = {e.id: to_theta(e.prior) for e in table.engines}
     mean = np.mean(list(priors.values()), axis=0)
+    index = {g: i for i, g in enumerate(groups)}
+    platforms = sorted({plat for _, plat in groups} - {"cuda"})
     pooled = len(groups)
-    parent = tuple(pooled if plat == "cuda" else index[(e, "cuda")] for e, plat in groups)
-    w = table.prior_offset_weight
-    offset = np.array([w * (priors[e] - mean) if plat == "cuda" else np.zeros_like(mean) for e, plat in groups])
-    return Pooling(parent, offset, mean, prior_widths(table))
+    rows = pooled + 1 + len(platforms)
+    anchor, offset, width = np.zeros((rows, rows)), np.zeros((rows, len(PARAMS))), np.ones(rows)
+    for i, (e, plat) in enumerate(groups):
+        if plat == "cuda":
+            anchor[i, pooled] = 1.0
+            offset[i] = table.prior_offset_weight * (priors[e] - mean)
+        else:
+            anchor[i, index[(e, "cuda")]] = 1.0
+            anchor[i, pooled + 1 + platforms.index(plat)] = 1.0
+    offset[pooled], width[pooled] = mean, POOLED_WIDTH
+    return Pooling(anchor, offset, width, prior_widths(table))
 
 
 def prior_widths(table: EfficiencyTable) -> np.ndarray:
@@ -141,10 +165,7 @@ def prior_widths(table: EfficiencyTable) -> np.ndarray:
 
 
 def _penalty(theta, pool: Pooling) -> np.ndarray:
-    g = len(pool.parent)
-    anchor = theta[list(pool.parent)] + pool.offset
-    return np.concatenate([((theta[:g] - anchor) / pool.tau).ravel(),
-                           (theta[g] - pool.mean_prior) / (POOLED_WIDTH * pool.tau)])
+    return ((theta - pool.anchor @ theta - pool.offset) / pool.width[:, None] / pool.tau).ravel()
 
 
 def _residuals(d: Design, theta, pool: Pooling) -> np.ndarray:
@@ -162,13 +183,7 @@ def _jacobian(d: Design, theta, pool: Pooling, r0, h=1e-5) -> np.ndarray:
         bumped[:, j] += h
         dr = (_soft_l1(np.log(predict_design(d, bumped)) - d.log_measured) * d.active - base) / h
         jac[np.arange(nr), d.row_group * n + j] = dr
-    for i, p in enumerate(pool.parent):
-        for j in range(n):
-            jac[nr + i * n + j, i * n + j] += 1.0 / pool.tau[j]
-            jac[nr + i * n + j, p * n + j] -= 1.0 / pool.tau[j]
-    g = len(pool.parent)
-    for j in range(n):
-        jac[nr + g * n + j, g * n + j] = 1.0 / (POOLED_WIDTH * pool.tau[j])
+    jac[nr:] = pool.jacobian()
     return jac
 
 
@@ -181,10 +196,11 @@ def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: 
     if active is not None:
         d = replace(d, active=np.asarray(active, dtype=float))
     pool = pooling(d.groups, table)
-    theta = np.vstack([np.array([to_theta(table.engine(e).prior) for e, _ in d.groups]), pool.mean_prior])
+    theta = pool.start()
     r = _residuals(d, theta, pool)
     cost, mu = float(r @ r), 1e-2
     lo, hi = np.tile(LO, (len(theta), 1)), np.tile(HI, (len(theta), 1))
+    lo[len(d.groups) + 1:], hi[len(d.groups) + 1:] = -10.0, 10.0       # platform offsets are differences
     for _ in range(iterations):
         jac = _jacobian(d, theta, pool, r)
         jtj, g = np.einsum("ij,ik->jk", jac, jac), np.einsum("ij,i->j", jac, r)   # no BLAS threads: small
@@ -200,7 +216,7 @@ def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: 
             mu *= 4.0
         if not improved:
             break
-    return _as_fits(d, theta[:-1], plans)
+    return _as_fits(d, theta[:len(d.groups)], plans)
 
 
 def _as_fits(d: Design, theta: np.ndarray, plans: list[RowPlan]) -> dict:
