@@ -76,9 +76,8 @@ class Design:
 
 
 def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
-    """Groups: every engine on every platform that has rows, and on CUDA (rows or not)."""
-    platforms = {table.platform(p.hw) for p in plans} | {"cuda"}
-    groups = tuple(sorted((e.id, plat) for e in table.engines for plat in platforms))
+    """Groups: every (engine, platform) with rows, and every engine on CUDA (rows or not)."""
+    groups = tuple(sorted({(p.engine, table.platform(p.hw)) for p in plans} | {(e.id, "cuda") for e in table.engines}))
     gidx = {g: i for i, g in enumerate(groups)}
     cols: dict[str, list] = {f.name: [] for f in fields(PassTerms)}
     pre, wts, rows, grp, sus = [], [], [], [], []
@@ -206,7 +205,7 @@ def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: 
         jtj, g = np.einsum("ij,ik->jk", jac, jac), np.einsum("ij,i->j", jac, r)   # no BLAS threads: small
         improved = False
         for _ in range(8):
-            step = np.linalg.solve(jtj + mu * (np.diag(np.diag(jtj)) + np.eye(len(g))), -g)
+            step = _solve_spd(jtj + mu * (np.diag(np.diag(jtj)) + np.eye(len(g))), -g)
             trial = np.clip(theta + step.reshape(theta.shape), lo, hi)
             rt = _residuals(d, trial, pool)
             if float(rt @ rt) < cost:
@@ -216,14 +215,43 @@ def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: 
             mu *= 4.0
         if not improved:
             break
-    return _as_fits(d, theta[:len(d.groups)], plans)
+    return _as_fits(d, theta, plans, table)
 
 
-def _as_fits(d: Design, theta: np.ndarray, plans: list[RowPlan]) -> dict:
-    values = from_theta(theta)
+def _solve_spd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve a·x = b for a symmetric positive-definite ``a`` by Gaussian elimination in plain
+    numpy element-wise operations: at this size (a few hundred) LAPACK's threads cost far more
+    than the arithmetic on a busy two-core machine."""
+    a, b = a.copy(), b.astype(float).copy()
+    n = len(b)
+    for k in range(n):
+        f = a[k + 1:, k] / a[k, k]
+        a[k + 1:, k:] -= f[:, None] * a[k, k:]
+        b[k + 1:] -= f * b[k]
+    x = np.zeros(n)
+    for k in range(n - 1, -1, -1):
+        x[k] = (b[k] - a[k, k + 1:] @ x[k + 1:]) / a[k, k]
+    return x
+
+
+def _as_fits(d: Design, theta: np.ndarray, plans: list[RowPlan], table: EfficiencyTable) -> dict:
+    """Fitted factors per group with rows, per engine on CUDA, and per engine on every other
+    platform with rows (its CUDA fit + the platform offset) so that a held-out combination
+    falls back to what the other engines on that platform taught."""
+    g = len(d.groups)
+    index = {grp: i for i, grp in enumerate(d.groups)}
+    platforms = sorted({plat for _, plat in d.groups} - {"cuda"})
+    rows_theta = list(theta[:g])
+    groups = list(d.groups)
+    for plat in platforms:
+        for e in table.engines:
+            if (e.id, plat) not in index:
+                groups.append((e.id, plat))
+                rows_theta.append(theta[index[(e.id, "cuda")]] + theta[g + 1 + platforms.index(plat)])
+    values = from_theta(np.array(rows_theta))
     out = {}
-    for i, (eng, plat) in enumerate(d.groups):
-        rows = tuple(p.row.row_id for p, gi, on in zip(plans, d.row_group, d.active) if gi == i and on)
+    for i, (eng, plat) in enumerate(groups):
+        rows = tuple(p.row.row_id for p, gi, on in zip(plans, d.row_group, d.active) if gi == i and on) if i < g else ()
         out[(eng, plat)] = Efficiency(**{k: float(v[i]) for k, v in values.items()}, calibrated_on=rows,
                                       stack=f"{eng}/{plat}")
     return out
