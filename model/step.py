@@ -113,17 +113,32 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
 def _comm_terms(rs: ResolvedScenario, tokens):
     """(latency, transfer) seconds of the tensor-parallel all-reduces (ring: 2(tp−1)/tp of the
     message per GPU) and the (pp − 1) pipeline hops, for ``tokens`` tokens in flight."""
-    message = tokens * rs.llm.hidden * rs.precision.comm_bytes
     latency, transfer = 0.0 * tokens, 0.0 * tokens
     if rs.tp > 1 and rs.tp_link is not None:
-        n = rs.llm.layers * rs.llm.shape.allreduces_per_layer
-        latency = latency + n * rs.tp_link.latency_s
-        transfer = transfer + n * 2.0 * (rs.tp - 1) / rs.tp * message / rs.tp_link.bandwidth_bytes_per_s
+        latency = latency + rs.llm.layers * rs.llm.shape.allreduces_per_layer * rs.tp_link.latency_s
+        transfer = transfer + allreduce_bytes(rs, tokens) / rs.tp_link.bandwidth_bytes_per_s
     if rs.pp > 1:
         net = rs.hw.network
         latency = latency + (rs.pp - 1) * net.latency_s
-        transfer = transfer + (rs.pp - 1) * message / net.bandwidth_bytes_per_s
+        transfer = transfer + pipeline_hop_bytes(rs, tokens) / net.bandwidth_bytes_per_s
     return latency, transfer
+
+
+def allreduce_bytes(rs: ResolvedScenario, tokens):
+    """Bytes one GPU sends in a step's tensor-parallel all-reduces (ring, 16-bit partial sums):
+    allreduces × 2(tp−1)/tp × tokens·d·c."""
+    if rs.tp == 1 or rs.tp_link is None:
+        return 0.0 * tokens
+    llm = rs.llm
+    n = llm.layers * llm.shape.allreduces_per_layer
+    return n * 2.0 * (rs.tp - 1) / rs.tp * tokens * llm.hidden * rs.precision.comm_bytes
+
+
+def pipeline_hop_bytes(rs: ResolvedScenario, tokens):
+    """Bytes the pipeline hops carry in a step: (pp−1) × tokens·d·c."""
+    if rs.pp == 1:
+        return 0.0 * tokens
+    return (rs.pp - 1) * tokens * rs.llm.hidden * rs.precision.comm_bytes
 
 
 DTYPE_BITS = {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "fp4": 4, "int4": 4}
