@@ -117,7 +117,8 @@ class Pooling:
     """Who each row of θ shrinks toward: anchor = A·θ + offset, penalty (θ − anchor)/(τ·width).
     Rows of θ: one per group, then the pooled (all-engine) row, then one offset row per
     platform other than CUDA. A CUDA group's anchor is pooled + w·(its prior − the mean
-    prior); a group on another platform is the same engine's CUDA group + that platform's
+    prior); a group on another platform is the same engine's CUDA group (on a graph-mode
+    platform, for an engine without CUDA graphs: the graph engines' mean) + that platform's
     offset (learned from every engine run there, shrunk to 0); the pooled row's anchor is
     the mean prior, POOLED_WIDTH times wider."""
 
@@ -152,10 +153,21 @@ def pooling(groups, table: EfficiencyTable) -> Pooling:
             anchor[i, pooled] = 1.0
             offset[i] = table.prior_offset_weight * (priors[e] - mean)
         else:
-            anchor[i, index[(e, "cuda")]] = 1.0
+            for k, w in _cuda_parents(e, plat, table):
+                anchor[i, index[(k, "cuda")]] = w
             anchor[i, pooled + 1 + platforms.index(plat)] = 1.0
     offset[pooled], width[pooled] = mean, POOLED_WIDTH
     return Pooling(anchor, offset, width, prior_widths(table))
+
+
+def _cuda_parents(engine: str, platform: str, table: EfficiencyTable) -> list[tuple[str, float]]:
+    """Whose CUDA fit an engine's group on another platform starts from: its own, except that
+    on a platform that runs every framework as a compiled graph (Gaudi's HPU graphs, TPU's XLA)
+    an engine without CUDA graphs starts from the mean of the graph-capturing engines."""
+    if platform in table.graph_platforms and not table.engine(engine).cuda_graphs:
+        graphs = [e.id for e in table.engines if e.cuda_graphs]
+        return [(g, 1.0 / len(graphs)) for g in graphs]
+    return [(engine, 1.0)]
 
 
 def prior_widths(table: EfficiencyTable) -> np.ndarray:
@@ -247,7 +259,8 @@ def _as_fits(d: Design, theta: np.ndarray, plans: list[RowPlan], table: Efficien
         for e in table.engines:
             if (e.id, plat) not in index:
                 groups.append((e.id, plat))
-                rows_theta.append(theta[index[(e.id, "cuda")]] + theta[g + 1 + platforms.index(plat)])
+                parent = sum(w * theta[index[(k, "cuda")]] for k, w in _cuda_parents(e.id, plat, table))
+                rows_theta.append(parent + theta[g + 1 + platforms.index(plat)])
     values = from_theta(np.array(rows_theta))
     out = {}
     for i, (eng, plat) in enumerate(groups):

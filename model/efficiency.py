@@ -111,6 +111,7 @@ class EfficiencyTable:
     vector_matmul_per_fp32: float = 4.0       # int8 dp4a multiply-adds per FP32 FMA
     fp16_accumulate_match: str = ""           # parts (by name) whose FP32-accumulate rate is half
     fp16_accumulate_speedup: float = 1.0
+    graph_platforms: tuple[str, ...] = ()     # platforms that run every framework as compiled graphs
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -267,7 +268,8 @@ def load_efficiency(path: Path | str | None = None) -> EfficiencyTable:
                                 tuple(_si_keys(doc["prior_width"]).items()), float(doc.get("prior_offset_weight", 1.0)),
                                 float(doc["sustained_bandwidth"]["default_fraction"]),
                                 float(doc["vector_matmul"]["per_fp32"]),
-                                str(doc["fp16_accumulate"]["name_contains"]), float(doc["fp16_accumulate"]["speedup"]))
+                                str(doc["fp16_accumulate"]["name_contains"]), float(doc["fp16_accumulate"]["speedup"]),
+                                tuple(doc.get("graph_platforms", {}).get("platforms", ())))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AssetError(f"{p.name} is malformed: {exc}") from None
     if not engines:
