@@ -270,8 +270,8 @@ def _as_fits(d: Design, theta: np.ndarray, plans: list[RowPlan], table: Efficien
     return out
 
 
-def all_plans(rows=None, table: EfficiencyTable | None = None) -> list[RowPlan]:
-    return [plan(r, None, table) for r in (rows or default_measured())]
+def all_plans(rows=None, table: EfficiencyTable | None = None, catalog=None) -> list[RowPlan]:
+    return [plan(r, catalog, table) for r in (rows or default_measured())]
 
 
 def calibrate(plans: list[RowPlan] | None = None) -> EfficiencyTable:

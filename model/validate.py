@@ -19,6 +19,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from model.calibrate import all_plans, design, fit
+from model.catalog import Catalog
 from model.efficiency import EfficiencyTable, default_efficiency
 from model.measured import MeasuredRow, RowPlan, default_measured, evaluate
 
@@ -45,11 +46,12 @@ def _predict(plans: Iterable[RowPlan], table: EfficiencyTable, engine: str | Non
     return tuple(Comparison(p.row, evaluate(p, table.efficiency(engine or p.engine, p.hw))) for p in plans)
 
 
-def compare(rows: tuple[MeasuredRow, ...] | None = None, efficiency: EfficiencyTable | None = None,
-            engine: str | None = None) -> tuple[Comparison, ...]:
-    """Every row with the stored factors (in-sample), or all with one ``engine`` (e.g. ideal)."""
+def compare(rows: tuple[MeasuredRow, ...] | None = None, catalog: Catalog | None = None,
+            efficiency: EfficiencyTable | None = None, engine: str | None = None) -> tuple[Comparison, ...]:
+    """Every row with its own engine's stored factors (in-sample), or all with one ``engine``
+    (e.g. ideal: the floor)."""
     table = efficiency or default_efficiency()
-    return _predict(all_plans(rows, table), table, engine)
+    return _predict(all_plans(rows, table, catalog), table, engine)
 
 
 def leave_one_source_out(rows: tuple[MeasuredRow, ...] | None = None,

@@ -97,7 +97,7 @@ def test_memory_levels_ladder_down_in_bandwidth():
 
 
 def test_broken_asset_file_gives_one_line_error(tmp_path):
-    for name in ("models.json", "precisions.json", "efficiency.json"):
+    for name in ("models.json", "precisions.json", "engines.json"):
         (tmp_path / name).write_text((ASSETS_DIR / name).read_text())
     (tmp_path / "hardware.json").write_text("{ not json")
     with pytest.raises(AssetError, match="broken data file hardware.json") as exc:
