@@ -279,7 +279,7 @@ def test_a_published_marker_tooltip_names_its_source_conditions_and_error(window
         assert error_text(m["error"]) in text
         assert f"{sig3(m['measured_ms'])} ms per step" in text
         # a few pixels off still finds it (nearest within HOVER_PX, in screen space on log axes)
-        assert plot.tips.text_at(pos + QPointF(4, -3)) == text
+        assert plot.tips.text_at(pos + QPointF(4, 3)) == text
         # the ○ beside it is the model's prediction of the same run
         ptext = plot.tips.text_at(plot.tips.scene_pos(m["batch"], m["model_ms"]))
         assert ptext.startswith("○") and sig3(m["model_ms"]) in ptext and row.source in ptext
