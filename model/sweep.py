@@ -51,7 +51,7 @@ def sweep_batch(scenario: Scenario, batches=None, catalog: Catalog | None = None
                 efficiency: EfficiencyTable | None = None) -> BatchSweep:
     rs = resolve(scenario, catalog)
     table = efficiency or default_efficiency()
-    eff = table.for_vendor(rs.hw.vendor)
+    eff = table.efficiency(rs.engine, rs.hw)
     b = np.asarray(default_batches() if batches is None else batches, dtype=float)
     if b.ndim != 1 or b.size == 0 or np.any(b < 1):
         raise ValueError("batches must be a non-empty 1-D array of values ≥ 1")
