@@ -187,13 +187,6 @@ class EfficiencyTable:
         e = self.engine(cid).for_platform(self.platform(hw))
         return replace(e, hbm_fraction=e.hbm_fraction * self.sustained_fraction(hw))
 
-    def for_vendor(self, vendor: str) -> Efficiency:
-        """Compatibility: the factors of the engine ``auto`` picks for a vendor's platform."""
-        for rule in self.auto_rules:
-            if rule.field == "vendor" and rule.contains.lower() in vendor.lower():
-                return self.engine(rule.engine).for_platform(dict(self.platforms).get(vendor.split()[0], "cuda"))
-        return self.engine(self.auto_rules[-1].engine).for_platform("cuda")
-
     def with_fits(self, fits: Mapping[tuple[str, str], Efficiency]) -> "EfficiencyTable":
         """A copy whose engines carry ``fits`` ((engine, platform) → factors) instead of theirs."""
         engines = []
