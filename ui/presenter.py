@@ -22,6 +22,7 @@ import math
 from dataclasses import fields
 
 from PySide6.QtCore import QEasingCurve, QEvent, QObject, Qt, QVariantAnimation
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QWidget)
 
 GLIDE_MS = 450
@@ -156,7 +157,7 @@ class Presenter(QObject):
     def enter(self, fullscreen: bool = True) -> None:
         w = self.window
         if not self.active:
-            self._was = (w.isFullScreen(), w.isMaximized(), w.geometry())
+            self._was = (w.isFullScreen(), w.isMaximized(), w.normalGeometry(), w.screen())
         self.active = True
         w.set_presenting(True)
         self.stage.start(fullscreen)
@@ -169,10 +170,12 @@ class Presenter(QObject):
         w = self.window
         w.set_presenting(False)
         self.stage.stop()
-        was_full, was_max, geometry = self._was or (False, False, None)
+        was_full, was_max, geometry, screen = self._was or (False, False, None, None)
         if w.isFullScreen() and not was_full:
             w.showNormal()
-            if geometry is not None:
+            handle = w.windowHandle()
+            if screen in QGuiApplication.screens() and handle is not None and handle.screen() is not screen:
+                handle.setScreen(screen)           # back to the laptop from the projector
                 w.setGeometry(geometry)
             if was_max:
                 w.showMaximized()

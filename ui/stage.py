@@ -56,18 +56,21 @@ class Stage(QObject):
     def screens(gone: QScreen | None = None) -> list[QScreen]:
         return [s for s in QGuiApplication.screens() if s is not gone]
 
-    @staticmethod
-    def laptop(screens: list[QScreen]) -> QScreen | None:
-        primary = QGuiApplication.primaryScreen()
-        return primary if primary in screens else (screens[0] if screens else None)
-
     def projector(self, screens: list[QScreen]) -> QScreen | None:
-        laptop = self.laptop(screens)
-        others = [s for s in screens if s is not laptop]
-        if not others:
+        """The audience's screen: the one the speaker picked, else the first that is not the
+        primary; None with one screen."""
+        if len(screens) < 2:
             return None
         picked = [s for s in screens if s.name() == self.projector_name]
-        return picked[0] if picked else others[0]
+        primary = QGuiApplication.primaryScreen()
+        return picked[0] if picked else next(s for s in screens if s is not primary)
+
+    @staticmethod
+    def laptop(screens: list[QScreen], projector: QScreen | None = None) -> QScreen | None:
+        """The speaker's screen: the primary, unless the audience has it."""
+        rest = [s for s in screens if s is not projector]
+        primary = QGuiApplication.primaryScreen()
+        return primary if primary in rest else (rest[0] if rest else None)
 
     def pick_projector(self, name: str) -> None:
         """The speaker chose the audience's screen (AUTO: not the laptop's)."""
@@ -81,7 +84,8 @@ class Stage(QObject):
         if fullscreen is not None:
             self.fullscreen = fullscreen
         screens = self.screens(gone)
-        laptop, projector = self.laptop(screens), self.projector(screens)
+        projector = self.projector(screens)
+        laptop = self.laptop(screens, projector)
         if laptop is None:
             return self.mode
         if self.rehearsal:
