@@ -46,6 +46,9 @@ def test_f5_puts_the_audience_view_on_the_projector_and_the_speaker_window_on_th
     sw = stage.speaker_window
     assert screen_name(sw) == "laptop" and sw.isFullScreen() and fills(sw, laptop)
     assert stage.speaker.isVisible() and stage.speaker.window() is sw
+    sp = stage.speaker
+    qtbot.waitUntil(lambda: sp.mirrors > 0 and sp.now.pixmap is not None, timeout=5000)   # "now": the audience view
+    qtbot.waitUntil(lambda: sp.next.pixmap is not None, timeout=10000)                      # "next": its preview
 
 
 def test_keys_in_either_window_advance_both(window, qtbot):

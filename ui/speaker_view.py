@@ -190,11 +190,14 @@ class SpeakerView(QWidget):
         self.title = _label("speakerTitle", wrap=True)
         self.elapsed_label = _label("speakerClock")
         self.clock_label = _label("speakerClock")
-        top = QHBoxLayout()
-        top.addWidget(self.title, 1)
-        top.addWidget(self.elapsed_label)
-        top.addSpacing(16)
-        top.addWidget(self.clock_label)
+        clocks = QHBoxLayout()
+        clocks.addWidget(self.elapsed_label)
+        clocks.addSpacing(16)
+        clocks.addWidget(self.clock_label)
+        clocks.addStretch(0)
+        self.top = QBoxLayout(QBoxLayout.LeftToRight)
+        self.top.addWidget(self.title, 1)
+        self.top.addLayout(clocks)
 
         self.now = Thumb("the audience view")
         self.now_label = _label("speakerSection", "NOW — WHAT THE AUDIENCE SEES")
@@ -228,12 +231,18 @@ class SpeakerView(QWidget):
         self.columns.addLayout(right, 2)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(14, 10, 14, 10)
-        outer.addLayout(top)
+        outer.addLayout(self.top)
         outer.addLayout(self.columns, 1)
 
     def set_compact(self, on: bool) -> None:
-        """One column (docked beside the audience view when rehearsing) or two (own window)."""
-        self.columns.setDirection(QBoxLayout.TopToBottom if on else QBoxLayout.LeftToRight)
+        """One column docked beside the audience view when rehearsing (no "now": the audience
+        view is right there), or two columns in its own window."""
+        self.compact = bool(on)
+        direction = QBoxLayout.TopToBottom if on else QBoxLayout.LeftToRight
+        self.columns.setDirection(direction)
+        self.top.setDirection(direction)
+        self.now.setVisible(not on)
+        self.now_label.setVisible(not on)
 
     # ---------------------------------------------------------------- state
     def show_state(self, number: int, index: int) -> None:
@@ -298,7 +307,7 @@ class SpeakerView(QWidget):
         if self.lessons.glide.running:
             self.schedule_mirror()
             return
-        if not self.isVisible():
+        if not self.now.isVisible():
             return
         target = self.audience_widget()
         if getattr(self.window_.presenter, "blanked", False):
