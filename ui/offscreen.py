@@ -7,7 +7,9 @@ inside it never starts its wall-clock timer, so whoever draws the pictures owns 
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEasingCurve
+import math
+
+from PySide6.QtCore import QEasingCurve, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -40,16 +42,21 @@ def advance_animations(widget: QWidget, dt_s: float) -> None:
 
 
 class Host(QWidget):
-    """A top-level widget with the app's style sheet, never shown, holding one view."""
+    """A top-level widget with the app's style sheet, never shown, holding one view. A size
+    smaller than the view's layout allows is drawn larger (same 16:9 shape) and scaled down,
+    so every picture has exactly the asked size."""
 
     def __init__(self, inner: QWidget, theme: th.Theme, size: tuple[int, int]):
         super().__init__()
         self.inner = inner
+        self.size_px = (int(size[0]), int(size[1]))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(inner)
         self.set_theme(theme)
-        self.resize(*size)
+        hint = self.minimumSizeHint()
+        k = max(1.0, hint.width() / self.size_px[0], hint.height() / self.size_px[1])
+        self.resize(math.ceil(self.size_px[0] * k), math.ceil(self.size_px[1] * k))
 
     def set_theme(self, t: th.Theme) -> None:
         self.theme = t
@@ -58,7 +65,10 @@ class Host(QWidget):
             self.inner.set_theme(t)
 
     def image(self) -> QImage:
-        return self.grab().toImage()
+        img = self.grab().toImage()
+        if (img.width(), img.height()) != self.size_px:
+            img = img.scaled(*self.size_px, Qt.IgnoreAspectRatio, Qt.SmoothTransformation)
+        return img
 
 
 class OffscreenChapter:
