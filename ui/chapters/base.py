@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import base64
 import csv
+import html
 import math
+import re
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QEvent, QIODevice, QObject, QPoint, QPointF, QRect, Qt, QTimer
-from PySide6.QtGui import QFont, QPainter
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont, QFontMetrics, QPainter
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
+from model.lesson_serving import chapter_facts
 from ui import theme as th
 from ui.roofline_plot import SIAxis
 
@@ -147,6 +150,24 @@ class MarkerTips(QObject):
         return False
 
 
+class ClaimLabel(QLabel):
+    """The state's claim: setText takes the caption template; the view's Facts fill in the numbers."""
+
+    def __init__(self, view):
+        super().__init__("")
+        self.view = view
+        self.template = ""
+
+    def setText(self, template: str) -> None:          # noqa: N802 (Qt name)
+        self.template = template
+        self.refill()
+
+    def refill(self) -> None:
+        f = self.view.facts
+        super().setText(f.fill(self.template, missing="…") if f is not None else
+                        re.sub(r"\{[^}]*\}", "…", self.template))
+
+
 class ChapterView(QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
 
@@ -166,13 +187,14 @@ class ChapterView(QWidget):
         self._dirty = True
         self.plots: list[pg.PlotWidget] = []
 
+        self.facts = None
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(12, 8, 12, 8)
-        lay.setSpacing(6)
+        lay.setContentsMargins(12, 6, 12, 8)
+        lay.setSpacing(4)
         self.title_label = QLabel(f"{chapter.number} · {chapter.title}")
         self.title_label.setObjectName("chapterTitle")
-        self.caption_label = QLabel("")
-        self.caption_label.setObjectName("chapterCaption")
+        self.caption_label = ClaimLabel(self)
+        self.caption_label.setObjectName("chapterClaim")
         self.caption_label.setWordWrap(True)
         for w in (self.title_label, self.caption_label):
             w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
@@ -192,9 +214,25 @@ class ChapterView(QWidget):
         self.side_lay = QVBoxLayout(self.side)
         self.side_lay.setContentsMargins(10, 8, 10, 8)
         self.side_lay.setSpacing(6)
+        self.key_label = QLabel("")
+        self.key_label.setObjectName("chapterKey")
+        self.key_caption = QLabel("")
+        self.key_caption.setObjectName("chapterKeyLabel")
+        self.key_caption.setWordWrap(True)
+        for w in (self.key_label, self.key_caption):
+            w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+            self.side_lay.addWidget(w)
         body.addWidget(self.side, 0)
-        self.side.setVisible(self.has_side)
         lay.addLayout(body, 1)
+
+        self.details_button = QPushButton("Details ▸")
+        self.details_button.setObjectName("detailsButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolTip("Show or hide the numbers behind this screen (D)")
+        self.details_button.setAccessibleName("Details: the numbers behind this screen")
+        self.details_button.toggled.connect(self._toggle_details)
+        self.details_label = self.note_label(name="chapterDetails")
+        self.details_label.setVisible(False)
 
         self.error_label = QLabel("")
         self.error_label.setObjectName("chapterError")
@@ -213,6 +251,8 @@ class ChapterView(QWidget):
         self._timer.timeout.connect(self.refresh)
         self.build()
         self.side_lay.addStretch(1)
+        self.side_lay.addWidget(self.details_button)
+        self.side_lay.addWidget(self.details_label)
         self.set_theme(theme)
         self.caption_label.setText(chapter.states[0].caption)
         controller.estimate_changed.connect(self._on_estimate)
@@ -282,7 +322,9 @@ class ChapterView(QWidget):
         try:
             if e is None:
                 raise RuntimeError("no estimate yet")
+            self.facts = chapter_facts(self.chapter.number, e, self.params, self.catalog)
             self.update_view(e)
+            self._show_facts()
         except Exception as exc:   # never take the show down: say it in one line, keep going
             self._show_error(exc)
             return False
@@ -290,6 +332,28 @@ class ChapterView(QWidget):
             self.error_text = ""
             self.error_label.setVisible(False)
         return True
+
+    def _show_facts(self) -> None:
+        """The claim, the key number and the details from the model's Facts; the chart's accessible text."""
+        f = self.facts
+        self.caption_label.refill()
+        self.key_label.setText(f.key.text)
+        self.key_caption.setText(f.key.label)
+        self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
+        summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
+        self.chart.setAccessibleName(f"Chart, lesson {self.chapter.number}: {self.chapter.title}")
+        self.chart.setAccessibleDescription(summary)
+        for p in self.plots:
+            p.setAccessibleName(self.chart.accessibleName())
+            p.setAccessibleDescription(summary)
+
+    def extra_details(self) -> tuple[str, ...]:
+        """More detail lines a chapter adds (e.g. published runs); plain text."""
+        return ()
+
+    def _toggle_details(self, on: bool) -> None:
+        self.details_button.setText("Details ▾" if on else "Details ▸")
+        self.details_label.setVisible(on)
 
     def _show_error(self, exc: BaseException) -> None:
         msg = str(exc).splitlines()[0] if str(exc) else ""
@@ -340,7 +404,7 @@ class ChapterView(QWidget):
         pi.setMenuEnabled(False)
         pi.vb.disableAutoRange()
         p._labels = (x_label, y_label)
-        p._left_em = 7.0 if (log_y and y_unit) else 4.8
+        p._left_em = 8.8 if (log_y and y_unit) else 4.8
         p.tips = MarkerTips(p, log_x, log_y)
         self.plots.append(p)
         return p
@@ -426,6 +490,10 @@ def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
     pi = p.getPlotItem()
     x_label, y_label = getattr(p, "_labels", ("", ""))
     th.style_plot_axes(pi, t, x_label, y_label, getattr(p, "_left_em", 4.8))
+    font = QFont()
+    font.setPixelSize(t.px(13))
+    line_px = QFontMetrics(font).height()     # the whole line, descenders too (pyqtgraph measures less)
+    pi.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_px)
     pi.showGrid(x=False, y=False)
 
 
@@ -438,8 +506,12 @@ def text_font(t: th.Theme, base: float = 13, bold: bool = False) -> QFont:
 
 def chapter_style(t: th.Theme) -> str:
     return f"""
-    QLabel#chapterTitle {{ font-size: {t.px(26)}px; font-weight: 700; }}
-    QLabel#chapterCaption {{ color: {t.accent}; font-size: {t.px(19)}px; }}
+    QLabel#chapterTitle {{ color: {t.secondary}; font-size: {t.px(16)}px; font-weight: 600; }}
+    QLabel#chapterClaim {{ font-size: {t.px(25)}px; font-weight: 700; }}
+    QLabel#chapterKey {{ color: {t.op_point}; font-size: {t.px(34)}px; font-weight: 700; }}
+    QLabel#chapterKeyLabel {{ font-size: {t.px(15)}px; }}
+    QLabel#chapterDetails {{ color: {t.secondary}; font-size: {t.px(14)}px; }}
+    QPushButton:focus, QToolButton:focus, QCheckBox:focus, QSlider:focus {{ border: 2px solid {t.op_point}; }}
     QLabel#chapterTakeaway {{ font-size: {t.px(20)}px; background: {t.panel}; border: 1px solid {t.panel_border};
                              border-radius: 6px; padding: {t.px(8)}px {t.px(12)}px; }}
     QLabel#chapterError {{ color: {th.VERMILLION}; font-size: {t.px(16)}px; font-weight: 600; }}
