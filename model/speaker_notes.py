@@ -8,44 +8,47 @@ so the speaker view can say what comes next.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from model.catalog import ASSETS_DIR, _read_json
-from model.errors import AssetError, ModelError
+from model.errors import ModelError
+from model.estimate import estimate
+from model.lesson_numbers import Facts, KeyNumber
+from model.lesson_serving import chapter_facts
+from model.lessons import default_chapters, load_chapters
 
 
-@lru_cache(maxsize=4)
-def _notes_table(path: str) -> tuple[tuple[str, ...], ...]:
-    """Per chapter (in file order), per prepared state, its notes ("" when absent)."""
-    doc = _read_json(Path(path))
-    try:
-        table = []
-        for ch in doc["chapters"]:
-            notes = []
-            for st in ch["states"]:
-                text = st.get("notes", "") if isinstance(st, dict) else ""
-                if not isinstance(text, str):
-                    raise TypeError(f"chapter {ch.get('number')}: notes must be text, got {type(text).__name__}")
-                notes.append(" ".join(text.split()))
-            table.append(tuple(notes))
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise AssetError(f"lessons.json is malformed: {exc}") from None
-    return tuple(table)
+def _chapters(path: str | Path | None):
+    return default_chapters() if path is None else load_chapters(Path(path))
+
+
+def _state(chapter_number: int, state_index: int, path: str | Path | None = None):
+    chapters = _chapters(path)
+    if not 1 <= int(chapter_number) <= len(chapters):
+        raise ModelError(f"there is no chapter {chapter_number} (chapters are 1–{len(chapters)})")
+    ch = chapters[int(chapter_number) - 1]
+    if not 0 <= int(state_index) < len(ch.states):
+        raise ModelError(f"chapter {chapter_number} has no prepared state {state_index} "
+                         f"(states are 0–{len(ch.states) - 1})")
+    return ch, ch.states[int(state_index)]
 
 
 def speaker_notes(chapter_number: int, state_index: int, path: str | Path | None = None) -> str:
     """The notes for one prepared state ("" when it has none). A chapter or state that does
     not exist raises ModelError with one line."""
-    table = _notes_table(str(path or ASSETS_DIR / "lessons.json"))
-    if not 1 <= int(chapter_number) <= len(table):
-        raise ModelError(f"there is no chapter {chapter_number} (chapters are 1–{len(table)})")
-    states = table[int(chapter_number) - 1]
-    if not 0 <= int(state_index) < len(states):
-        raise ModelError(f"chapter {chapter_number} has no prepared state {state_index} "
-                         f"(states are 0–{len(states) - 1})")
-    return states[int(state_index)]
+    _ch, st = _state(chapter_number, state_index, path)
+    return " ".join(st.notes.split())
+
+
+def state_claim(chapter_number: int, state_index: int, path: str | Path | None = None) -> str:
+    """A prepared state's claim as the audience will read it: its caption template filled
+    with the model's numbers for that state (model.lesson_serving.chapter_facts)."""
+    ch, st = _state(chapter_number, state_index, path)
+    try:
+        facts = chapter_facts(ch.number, estimate(st.scenario), dict(st.params))
+    except ModelError:                       # a state the model cannot run: its words, numbers as …
+        facts = Facts(KeyNumber("", ""))
+    return facts.fill(st.caption, missing="…")
 
 
 def neighbour_state(state_counts: Sequence[int], chapter_number: int, state_index: int,

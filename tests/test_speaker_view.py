@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from model.errors import ModelError
 from model.lessons import default_chapters
-from model.speaker_notes import neighbour_state, speaker_notes
+from model.speaker_notes import neighbour_state, speaker_notes, state_claim
 
 CHAPTERS = default_chapters()
 COUNTS = [len(c.states) for c in CHAPTERS]
@@ -18,8 +18,10 @@ COUNTS = [len(c.states) for c in CHAPTERS]
 # ---------------------------------------------------------------- model
 
 def test_speaker_notes_read_each_state_and_are_empty_when_absent(tmp_path):
-    doc = {"chapters": [{"number": 1, "states": [{"caption": "a", "notes": "Say  this\n first."}, {"caption": "b"}]},
-                        {"number": 2, "states": [{"caption": "c", "notes": ""}]}]}
+    def chapter(n, states):
+        return {"number": n, "key": f"k{n}", "title": f"t{n}", "takeaway": "", "states": states}
+    doc = {"chapters": [chapter(1, [{"caption": "a", "notes": "Say  this\n first."}, {"caption": "b"}]),
+                        chapter(2, [{"caption": "c", "notes": ""}])]}
     path = tmp_path / "lessons.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert speaker_notes(1, 0, path) == "Say this first."
@@ -31,10 +33,12 @@ def test_speaker_notes_read_each_state_and_are_empty_when_absent(tmp_path):
         assert "\n" not in str(exc.value)
 
 
-def test_the_shipped_lessons_have_text_or_nothing_for_every_state():
+def test_the_shipped_lessons_have_notes_and_claims_for_every_state():
     for ch in CHAPTERS:
         for i in range(len(ch.states)):
-            assert isinstance(speaker_notes(ch.number, i), str)
+            assert speaker_notes(ch.number, i) == " ".join(ch.states[i].notes.split())
+            claim = state_claim(ch.number, i)
+            assert claim and "{" not in claim and "…" not in claim, (ch.number, i, claim)
 
 
 def test_neighbour_state_walks_the_talk_in_order():
@@ -80,7 +84,8 @@ def test_the_speaker_view_shows_notes_next_state_and_the_clock(window, qtbot):
     notes = speaker_notes(6, 0)
     assert sp.notes.text() == (notes or "(no notes for this step)")
     assert sp.next_state == (6, 1)
-    assert sp.next_caption.text() == CHAPTERS[5].states[1].caption
+    assert sp.next_caption.text() == state_claim(6, 1)
+    assert "{" not in sp.next_caption.text() and sp.next_caption.text()
     qtbot.waitUntil(lambda: sp.thumbs.get(6, 1) is not None, timeout=10000)
     qtbot.waitUntil(lambda: sp.next.pixmap is not None, timeout=2000)
     pm = sp.next.pixmap

@@ -176,6 +176,7 @@ class Presenter(QObject):
             handle = w.windowHandle()
             if screen in QGuiApplication.screens() and handle is not None and handle.screen() is not screen:
                 handle.setScreen(screen)           # back to the laptop from the projector
+            if geometry is not None and geometry.isValid():
                 w.setGeometry(geometry)
             if was_max:
                 w.showMaximized()

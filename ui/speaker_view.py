@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QHBoxLayout, QLabel, QList
                                QWidget)
 
 from model.errors import ModelError
-from model.speaker_notes import neighbour_state, speaker_notes
+from model.speaker_notes import neighbour_state, speaker_notes, state_claim
 from ui import theme as th
 from ui.chapters import SHORT_TITLES
 
@@ -270,7 +270,7 @@ class SpeakerView(QWidget):
         n, i = self.next_state
         ch = self.lessons.chapters[n - 1]
         self.next_label.setText(f"NEXT — {n} · {SHORT_TITLES.get(n, ch.title)}, step {i + 1} of {len(ch.states)}")
-        self.next_caption.setText(ch.states[i].caption)
+        self.next_caption.setText(state_claim(n, i))
         self.next.set_pixmap(self.thumbs.get(n, i), "drawing the preview…")
         self.thumbs.request(n, i)
 
