@@ -139,6 +139,21 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
 
 
 @dataclass(frozen=True)
+class BatchCurves:
+    batch: np.ndarray
+    tokens_per_s: np.ndarray         # realistic: batch ÷ step time
+    ideal_tokens_per_s: np.ndarray   # at the floor: batch ÷ floor step time
+    fits: np.ndarray
+
+
+def batching_curves(s: Scenario, batches, catalog: Catalog | None = None) -> BatchCurves:
+    """Tokens/s of the whole batch against batch size, realistic and at the floor (model.sweep)."""
+    from model.sweep import sweep_batch
+    sw = sweep_batch(s, batches, catalog)
+    return BatchCurves(sw.batch, sw.output_tokens_per_s, sw.batch / (sw.decode_floor_ms_per_token / 1e3), sw.fits)
+
+
+@dataclass(frozen=True)
 class MeasuredPoint:
     """A published run beside the model's prediction of the same run (same conditions)."""
 
@@ -218,6 +233,7 @@ class GpuBar:
     total_ms: float
     speedup: float                  # step time on 1 GPU ÷ on N
     bound: str
+    fits: bool = True
 
 
 def gpu_bars(s: Scenario, counts=SCALING_COUNTS, catalog: Catalog | None = None) -> tuple[GpuBar, ...]:
@@ -230,7 +246,8 @@ def gpu_bars(s: Scenario, counts=SCALING_COUNTS, catalog: Catalog | None = None)
             continue
         base = base or e.decode_ms_per_token
         out.append(GpuBar(int(n), max(e.decode_memory_ms, e.decode_compute_ms), e.decode_comm_ms,
-                          e.decode_overhead_ms, e.decode_ms_per_token, base / e.decode_ms_per_token, e.bound))
+                          e.decode_overhead_ms, e.decode_ms_per_token, base / e.decode_ms_per_token, e.bound,
+                          e.fits))
     return tuple(out)
 
 
@@ -271,7 +288,7 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
                     for b in bars.values())
     details += ("GPU work (reading the weights, or the maths when that is longer) splits across the GPUs; "
                 "the all-reduces and the per-step software overhead do not.",)
-    if one is not None and not estimate(s.with_(gpus=1), catalog).fits:
+    if one is not None and not one.fits:
         details += ("One GPU cannot hold this job: its bar is the time it would take if it did.",)
     return Facts(key, vals, details)
 
