@@ -145,8 +145,10 @@ class Presenter(QObject):
         self.blank.setAttribute(Qt.WA_StyledBackground, True)
         self.blank.setStyleSheet("#presenterBlank { background: #000000; }")
         self.blank.hide()
+        from ui.slide_export import install
         from ui.stage import Stage
         self.stage = Stage(window)
+        install(window)                       # slide exports and the Record… button
         QApplication.instance().installEventFilter(self)
 
     # ---------------------------------------------------------------- modes
