@@ -48,7 +48,7 @@ class HierarchyChapter(ChapterView):
                 name=pg.TextItem(anchor=(0, 0)))
             for item in (*self.lines[key]["values"], self.lines[key]["name"]):
                 p.addItem(item, ignoreBounds=True)
-        self.rule_label = pg.TextItem(anchor=(0, 1))
+        self.rule_label = pg.TextItem(anchor=(0, 0))
         p.addItem(self.rule_label, ignoreBounds=True)
 
     def apply_plot_theme(self, t: th.Theme) -> None:
@@ -63,7 +63,7 @@ class HierarchyChapter(ChapterView):
             for lab in d["values"]:
                 lab.setFont(text_font(t, 15, bold=True))
             d["name"].setFont(text_font(t, 15, bold=True))
-        self.rule_label.setFont(text_font(t, 14))
+        self.rule_label.setFont(text_font(t, 15, bold=True))
 
     def update_view(self, e) -> None:
         t = self.theme
@@ -77,9 +77,9 @@ class HierarchyChapter(ChapterView):
         top = max(max(p.bandwidth_x, p.latency_x) for p in pts)
         rule = 10.0 ** x
         self.rule.setData(x, rule)
-        self.rule_label.setText("rule of thumb: 10× per step")
+        self.rule_label.setText("┈┈ rule of thumb: 10× per step")
         self.rule_label.setColor(t.secondary)
-        self.rule_label.setPos(2.05, log10(100) + 0.1)
+        self.rule_label.setPos(-0.45, log10(top) - 0.05)
         for key, attr, colour, _style, name in LINES:
             d = self.lines[key]
             ys = np.array([getattr(p, attr) for p in pts])
