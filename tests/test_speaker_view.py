@@ -86,7 +86,8 @@ def test_the_speaker_view_shows_notes_next_state_and_the_clock(window, qtbot):
     assert sp.next_state == (6, 1)
     assert sp.next_caption.text() == state_claim(6, 1)
     assert "{" not in sp.next_caption.text() and sp.next_caption.text()
-    qtbot.waitUntil(lambda: sp.thumbs.get(6, 1) is not None, timeout=10000)
+    qtbot.waitUntil(lambda: sp.thumbs.get(6, 1) is not None or bool(sp.thumbs.failed), timeout=60000)
+    assert not sp.thumbs.failed
     qtbot.waitUntil(lambda: sp.next.pixmap is not None, timeout=2000)
     pm = sp.next.pixmap
     assert pm.width() > 0 and abs(pm.width() / pm.height() - 16 / 9) < 0.02
@@ -121,3 +122,18 @@ def test_speaker_text_is_18_px_or_more_at_1080p(window, qtbot):
     from PySide6.QtWidgets import QLabel, QListWidget
     for w in sp.findChildren(QLabel) + sp.findChildren(QListWidget):
         assert w.font().pixelSize() >= 18 or w.fontInfo().pixelSize() >= 18, (w.objectName(), w.fontInfo().pixelSize())
+
+
+def test_a_preview_that_cannot_be_drawn_says_so_and_the_talk_goes_on(window, qtbot, monkeypatch):
+    window.enter_presenter(fullscreen=False)
+    window.presenter.stage.toggle_rehearsal()
+    sp = window.presenter.stage.speaker
+
+    def broken(_n, _i):
+        raise RuntimeError("no chart here")
+    monkeypatch.setattr(sp.thumbs, "render", broken)
+    window.show_chapter(7, 0)
+    qtbot.waitUntil(lambda: (7, 1) in sp.thumbs.failed, timeout=5000)
+    assert sp.next.pixmap is None and "no chart here" in sp.next.empty_text
+    qtbot.keyClick(window.lessons, Qt.Key_PageDown)
+    assert (window.lessons.number, window.lessons.index) == (7, 1)

@@ -41,6 +41,7 @@ class StateThumbnails(QObject):
         self.render_size = render_size
         self.busy = busy
         self.cache: dict[tuple[int, int], QPixmap] = {}
+        self.failed: dict[tuple[int, int], str] = {}
         self.renders = 0
         self._hosts: dict[int, object] = {}
         self._queue: list[tuple[int, int]] = []
@@ -53,7 +54,7 @@ class StateThumbnails(QObject):
 
     def request(self, number: int, index: int) -> None:
         key = (number, index)
-        if key in self.cache or key in self._queue:
+        if key in self.cache or key in self._queue or key in self.failed:
             return
         self._queue.append(key)
         if not self._timer.isActive():
@@ -82,7 +83,10 @@ class StateThumbnails(QObject):
             self._timer.start(100)
             return
         key = self._queue.pop(0)
-        self.render(*key)
+        try:
+            self.render(*key)
+        except Exception as exc:           # a preview that cannot be drawn must not stop the talk
+            self.failed[key] = f"no preview: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         self.ready.emit(*key)
         if self._queue:
             self._timer.start(0)
@@ -94,6 +98,7 @@ class StateThumbnails(QObject):
 
     def clear(self) -> None:
         self.cache.clear()
+        self.failed.clear()
         for host in self._hosts.values():
             host.close()
         self._hosts.clear()
@@ -271,12 +276,12 @@ class SpeakerView(QWidget):
         ch = self.lessons.chapters[n - 1]
         self.next_label.setText(f"NEXT — {n} · {SHORT_TITLES.get(n, ch.title)}, step {i + 1} of {len(ch.states)}")
         self.next_caption.setText(state_claim(n, i))
-        self.next.set_pixmap(self.thumbs.get(n, i), "drawing the preview…")
+        self.next.set_pixmap(self.thumbs.get(n, i), self.thumbs.failed.get((n, i), "drawing the preview…"))
         self.thumbs.request(n, i)
 
     def _on_thumb(self, number: int, index: int) -> None:
         if self.next_state == (number, index):
-            self.next.set_pixmap(self.thumbs.get(number, index))
+            self.next.set_pixmap(self.thumbs.get(number, index), self.thumbs.failed.get((number, index)))
 
     def _picked_chapter(self, row: int) -> None:
         if row >= 0 and row + 1 != self.lessons.number:
