@@ -81,6 +81,11 @@ def check_request(path: str, size: tuple[int, int], seconds: float, fps: float) 
         raise RecordingError(f"--fps must be between 1 and {MAX_FPS}, got {fps:g}")
     if suffix == ".mp4":
         mp4_encoder()
+    else:
+        try:
+            import PIL.Image  # noqa: F401
+        except ImportError:
+            raise RecordingError("a GIF needs the Pillow package (pip install Pillow)") from None
     return suffix
 
 
