@@ -24,6 +24,7 @@ from model.estimate import Estimate, estimate
 from model.format import duration, si, sig3
 from model.lesson_numbers import Facts, KeyNumber, pct, times
 from model.lessons import matching_measurements, precision_table
+from model.readouts import readouts
 from model.scenario import Scenario, resolve
 from model.step import decode_pass
 
@@ -63,27 +64,28 @@ def decode_breakdown(e: Estimate) -> DecodeBreakdown:
 
 
 def decode_facts(e: Estimate) -> Facts:
+    """Lesson 5's numbers; every quantity Explore also shows is its readout (model.readouts)."""
     b = decode_breakdown(e)
-    bw = e.peak_bandwidth_bytes_per_s
+    r = readouts(e)
     achieved = b.weights_ms and e.weight_bytes_per_step / (b.weights_ms / 1e3)
     vals = {"gpu": e.gpu_name, "model": e.model_name, "precision": e.precision_name,
-            "weights_read": si(e.weight_bytes_per_step, "B"), "weights_held": si(e.weight_bytes_per_gpu, "B"),
-            "needed": si(e.memory_needed_bytes_per_gpu, "B"), "capacity": si(e.hbm_capacity_bytes, "B"),
-            "floor": ms(b.floor_ms), "realistic": ms(b.total_ms), "bw": si(bw, "B/s"),
-            "fits": "fits" if e.fits else "does not fit", "compute": ms(b.compute_ms),
-            "overhead": ms(b.overhead_ms), "hbm_share": pct(e.decode_memory_ms / b.total_ms),
-            "achieved_bw": si(achieved, "B/s"), "tokens_per_s": sig3(e.tokens_per_s_per_user)}
-    key = KeyNumber(ms(b.floor_ms), f"per token at best: {si(e.weight_bytes_per_step, 'B')} of weights "
-                                    f"÷ {si(bw, 'B/s')} (realistic {ms(b.total_ms)})")
+            "weights_read": r["weights_read_per_step"].text, "weights_held": r["weights_resident_per_gpu"].text,
+            "needed": r["memory_needed_per_gpu"].text, "capacity": r["hbm_capacity"].text,
+            "floor": r["decode_floor"].text, "realistic": r["decode_time"].text, "bw": r["peak_bandwidth"].text,
+            "fits": "fits" if e.fits else "does not fit", "compute": r["decode_compute_time"].text,
+            "overhead": r["decode_overhead_time"].text, "achieved_bw": si(achieved, "B/s"),
+            "tokens_per_s": r["tokens_per_s_per_user"].text}
+    key = KeyNumber(vals["floor"], f"per token at best: {vals['weights_read']} of weights ÷ {vals['bw']} "
+                                   f"(realistic {vals['realistic']})")
     details = (f"Floor {ms(b.floor_ms)}: weights {ms(b.floor_weights_ms)} + KV cache {ms(b.floor_kv_ms)} "
-               f"at the peak {si(bw, 'B/s')}.",
+               f"at the datasheet {vals['bw']}.",
                f"Realistic {ms(b.total_ms)}: weight read {ms(b.weights_ms)} + KV read {ms(b.kv_ms)} at the "
-               f"achieved {si(achieved, 'B/s')}, + maths beyond the reads {ms(b.extra_compute_ms)} "
+               f"achieved {vals['achieved_bw']}, + maths beyond the reads {ms(b.extra_compute_ms)} "
                f"+ all-reduces {ms(b.comm_ms)} + software overhead {ms(b.overhead_ms)}.",
-               f"The maths takes {ms(b.compute_ms)} and runs while the bytes stream in.",
-               f"Weights held in memory {si(e.weight_bytes_per_gpu, 'B')} per GPU (incl. what a step does not "
-               f"read); needed with KV cache {si(e.memory_needed_bytes_per_gpu, 'B')} of "
-               f"{si(e.hbm_capacity_bytes, 'B')}.")
+               f"{r['decode_compute_time'].labelled}: it runs while the bytes stream in.",
+               f"{r['weights_read_per_step'].labelled}; {r['weights_resident_per_gpu'].labelled} (a step does not "
+               f"read the input embedding table); {r['memory_needed_per_gpu'].labelled} of "
+               f"{r['hbm_capacity'].text}.")
     return Facts(key, vals, details)
 
 
@@ -107,11 +109,12 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
     ideal = compute_bound_batch(s, True, catalog)
     base = estimate(s.with_(batch=1), catalog)
     eff = default_efficiency().for_vendor(resolve(s, catalog).hw.vendor)
-    vals = {"batch": f"{s.batch:,}", "tokens_per_s": f"{e.output_tokens_per_s:,.0f}",
+    r = readouts(e)
+    vals = {"batch": f"{s.batch:,}", "tokens_per_s": r["output_tokens_per_s"].text,
             "gain": times(e.output_tokens_per_s / base.output_tokens_per_s),
-            "step": ms(e.decode_ms_per_token), "step1": ms(base.decode_ms_per_token),
+            "step": r["decode_time"].text, "step1": readouts(base)["decode_time"].text,
             "real_cb": f"{real:,}" if real else "never", "ideal_cb": f"{ideal:,}" if ideal else "never",
-            "kv_limit": f"{e.max_batch_that_fits:,}", "bound": e.bound, "context": f"{s.input_len + s.output_len:,}",
+            "kv_limit": r["max_batch_that_fits"].text, "bound": e.bound, "context": f"{s.input_len + s.output_len:,}",
             "hbm_eff": pct(eff.hbm_fraction), "tc_eff": pct(eff.compute_fraction_decode),
             "model": e.model_name, "precision": e.precision_name}
     meas = batching_measured(s, catalog)
@@ -122,10 +125,9 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
         kn = KeyNumber(f"{here.measured:,.0f} tok/s", f"measured end to end ({here.row.framework}); "
                                                       f"model {here.predicted:,.0f} ({here.error:+.0%})")
     elif key == "kv":
-        kn = KeyNumber(f"{e.max_batch_that_fits:,}", f"sequences of {vals['context']} tokens fit in HBM")
+        kn = KeyNumber(vals["kv_limit"], f"sequences of {vals['context']} tokens fit in HBM")
     else:
-        kn = KeyNumber(f"{e.output_tokens_per_s:,.0f} tok/s",
-                       f"at batch {s.batch:,}: {ms(e.decode_ms_per_token)} per step, {e.bound}-bound")
+        kn = KeyNumber(vals["tokens_per_s"], f"for the batch of {s.batch:,}: {vals['step']} per step, {e.bound}-bound")
     details = [f"Compute-bound from batch {vals['real_cb']} in the realistic model, {vals['ideal_cb']} at peak "
                f"numbers: serving software reaches {vals['tc_eff']} of the tensor cores' peak in decode but "
                f"{vals['hbm_eff']} of HBM's, so the maths catches up with the reads sooner.",
@@ -265,8 +267,9 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     bars = {b.gpus: b for b in gpu_bars(s, catalog=catalog)}
     now = bars.get(s.gpus)
     one = bars.get(1)
-    vals = {"gpus": str(s.gpus), "gpu": e.gpu_name, "link": e.link_name or "—", "step": ms(e.decode_ms_per_token),
-            "comm": ms(e.decode_comm_ms), "overhead": ms(e.decode_overhead_ms), "bound": e.bound,
+    r = readouts(e)
+    vals = {"gpus": str(s.gpus), "gpu": e.gpu_name, "link": e.link_name or "—", "step": r["decode_time"].text,
+            "comm": r["decode_comm_time"].text, "overhead": r["decode_overhead_time"].text, "bound": e.bound,
             "comm_share": pct(e.decode_comm_ms / e.decode_ms_per_token)}
     meas = multi_gpu_measured(s, catalog)
     if now is not None:
