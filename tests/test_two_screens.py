@@ -23,4 +23,4 @@ def test_presenter_view_on_two_screens(tmp_path):
                         str(ROOT / "tests" / "two_screens_cases.py")],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
-    assert "5 passed" in r.stdout.strip().splitlines()[-1], r.stdout[-2000:]
+    assert "6 passed" in r.stdout.strip().splitlines()[-1], r.stdout[-2000:]

@@ -108,3 +108,11 @@ def test_esc_leaves_and_the_window_comes_back_to_the_laptop(window, qtbot):
     assert not window.presenter.active and not window.isFullScreen()
     assert not stage.speaker_window.isVisible()
     assert screen_name(window) == "laptop"
+
+
+def test_closing_the_main_window_closes_the_speaker_window(window, qtbot):
+    stage = present(window, qtbot)
+    sw = stage.speaker_window
+    assert sw.parent() is window and sw.isWindow()      # its own window, owned by the main one
+    window.close()
+    assert not sw.isVisible()

@@ -200,6 +200,9 @@ class Presenter(QObject):
         if kind == QEvent.StyleChange and obj is self.window:
             self.stage.sync_theme()
             return False
+        if kind == QEvent.Close and obj is self.window:
+            self.stage.stop()                # the speaker window goes with the main window
+            return False
         if kind != QEvent.KeyPress or not isinstance(obj, QWidget):
             return False
         if obj.window() is not self.window and obj.window() not in self.stage.key_windows():

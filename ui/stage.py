@@ -24,10 +24,11 @@ REHEARSAL_FRACTION = 0.36       # of the window's width, for the docked speaker 
 
 
 class SpeakerWindow(QWidget):
-    """The speaker view's own top-level window (on the laptop, when there is a projector)."""
+    """The speaker view's own top-level window (on the laptop, when there is a projector).
+    Owned by the main window: it closes with it, and never keeps the app running alone."""
 
     def __init__(self, stage: "Stage"):
-        super().__init__(None, Qt.Window)
+        super().__init__(stage.window, Qt.Window)
         self.stage = stage
         self.setObjectName("speakerWindow")
         self.setWindowTitle("Memory Wall — speaker view")
