@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QObject, QRectF, QSize, Qt, QTime, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPixmap
-from PySide6.QtWidgets import (QBoxLayout, QComboBox, QHBoxLayout, QLabel, QListWidget, QSizePolicy, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QHBoxLayout, QLabel, QListWidget, QScrollArea, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
 from model.errors import ModelError
 from model.speaker_notes import neighbour_state, speaker_notes, state_claim
@@ -209,9 +209,15 @@ class SpeakerView(QWidget):
         self.notes = _label("speakerNotes", wrap=True)
         self.notes.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.notes.setTextFormat(Qt.PlainText)
+        self.notes_scroll = QScrollArea()               # long notes scroll, never clip
+        self.notes_scroll.setObjectName("speakerNotesScroll")
+        self.notes_scroll.setWidget(self.notes)
+        self.notes_scroll.setWidgetResizable(True)
+        self.notes_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.notes_scroll.setFocusPolicy(Qt.NoFocus)
         left = QVBoxLayout()
         for w, stretch in ((self.now_label, 0), (self.now, 5), (_label("speakerSection", "NOTES"), 0),
-                           (self.notes, 4)):
+                           (self.notes_scroll, 4)):
             left.addWidget(w, stretch)
 
         self.next_label = _label("speakerSection", "NEXT")
@@ -224,10 +230,10 @@ class SpeakerView(QWidget):
             self.chapter_list.addItem(f"{ch.number}  {SHORT_TITLES.get(ch.number, ch.title)}")
         self.screen_box = QComboBox()
         self.screen_box.setToolTip("The screen the audience sees (the projector)")
+        self.chapters_label = _label("speakerSection", "CHAPTERS")
         right = QVBoxLayout()
         for w, stretch in ((self.next_label, 0), (self.next, 5), (self.next_caption, 0),
-                           (_label("speakerSection", "CHAPTERS"), 0), (self.chapter_list, 3),
-                           (self.screen_box, 0)):
+                           (self.chapters_label, 0), (self.chapter_list, 3), (self.screen_box, 0)):
             right.addWidget(w, stretch)
 
         self.columns = QBoxLayout(QBoxLayout.LeftToRight)
@@ -240,14 +246,23 @@ class SpeakerView(QWidget):
         outer.addLayout(self.columns, 1)
 
     def set_compact(self, on: bool) -> None:
-        """One column docked beside the audience view when rehearsing (no "now": the audience
-        view is right there), or two columns in its own window."""
+        """One column docked beside the audience view when rehearsing (no "now" and no chapter
+        list: the audience view and its chapter strip are right there), or two columns in its
+        own window."""
         self.compact = bool(on)
         direction = QBoxLayout.TopToBottom if on else QBoxLayout.LeftToRight
         self.columns.setDirection(direction)
         self.top.setDirection(direction)
-        self.now.setVisible(not on)
-        self.now_label.setVisible(not on)
+        for w in (self.now, self.now_label, self.chapter_list, self.chapters_label):
+            w.setVisible(not on)
+        self.columns.setStretch(0, 1 if on else 3)
+        self.columns.setStretch(1, 1 if on else 2)
+        self._notes_size()
+
+    def _notes_size(self) -> None:
+        """Notes in large type in their own window, a little smaller in the rehearsal column."""
+        t = getattr(self, "theme", th.DARK)
+        self.notes.setStyleSheet(f"font-size: {max(18, t.px(19 if getattr(self, 'compact', False) else 24))}px;")
 
     # ---------------------------------------------------------------- state
     def show_state(self, number: int, index: int) -> None:
@@ -351,6 +366,7 @@ class SpeakerView(QWidget):
             thumb.theme = t
             thumb.update()
         self.setStyleSheet(speaker_style(t))
+        self._notes_size()
         if self.next_state is not None:
             self._show_next()
 
@@ -363,8 +379,8 @@ def speaker_style(t: th.Theme) -> str:
     QLabel#speakerTitle {{ font-size: {px(26)}px; font-weight: 700; }}
     QLabel#speakerClock {{ font-size: {px(28)}px; font-weight: 700; color: {t.accent}; }}
     QLabel#speakerSection {{ color: {t.secondary}; font-size: {px(15)}px; font-weight: 600; letter-spacing: 1px; }}
-    QLabel#speakerNotes {{ font-size: {px(24)}px; background: {t.panel}; border: 1px solid {t.panel_border};
-                          border-radius: 6px; padding: 10px 14px; }}
+    QScrollArea#speakerNotesScroll {{ background: {t.panel}; border: 1px solid {t.panel_border}; border-radius: 6px; }}
+    QLabel#speakerNotes {{ background: {t.panel}; padding: 10px 14px; }}
     QLabel#speakerCaption {{ color: {t.accent}; font-size: {px(18)}px; }}
     QListWidget#speakerChapters {{ font-size: {px(19)}px; background: {t.panel}; border: 1px solid {t.panel_border};
                                   border-radius: 6px; }}
