@@ -1,6 +1,9 @@
 """Save and load a scenario (and optionally the open chapter) as a small JSON file.
 
-    {"memory_wall_scenario": 1, "scenario": {...Scenario fields...}, "chapter": 5}
+    {"memory_wall_scenario": 1, "scenario": {...Scenario fields...}, "chapter": 5,
+     "custom_entries": [{"kind": "hardware", "id": …, "name": …, "document": {hardware file}}]}
+
+(custom_entries only when the scenario uses custom hardware or a model from a config.json.)
 
 Loading validates everything and raises ScenarioError with one line on a broken or foreign
 file; saving writes a temporary file beside the target and renames it, so a crash never
@@ -22,7 +25,8 @@ MAX_FILE_BYTES = 1_000_000
 
 
 def scenario_document(s: Scenario, chapter: int | None = None) -> dict:
-    doc = {FORMAT_KEY: FORMAT_VERSION, "scenario": s.to_dict()}
+    from model.custom_catalog import embed_custom
+    doc = embed_custom({FORMAT_KEY: FORMAT_VERSION, "scenario": s.to_dict()}, s.gpu, s.model)
     if chapter is not None:
         doc["chapter"] = int(chapter)
     return doc
@@ -35,6 +39,8 @@ def parse_scenario_document(doc, name: str = "scenario") -> tuple[Scenario, int 
         raise ScenarioError(f"{name} has scenario format {doc[FORMAT_KEY]!r}; this version reads {FORMAT_VERSION}")
     s = Scenario.from_dict(doc.get("scenario", {}))
     try:
+        from model.custom_catalog import install_embedded
+        install_embedded(doc, name)     # custom hardware/models the file carries (issue 12)
         resolve(s)
     except ModelError as exc:
         raise ScenarioError(f"{name}: {exc}") from None
