@@ -67,7 +67,6 @@ class ChapterView(QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
 
     side_width = 300
-    has_side = True
 
     def __init__(self, chapter, controller, theme: th.Theme = th.DARK, parent=None):
         super().__init__(parent)
@@ -104,30 +103,8 @@ class ChapterView(QWidget):
         self.chart_lay.setContentsMargins(0, 0, 0, 0)
         self.chart_lay.setSpacing(4)
         body.addWidget(self.chart, 1)
-        self.side = QWidget()
-        self.side.setObjectName("chapterSide")
-        self.side_lay = QVBoxLayout(self.side)
-        self.side_lay.setContentsMargins(10, 8, 10, 8)
-        self.side_lay.setSpacing(6)
-        self.key_label = QLabel("")
-        self.key_label.setObjectName("chapterKey")
-        self.key_caption = QLabel("")
-        self.key_caption.setObjectName("chapterKeyLabel")
-        self.key_caption.setWordWrap(True)
-        for w in (self.key_label, self.key_caption):
-            w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-            self.side_lay.addWidget(w)
-        body.addWidget(self.side, 0)
+        body.addWidget(self._build_side(), 0)
         lay.addLayout(body, 1)
-
-        self.details_button = QPushButton("Details ▸")
-        self.details_button.setObjectName("detailsButton")
-        self.details_button.setCheckable(True)
-        self.details_button.setToolTip("Show or hide the numbers behind this screen")
-        self.details_button.setAccessibleName("Details: the numbers behind this screen")
-        self.details_button.toggled.connect(self._toggle_details)
-        self.details_label = self.note_label(name="chapterDetails")
-        self.details_label.setVisible(False)
 
         self.error_label = QLabel("")
         self.error_label.setObjectName("chapterError")
@@ -151,6 +128,32 @@ class ChapterView(QWidget):
         self.set_theme(theme)
         self.caption_label.setText(chapter.states[0].caption)
         controller.estimate_changed.connect(self._on_estimate)
+
+    def _build_side(self) -> QWidget:
+        """The side panel: the key number and its label (the chapter adds its controls), and the
+        Details toggle, whose text goes under the chart."""
+        self.side = QWidget()
+        self.side.setObjectName("chapterSide")
+        self.side_lay = QVBoxLayout(self.side)
+        self.side_lay.setContentsMargins(10, 8, 10, 8)
+        self.side_lay.setSpacing(6)
+        self.key_label = QLabel("")
+        self.key_label.setObjectName("chapterKey")
+        self.key_caption = QLabel("")
+        self.key_caption.setObjectName("chapterKeyLabel")
+        self.key_caption.setWordWrap(True)
+        for w in (self.key_label, self.key_caption):
+            w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+            self.side_lay.addWidget(w)
+        self.details_button = QPushButton("Details ▸")
+        self.details_button.setObjectName("detailsButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolTip("Show or hide the numbers behind this screen")
+        self.details_button.setAccessibleName("Details: the numbers behind this screen")
+        self.details_button.toggled.connect(self._toggle_details)
+        self.details_label = self.note_label(name="chapterDetails")
+        self.details_label.setVisible(False)
+        return self.side
 
     # ---------------------------------------------------------------- text
     @property
