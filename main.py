@@ -4,6 +4,7 @@
     python main.py                                    open the window (last scenario)
     python main.py scenario.json                      open the window on a saved scenario
     python main.py --screenshot out.png [flags]       render the window offscreen to a PNG
+    python main.py --record chip.gif [--chapter N]    an animated GIF (or .mp4) for slides
     python main.py estimate --gpu h100 --model llama-3.1-70b --precision bf16 [--json]
     python main.py list [gpus|models|precisions] [--json]
     python main.py sweep --gpu h100 --model llama-3.1-8b --precision fp8 > sweep.csv
@@ -200,6 +201,10 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--theme", choices=("dark", "light"), default=None)
     p.add_argument("--large-text", action="store_true")
     p.add_argument("--smoke", action="store_true", help="start, render every view once, exit 0")
+    p.add_argument("--record", metavar="OUT.gif", help="record the chip (or --chapter N gliding through its "
+                   "states) as a looping GIF or an MP4, then exit (ui/recording.py)")
+    p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
+    p.add_argument("--fps", type=float, default=None, help="frames per second of --record (default 20)")
     from model.custom_commands import add_custom_flags
     add_custom_flags(p)
     return p
@@ -248,6 +253,10 @@ def run_app(argv: list[str]) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 2
+    if args.record:
+        from ui.recording import record_cli
+        return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
+                          size=_parse_size(args.size), fps=args.fps, theme=args.theme)
     from ui.app import run
     return run(scenario, screenshot=args.screenshot, size=_parse_size(args.size), view=args.view,
                chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
