@@ -1,8 +1,9 @@
 """Speaker notes and the order of the prepared states, for the presenter view.
 
 Each prepared state in assets/lessons.json may carry ``"notes"``: two to four sentences for
-the speaker, shown on the laptop and never to the audience. ``speaker_notes(n, i)`` gives
-them ("" when a state has none). ``neighbour_state`` walks the prepared states in talk
+the speaker, shown on the laptop and never to the audience. Like the caption, the notes are a
+template whose {names} are the state's model numbers; ``speaker_notes(n, i)`` gives them
+filled ("" when a state has none). ``neighbour_state`` walks the prepared states in talk
 order (chapter 1 state 0, 1, … then chapter 2 …), the same walk the presenter keys make,
 so the speaker view can say what comes next.
 """
@@ -36,19 +37,23 @@ def _state(chapter_number: int, state_index: int, path: str | Path | None = None
 def speaker_notes(chapter_number: int, state_index: int, path: str | Path | None = None) -> str:
     """The notes for one prepared state ("" when it has none). A chapter or state that does
     not exist raises ModelError with one line."""
-    _ch, st = _state(chapter_number, state_index, path)
-    return " ".join(st.notes.split())
+    ch, st = _state(chapter_number, state_index, path)
+    return " ".join(_facts(ch, st).fill(st.notes, missing="…").split())
+
+
+def _facts(ch, st) -> Facts:
+    """The numbers of one prepared state (its claim's and its notes' {names})."""
+    try:
+        return chapter_facts(ch.number, estimate(st.scenario), dict(st.params))
+    except ModelError:                       # a state the model cannot run: its words, numbers as …
+        return Facts(KeyNumber("", ""))
 
 
 def state_claim(chapter_number: int, state_index: int, path: str | Path | None = None) -> str:
     """A prepared state's claim as the audience will read it: its caption template filled
     with the model's numbers for that state (model.lesson_serving.chapter_facts)."""
     ch, st = _state(chapter_number, state_index, path)
-    try:
-        facts = chapter_facts(ch.number, estimate(st.scenario), dict(st.params))
-    except ModelError:                       # a state the model cannot run: its words, numbers as …
-        facts = Facts(KeyNumber("", ""))
-    return facts.fill(st.caption, missing="…")
+    return _facts(ch, st).fill(st.caption, missing="…")
 
 
 def neighbour_state(state_counts: Sequence[int], chapter_number: int, state_index: int,

@@ -36,7 +36,9 @@ def test_speaker_notes_read_each_state_and_are_empty_when_absent(tmp_path):
 def test_the_shipped_lessons_have_notes_and_claims_for_every_state():
     for ch in CHAPTERS:
         for i in range(len(ch.states)):
-            assert speaker_notes(ch.number, i) == " ".join(ch.states[i].notes.split())
+            notes = speaker_notes(ch.number, i)      # the template filled with the state's numbers
+            assert notes and "{" not in notes and "…" not in notes, (ch.number, i, notes)
+            assert ("{" in ch.states[i].notes) or notes == " ".join(ch.states[i].notes.split())
             claim = state_claim(ch.number, i)
             assert claim and "{" not in claim and "…" not in claim, (ch.number, i, claim)
 
