@@ -66,8 +66,10 @@ def check_chapter(v) -> tuple[int, list[str]]:
     try:
         facts = chapter_facts(v.chapter.number, e, v.params, c.catalog)
     except ModelError as exc:       # the model says why it has no numbers: the chapter says that, and no stale number
-        if str(exc).splitlines()[0] not in v.error_text or v.key_label.text() != "—" or v.details_label.text():
-            bad.append(f"the model says {exc}; the chapter shows {v.error_text!r}, key {v.key_label.text()!r}")
+        if (str(exc).splitlines()[0] not in v.error_text or v.key_label.text() != "—" or v.details_label.text()
+                or v.chart.isVisible()):
+            bad.append(f"the model says {exc}; the chapter shows {v.error_text!r}, key {v.key_label.text()!r}, "
+                       f"chart shown: {v.chart.isVisible()}")
         if v.caption_label.text() != re.sub(r"\{[^}]*\}", "…", v.state.caption):
             bad.append(f"claim {v.caption_label.text()!r} has numbers the model did not give")
         return 0, bad

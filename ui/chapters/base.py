@@ -231,6 +231,7 @@ class ChapterView(QWidget):
             self._clear_facts()
             self._show_error(exc)
             return False
+        self.chart.setVisible(True)
         if self.error_text:
             self.error_text = ""
             self.error_label.setVisible(False)
@@ -252,8 +253,9 @@ class ChapterView(QWidget):
 
     def _clear_facts(self) -> None:
         """No Facts for this scenario: the claim's numbers, the key number and the details go
-        (the previous scenario's numbers must not stay beside the error line)."""
+        and the chart (the previous scenario's numbers must not stay beside the error line)."""
         self.facts = None
+        self.chart.setVisible(False)
         self.caption_label.refill()
         self.key_label.setText("—")
         self.key_caption.setText("")
