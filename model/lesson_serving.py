@@ -63,13 +63,22 @@ def decode_breakdown(e: Estimate) -> DecodeBreakdown:
                            e.decode_compute_ms, e.decode_ms_per_token)
 
 
-def decode_facts(e: Estimate) -> Facts:
+def short_gpu(e: Estimate, catalog: Catalog | None = None) -> str:
+    """The accelerator's short name (e.g. "H100 SXM") for claims that name the part on screen."""
+    return (catalog or default_catalog()).gpu(e.scenario.gpu).short_name
+
+
+def gpus_text(n: int) -> str:
+    return f"{n} GPU" if n == 1 else f"{n} GPUs"
+
+
+def decode_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     """Lesson 5's numbers; every quantity Explore also shows is its readout (model.readouts)."""
     b = decode_breakdown(e)
     r = readouts(e)
     achieved = b.weights_ms and e.weight_bytes_per_step / (b.weights_ms / 1e3)
-    vals = {"gpu": e.gpu_name, "model": e.model_name, "precision": e.precision_name,
-            "weights_read": r["weights_read_per_step"].text, "weights_held": r["weights_resident_per_gpu"].text,
+    vals = {"gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "model": e.model_name,
+            "precision": e.precision_name, "weights_read": r["weights_read_per_step"].text, "weights_held": r["weights_resident_per_gpu"].text,
             "needed": r["memory_needed_per_gpu"].text, "capacity": r["hbm_capacity"].text,
             "floor": r["decode_floor"].text, "realistic": r["decode_time"].text, "bw": r["peak_bandwidth"].text,
             "fits": "fits" if e.fits else "does not fit", "compute": r["decode_compute_time"].text,
@@ -193,7 +202,7 @@ def batching_measured(s: Scenario, catalog: Catalog | None = None) -> tuple[Meas
 def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -> Facts:
     s = e.scenario
     rows = {r.precision_id: r for r in precision_table(s, catalog=catalog)}
-    vals = {"gpu": e.gpu_name, "model": e.model_name}
+    vals = {"gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "model": e.model_name}
     for pid, r in rows.items():
         vals[f"{pid}_gb"] = si(r.weight_bytes_total, "B")
         vals[f"{pid}_floor"] = ms(r.floor_ms_per_token)
@@ -269,7 +278,7 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     now = bars.get(s.gpus)
     one = bars.get(1)
     r = readouts(e)
-    vals = {"gpus": str(s.gpus), "gpu": e.gpu_name, "link": e.link_name or "—", "step": r["decode_time"].text,
+    vals = {"gpus": str(s.gpus), "gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "link": e.link_name or "—", "step": r["decode_time"].text,
             "comm": r["decode_comm_time"].text, "overhead": r["decode_overhead_time"].text, "bound": e.bound,
             "comm_share": pct(e.decode_comm_ms / e.decode_ms_per_token)}
     meas = multi_gpu_measured(s, catalog)
@@ -282,9 +291,9 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     if s.gpus in meas:
         mx, px = meas[s.gpus]
         vals.update(meas_x=times(mx), model_x=times(px))
-        key = KeyNumber(times(mx), f"faster on {s.gpus} GPUs than on 1, measured (model {times(px)}; ideal {s.gpus}×)")
+        key = KeyNumber(times(mx), f"faster on {gpus_text(s.gpus)} than on 1, measured (model {times(px)}; ideal {s.gpus}×)")
     elif now is not None:
-        key = KeyNumber(times(now.speedup), f"faster on {s.gpus} GPUs than on 1 (ideal {s.gpus}×)")
+        key = KeyNumber(times(now.speedup), f"faster on {gpus_text(s.gpus)} than on 1 (ideal {s.gpus}×)")
     else:
         key = KeyNumber(ms(e.decode_ms_per_token), "per decode step")
     details = tuple(f"{b.gpus} GPU{'s' if b.gpus > 1 else ''}: {ms(b.total_ms)} = GPU work {ms(b.work_ms)} + "
@@ -311,7 +320,7 @@ def chapter_facts(number: int, e: Estimate, params: dict, catalog: Catalog | Non
     if number == 4:
         return roofline_facts(hw, e.compute_dtype, float(params.get("intensity", 1.0)))
     if number == 5:
-        return decode_facts(e)
+        return decode_facts(e, cat)
     if number == 6:
         return batching_facts(e, cat, params.get("key", ""))
     if number == 7:
