@@ -226,13 +226,14 @@ class LessonsView(QWidget):
                                   else f"color: {self.theme.secondary};")
 
     # ---------------------------------------------------------------- files
-    def save_scenario_to(self, path: str) -> bool:
+    def save_scenario_to(self, path: str, overwrite: bool = False) -> bool:
+        """Save; an existing file only with ``overwrite`` (the Save dialog has asked). One line on error."""
         c = self.controller
         s = c.scenario if not c.problem else c.valid_scenario
         try:
-            save_scenario(path, s, self.number if self.isVisible() else None)
-        except OSError as exc:
-            self.message(f"could not save {path}: {exc.strerror or exc}", error=True)
+            save_scenario(path, s, self.number if self.isVisible() else None, overwrite=overwrite)
+        except (ModelError, OSError) as exc:
+            self.message(str(exc).splitlines()[0] if str(exc) else f"could not save {path}", error=True)
             return False
         self.message(f"saved {path}")
         return True
@@ -403,7 +404,7 @@ class LessonsWindowMixin:
     def save_scenario_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", "Scenario files (*.json)")
         if path:
-            self.lessons.save_scenario_to(path)
+            self.lessons.save_scenario_to(path, overwrite=True)   # the dialog asked before replacing
             self._file_message()
 
     def open_scenario_dialog(self) -> None:
