@@ -5,6 +5,7 @@
     read_json(path, max_bytes, max_depth, ...)   -> object  (size, depth and integer limits)
     loads_json(text, name, max_depth, ...)       -> object  (the same checks on a string)
     atomic_write_text(path, text, overwrite=True)           (temp file + rename, keeps the umask)
+    guard_output() / finish_output(exc=None) -> int         (stdout/stderr: encodings, full disks, pipes)
 
 Every failure raises ``SafeIOError`` (a ``ModelError``, so the CLI prints it as one line and
 exits 2) whose message is one line naming the file. What is refused, and why:
@@ -21,11 +22,13 @@ exits 2) whose message is one line naming the file. What is refused, and why:
 """
 from __future__ import annotations
 
+import codecs
 import errno
 import json
 import os
 import re
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -52,7 +55,9 @@ def _name(path: str | os.PathLike) -> str:
 
 
 def _reason(exc: OSError) -> str:
-    return exc.strerror or str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+    if exc.strerror:
+        return exc.strerror
+    return str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
 
 
 def _check_regular(path: str | os.PathLike, st: os.stat_result) -> None:
@@ -241,3 +246,57 @@ def _discard(tmp: str) -> None:
         os.unlink(tmp)
     except OSError:
         pass
+
+
+# ---------------------------------------------------------------- streams
+_ASCII = {"·": "-", "×": "x", "→": "->", "←": "<-", "≈": "~", "±": "+/-", "…": "...", "—": "-", "–": "-",
+          "µ": "u", "≥": ">=", "≤": "<=", "²": "^2", "³": "^3", "°": " deg", "’": "'", "‘": "'", "“": '"',
+          "”": '"', "≠": "!=", "∞": "inf", "√": "sqrt", "Σ": "sum", "Δ": "delta", "€": "EUR", "\u00a0": " "}
+
+
+def _to_ascii(exc: UnicodeError):
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    return "".join(_ASCII.get(ch, "?") for ch in text), exc.end
+
+
+codecs.register_error("memory_wall_ascii", _to_ascii)
+
+
+def guard_output() -> None:
+    """stdout/stderr whose encoding lacks a character (PYTHONIOENCODING=ascii, a C locale) print an
+    ASCII stand-in ('×' → 'x', '→' → '->', else '?') instead of raising UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        enc = getattr(stream, "encoding", None)
+        try:
+            utf = enc is not None and codecs.lookup(enc).name.startswith("utf")
+        except LookupError:
+            utf = False
+        if enc and not utf and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="memory_wall_ascii")
+
+
+def finish_output(exc: OSError | None = None) -> int:
+    """Flush stdout; when writing it failed (``exc``, or now): say so in one line on stderr and
+    point stdout at /dev/null, so the interpreter's own flush at exit stays silent. Returns the exit
+    status: 0 when fine or when the reader closed the pipe (``| head``), else 1."""
+    if exc is None:
+        try:
+            sys.stdout.flush()
+            return 0
+        except OSError as failure:
+            exc = failure
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    if isinstance(exc, BrokenPipeError):
+        return 0
+    try:
+        print(f"error: could not write the output ({_reason(exc)})", file=sys.stderr)
+    except OSError:
+        pass
+    return 1

@@ -1,18 +1,18 @@
 """Start the window: QApplication, theme, settings, screenshot and smoke modes.
 
 main.py calls ``run``; nothing here computes physics (that is model/).
-Settings live in QSettings (INI format, user scope, "MemoryWall"/"MemoryWall"): window
-geometry, theme, larger text, and the last scenario. Tests redirect them with
-QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, tmpdir).
+Settings live in an INI file under $XDG_CONFIG_HOME (or ~/.config)/MemoryWall (see
+ui/app_settings.py: checked before Qt opens it, bad stored scenarios set aside): window
+geometry, theme, larger text, and the last scenario. Tests point XDG_CONFIG_HOME at a
+temporary folder. Problems with either are said once in the status bar.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 
-ORG = "MemoryWall"
-APP = "MemoryWall"
+from ui.app_settings import APP, ORG, open_settings
+from ui.app_settings import load_scenario as stored_scenario
 DEFAULT_SIZE = (1600, 900)
 
 
@@ -51,21 +51,13 @@ def _no_display() -> bool:
 
 
 def settings():
-    """The app's QSettings (INI, user scope): redirect with QSettings.setPath in tests."""
-    from PySide6.QtCore import QSettings
-    return QSettings(QSettings.IniFormat, QSettings.UserScope, ORG, APP)
+    """The app's QSettings, or None when they cannot be kept (ui/app_settings.open_settings)."""
+    return open_settings()[0]
 
 
 def load_scenario(st):
-    """The last scenario from settings, or None."""
-    from model import ModelError, Scenario
-    raw = st.value("scenario")
-    if not raw:
-        return None
-    try:
-        return Scenario.from_dict(json.loads(str(raw)))
-    except (ValueError, TypeError, ModelError):
-        return None
+    """The last scenario from settings, or None (a bad one is set aside)."""
+    return stored_scenario(st)[0]
 
 
 def _bool(v) -> bool:
@@ -86,10 +78,39 @@ def _quiet_platform_noise() -> None:
     qInstallMessageHandler(handler)
 
 
+def _utf8_locale() -> None:
+    """Qt wants a UTF-8 C library locale and warns (four lines) at start without one: when the
+    user's (say LC_ALL=de_DE.UTF-8, not installed) is not UTF-8, use C.UTF-8 for this process."""
+    import locale
+    try:
+        locale.setlocale(locale.LC_ALL, "")
+        utf8 = locale.nl_langinfo(locale.CODESET).upper().replace("-", "") == "UTF8"
+    except (locale.Error, AttributeError):
+        utf8 = False
+    if not utf8:
+        os.environ["LC_ALL"] = "C.UTF-8"
+        try:
+            locale.setlocale(locale.LC_ALL, "C.UTF-8")
+        except locale.Error:
+            pass
+
+
+def one_number_locale() -> None:
+    """Every number in one style, the model's (model/format: 32,768 and 1.5): Qt's widgets
+    (spin boxes, axes) would otherwise follow the system locale (32.768 under German)."""
+    from PySide6.QtCore import QLocale
+    loc = QLocale(QLocale.English, QLocale.UnitedStates)
+    if QLocale() != loc:
+        QLocale.setDefault(loc)
+
+
 def ensure_app():
     from PySide6.QtWidgets import QApplication
+    one_number_locale()
     app = QApplication.instance()
     if app is None:
+        if sys.platform.startswith("linux"):
+            _utf8_locale()
         if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
             _quiet_platform_noise()
         app = QApplication([sys.argv[0] if sys.argv else "memory-wall"])
@@ -211,27 +232,19 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
         print(err, file=sys.stderr)
         return 2
     app = ensure_app()
-    st = settings()
-    if scenario is None:
-        scenario = load_scenario(st)
+    if headless:        # headless renders never write the user's settings
+        st, _ = open_settings(create=False)
+        stored, _ = stored_scenario(st, set_aside=False)
+    else:
+        st, note = open_settings()
+        stored, note2 = stored_scenario(st)
+        notes = [n for n in (note, note2) if n]
+    explicit, scenario = scenario, (stored if scenario is None else scenario)
     try:
         if headless:
-            # headless renders never write the user's settings
-            window = build_window(scenario, theme=theme or str(st.value("view/theme") or "dark"),
-                                  large_text=large_text, st=None)
-            _open_lessons(window, chapter, presenter, fullscreen=False)
-            if smoke:
-                return _smoke(window, size or DEFAULT_SIZE)
-            if view == "hierarchy":
-                ok = render_hierarchy_png(window.controller.valid_scenario, screenshot, size or (1200, 700),
-                                          theme=window.theme_name)
-            else:
-                ok = render_png(window, screenshot, size or DEFAULT_SIZE)
-            window.close()
-            if not ok:
-                print(f"could not write the screenshot to {screenshot}", file=sys.stderr)
-                return 1
-            return 0
+            return _headless(scenario, st, screenshot=screenshot, size=size, view=view, chapter=chapter,
+                             presenter=presenter, smoke=smoke, theme=theme, large_text=large_text,
+                             explicit=explicit)
         window = build_window(scenario, theme=theme, large_text=large_text, st=st)
     except Exception as exc:  # one line for the user, not a traceback
         print(f"the window failed to start: {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -239,10 +252,32 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
     if not window.restore_geometry():
         window.resize(*(size or DEFAULT_SIZE))
     window.show()
+    if notes:
+        print("memory-wall: " + "; ".join(notes), file=sys.stderr)
+        window.statusBar().showMessage(" · ".join(notes))
     if view == "hierarchy":
         window.set_chip_focus(True)
-    _open_lessons(window, chapter, presenter, fullscreen=True)
+    _open_lessons(window, chapter, presenter, fullscreen=True, scenario=explicit)
     return app.exec()
+
+
+def _headless(scenario, st, *, screenshot, size, view, chapter, presenter, smoke, theme, large_text,
+              explicit=None) -> int:
+    theme = theme or (str(st.value("view/theme") or "dark") if st is not None else "dark")
+    window = build_window(scenario, theme=theme, large_text=large_text, st=None)
+    _open_lessons(window, chapter, presenter, fullscreen=False, scenario=explicit)
+    if smoke:
+        return _smoke(window, size or DEFAULT_SIZE)
+    if view == "hierarchy":
+        ok = render_hierarchy_png(window.controller.valid_scenario, screenshot, size or (1200, 700),
+                                  theme=window.theme_name)
+    else:
+        ok = render_png(window, screenshot, size or DEFAULT_SIZE)
+    window.close()
+    if not ok:
+        print(f"could not write the screenshot to {screenshot}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _smoke(window, size) -> int:
@@ -267,8 +302,11 @@ def _smoke(window, size) -> int:
     return 0
 
 
-def _open_lessons(window, chapter: int | None, presenter: bool, fullscreen: bool) -> None:
+def _open_lessons(window, chapter: int | None, presenter: bool, fullscreen: bool, scenario=None) -> None:
+    """Open chapter N; a scenario the user gave (a file, flags) stays, as Open… keeps it."""
     if chapter is not None:
         window.show_chapter(int(chapter))
+        if scenario is not None:
+            window.controller.set_scenario(scenario)
     if presenter:
         window.enter_presenter(fullscreen=fullscreen)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPushBut
                                QToolButton, QVBoxLayout, QWidget)
 
 from model.errors import ModelError
+from model.safe_io import check_writable_target
 from model.lessons import default_chapters
 from model.scenario_file import load_scenario_with_chapter, save_scenario
 from ui import theme as th
@@ -262,7 +263,11 @@ class LessonsView(QWidget):
     def export(self, kind: str, path: str) -> bool:
         v = self.current_view
         try:
+            check_writable_target(path)      # a missing folder or read-only file: one line, no Qt warnings
             ok = {"PNG": v.export_png, "SVG": v.export_svg, "CSV": v.export_csv}[kind.upper()](path)
+        except ModelError as exc:
+            self.message(str(exc), error=True)
+            return False
         except Exception as exc:   # an export failure is a message, never a crash
             self.message(f"could not export {kind}: {type(exc).__name__}: {exc}", error=True)
             return False
