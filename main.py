@@ -255,6 +255,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--theme", choices=("dark", "light"), default=None)
     p.add_argument("--large-text", action="store_true")
     p.add_argument("--smoke", action="store_true", help="start, render every view once, exit 0")
+    p.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)  # benches: paint once, exit
     return p
 
 
@@ -286,7 +287,7 @@ def run_app(argv: list[str]) -> int:
     if scenario is not None:
         from model import estimate
         estimate(scenario)  # validate before any window opens: bad flags exit 2 with one line
-    if args.screenshot or args.smoke:
+    if args.screenshot or args.smoke or args.first_paint:
         import os
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
@@ -302,7 +303,7 @@ def run_app(argv: list[str]) -> int:
     from ui.app import run
     return run(scenario, screenshot=args.screenshot, size=_parse_size(args.size), view=args.view,
                chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
-               large_text=args.large_text)
+               large_text=args.large_text, first_paint=args.first_paint)
 
 
 def _not_a_command_typo(word: str) -> None:

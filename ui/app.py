@@ -213,13 +213,14 @@ def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int
 
 def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] | None = None,
         view: str = "main", chapter: int | None = None, presenter: bool = False, smoke: bool = False,
-        theme: str | None = None, large_text: bool = False) -> int:
+        theme: str | None = None, large_text: bool = False, first_paint: bool = False) -> int:
     """Start the app. screenshot: render offscreen at ``size`` (default 1600x900) after layout settles,
     write PNG, return 0. smoke: build the window, render each main view once, return 0 (non-zero with
     one line on stderr on error). scenario None: restore the last scenario from QSettings (or defaults).
     chapter N (1-8): open the Lessons page at chapter N's first prepared state. presenter: start in
-    presenter mode (full screen on a display; at ``size`` for a screenshot)."""
-    headless = bool(screenshot) or smoke
+    presenter mode (full screen on a display; at ``size`` for a screenshot). first_paint (benches): show
+    the main window, paint it once, print FIRST-PAINT and return 0."""
+    headless = bool(screenshot) or smoke or first_paint
     if _no_display():
         if headless:
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -241,6 +242,8 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
         notes = [n for n in (note, note2) if n]
     explicit, scenario = scenario, (stored if scenario is None else scenario)
     try:
+        if first_paint:
+            return _first_paint(scenario, size or DEFAULT_SIZE)
         if headless:
             return _headless(scenario, st, screenshot=screenshot, size=size, view=view, chapter=chapter,
                              presenter=presenter, smoke=smoke, theme=theme, large_text=large_text,
@@ -278,6 +281,17 @@ def _headless(scenario, st, *, screenshot, size, view, chapter, presenter, smoke
         print(f"could not write the screenshot to {screenshot}", file=sys.stderr)
         return 1
     return 0
+
+
+def _first_paint(scenario, size) -> int:
+    """What a user waits for: the main window built, shown and painted once."""
+    window = build_window(scenario, st=None)
+    window.resize(*size)
+    window.show()
+    ensure_app().processEvents()
+    ok = not window.grab().isNull()
+    print("FIRST-PAINT", flush=True)
+    return 0 if ok else 1
 
 
 def _smoke(window, size) -> int:
