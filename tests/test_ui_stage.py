@@ -80,6 +80,24 @@ def test_a_bad_stored_scenario_is_set_aside_and_the_app_starts(home, qtbot, monk
     w.close()
 
 
+def test_settings_that_cannot_be_kept_are_said_once_in_the_status_bar(home, qtbot, monkeypatch, capsys):
+    (home / ".config" / "MemoryWall" / "MemoryWall.ini").mkdir(parents=True)
+    shown = []
+    real_build = uiapp.build_window
+    monkeypatch.setattr(uiapp, "build_window", lambda *a, **k: shown.append(real_build(*a, **k)) or shown[-1])
+    monkeypatch.setattr(type(uiapp.ensure_app()), "exec", lambda self: 0)
+    assert uiapp.run(None) == 0
+    w = shown[0]
+    qtbot.addWidget(w)
+    assert w.settings is None
+    assert w.statusBar().currentMessage().startswith("settings are not saved:")
+    assert "is a folder" in w.statusBar().currentMessage()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "settings are not saved" in err[0]
+    w.close()                                            # saving nothing, quietly
+    assert (home / ".config" / "MemoryWall" / "MemoryWall.ini").is_dir()
+
+
 def test_a_file_that_names_a_chapter_keeps_its_scenario_in_the_window(main_window):
     s = Scenario(gpu="h200-sxm-141gb", model="llama-3.1-8b", precision="fp8", batch=64)
     uiapp._open_lessons(main_window, 6, False, False, scenario=s)
