@@ -81,33 +81,15 @@ def _json_value(v):
 
 def cmd_estimate(args) -> int:
     from model import estimate
-    from model.format import duration, percent, si, sig3
+    from model.explain import estimate_table
+    from model.readouts import readouts_json
     e = estimate(scenario_from_args(args))
     if args.json:
-        print(json.dumps({k: _json_value(v) for k, v in e.to_json_dict().items()}, indent=2))
+        d = {k: _json_value(v) for k, v in e.to_json_dict().items()}
+        d["readouts"] = readouts_json(e)
+        print(json.dumps(d, indent=2))
         return 0
-    s = e.scenario
-    crit = "never (KV-cache reads keep it memory-bound)" if e.critical_batch is None else sig3(e.critical_batch)
-    rows = [
-        ("Scenario", f"{e.model_name} · {e.precision_name} (KV {e.kv_precision_name}) · {s.gpus}× {e.gpu_name}"),
-        ("", f"batch {s.batch} · {s.input_len} in / {s.output_len} out · TP {e.tp} × PP {e.pp}"
-             + (f" over {e.link_name}" if e.link_name else "")),
-        ("Decode", f"{duration(e.decode_ms_per_token / 1e3)}/token (floor {duration(e.decode_floor_ms_per_token / 1e3)})"),
-        ("  of which", f"memory {duration(e.decode_memory_ms / 1e3)} · compute {duration(e.decode_compute_ms / 1e3)} · "
-                       f"comm {duration(e.decode_comm_ms / 1e3)} · overhead {duration(e.decode_overhead_ms / 1e3)}"),
-        ("Prefill (TTFT)", f"{duration(e.prefill_ms / 1e3)} (floor {duration(e.prefill_floor_ms / 1e3)})"),
-        ("End to end", duration(e.e2e_latency_s) + (f" in {e.waves} waves" if e.waves > 1 else "")),
-        ("Throughput", f"{sig3(e.output_tokens_per_s)} tok/s group · {sig3(e.tokens_per_s_per_user)} tok/s per user"),
-        ("Roofline", f"intensity {sig3(e.arithmetic_intensity_flops_per_byte)} FLOP/B · ridge "
-                     f"{sig3(e.ridge_flops_per_byte)} FLOP/B · {e.bound}-bound"),
-        ("Critical batch", f"{crit} (weights only: {sig3(e.critical_batch_weights_only)})"),
-        ("MBU / MFU", f"{percent(e.mbu)} / {percent(e.mfu)}"),
-        ("HBM per GPU", f"weights {si(e.weight_bytes_per_gpu, 'B')} + KV {si(e.kv_cache_bytes_per_gpu, 'B')} + "
-                        f"workspace {si(e.workspace_bytes_per_gpu, 'B')} of {si(e.hbm_capacity_bytes, 'B')} → "
-                        + ("fits" if e.fits else "DOES NOT FIT")),
-        ("Largest batch", str(e.max_batch_that_fits)),
-        ("Cost", f"${sig3(e.usd_per_million_tokens)} per 1M tokens · {sig3(e.joules_per_token)} J/token (at TDP)"),
-    ]
+    rows = estimate_table(e)
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")

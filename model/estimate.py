@@ -19,7 +19,7 @@ import numpy as np
 
 from model.catalog import Catalog
 from model.efficiency import Efficiency, EfficiencyTable, default_efficiency
-from model.memory import Footprint, footprint
+from model.memory import Footprint, fit_note, footprint
 from model.roofline import critical_batch, ridge_flops_per_byte
 from model.scenario import ResolvedScenario, Scenario, resolve
 from model.step import PassCost, decode_pass, microbatch, prefill_pass
@@ -84,6 +84,15 @@ class Estimate:
     joules_per_token: float
     efficiency_stack: str
     notes: tuple[str, ...]
+    # the prefill pass, per GPU, in the same terms as the decode step (defaults: not computed)
+    prefill_memory_ms: float = math.nan
+    prefill_compute_ms: float = math.nan
+    prefill_comm_ms: float = math.nan
+    prefill_overhead_ms: float = math.nan
+    prefill_weight_bytes: float = math.nan
+    prefill_kv_bytes: float = math.nan
+    prefill_activation_bytes: float = math.nan
+    prefill_flops: float = math.nan
 
     @property
     def explanation(self) -> str:
@@ -166,12 +175,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
 
     notes = list(rs.notes)
     if not fp.fits:
-        if fp.max_batch < 1:
-            notes.append(f"does not fit: the weights alone need {fp.weight_bytes / 1e9:.0f} GB per GPU "
-                         f"of {hw.hbm_capacity_bytes / 1e9:.0f} GB")
-        else:
-            notes.append(f"does not fit at batch {s.batch}: at most {fp.max_batch} sequences of "
-                         f"{s.input_len + s.output_len} tokens fit; end-to-end runs in {waves} waves")
+        notes.append(fit_note(fp, s.batch, s.input_len + s.output_len, waves))
 
     usd = n * hw.usd_per_hour / 3600.0 / tokens_per_s * 1e6
     joules = n * hw.tdp_w / tokens_per_s
@@ -198,6 +202,10 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         memory_needed_bytes_per_gpu=fp.needed_bytes, fits=fp.fits, max_batch_that_fits=max_fit,
         usd_per_million_tokens=usd, joules_per_token=joules, efficiency_stack=eff.stack,
         notes=tuple(notes),
+        prefill_memory_ms=_f(pre.memory_s) * 1e3, prefill_compute_ms=_f(pre.compute_s) * 1e3,
+        prefill_comm_ms=_f(pre.comm_s) * 1e3, prefill_overhead_ms=_f(pre.overhead_s) * 1e3,
+        prefill_weight_bytes=_f(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_f(pre.kv_bytes) / rs.pp,
+        prefill_activation_bytes=_f(pre.activation_bytes) / rs.pp, prefill_flops=_f(pre.flops) / rs.pp,
     )
 
 

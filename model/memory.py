@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from model.format import si
 from model.scenario import ResolvedScenario
 
 
@@ -58,3 +59,18 @@ def footprint(rs: ResolvedScenario, workspace_fraction: float, batch: int | None
     weights = rs.llm.params.total * rs.precision.bytes_per_weight / (rs.tp * rs.pp)
     per_seq = kv_bytes_per_sequence(rs, ctx)
     return Footprint(cap, weights, per_seq, b * per_seq, workspace_fraction * cap)
+
+
+def fit_note(fp: Footprint, batch: int, context_tokens: int, waves: int) -> str:
+    """Why a scenario does not fit, in the terms the HBM bar shows (formatted with model.format):
+    weights alone over capacity; weights + workspace over capacity (no room for any KV cache);
+    or the batch's KV cache over what is left."""
+    cap, w, ws = si(fp.capacity_bytes, "B"), si(fp.weight_bytes, "B"), si(fp.workspace_bytes, "B")
+    if fp.weight_bytes > fp.capacity_bytes:
+        return f"does not fit: the weights alone need {w} per GPU of {cap}"
+    if fp.max_batch < 1:
+        room = si(max(0.0, fp.capacity_bytes - fp.weight_bytes - fp.workspace_bytes), "B")
+        return (f"does not fit: weights {w} + workspace {ws} leave {room} per GPU of {cap}, less than the "
+                f"KV cache of one sequence of {context_tokens:,} tokens ({si(fp.kv_bytes_per_sequence, 'B')})")
+    return (f"does not fit at batch {batch}: at most {fp.max_batch:,} sequences of {context_tokens:,} tokens "
+            f"fit; end-to-end runs in {waves} waves")

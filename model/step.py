@@ -48,23 +48,38 @@ class PassCost:
         return self.weight_bytes + self.kv_bytes + self.activation_bytes
 
 
+def allreduce_bytes(rs: ResolvedScenario, tokens):
+    """Bytes one GPU sends in a step's tensor-parallel all-reduces (ring, 16-bit partial sums):
+    allreduces × 2(tp−1)/tp × tokens·d·c."""
+    if rs.tp == 1 or rs.tp_link is None:
+        return 0.0 * tokens
+    llm = rs.llm
+    n = llm.layers * llm.shape.allreduces_per_layer
+    return n * 2.0 * (rs.tp - 1) / rs.tp * tokens * llm.hidden * rs.precision.comm_bytes
+
+
+def pipeline_hop_bytes(rs: ResolvedScenario, tokens):
+    """Bytes the pipeline hops carry in a step: (pp−1) × tokens·d·c."""
+    if rs.pp == 1:
+        return 0.0 * tokens
+    return (rs.pp - 1) * tokens * rs.llm.hidden * rs.precision.comm_bytes
+
+
 def _allreduce_s(rs: ResolvedScenario, tokens, eff: Efficiency):
     """Time of the tensor-parallel all-reduces (ring: 2(tp−1)/tp of the message per GPU)."""
     if rs.tp == 1 or rs.tp_link is None:
         return 0.0 * tokens
     llm, link = rs.llm, rs.tp_link
     n = llm.layers * llm.shape.allreduces_per_layer
-    message = tokens * llm.hidden * rs.precision.comm_bytes
-    return n * (link.latency_s * eff.allreduce_latency_scale
-                + 2.0 * (rs.tp - 1) / rs.tp * message / link.bandwidth_bytes_per_s)
+    return n * link.latency_s * eff.allreduce_latency_scale + allreduce_bytes(rs, tokens) / link.bandwidth_bytes_per_s
 
 
 def _pipeline_hops_s(rs: ResolvedScenario, tokens, eff: Efficiency):
     if rs.pp == 1:
         return 0.0 * tokens
     net = rs.hw.network
-    message = tokens * rs.llm.hidden * rs.precision.comm_bytes
-    return (rs.pp - 1) * (net.latency_s * eff.allreduce_latency_scale + message / net.bandwidth_bytes_per_s)
+    return ((rs.pp - 1) * net.latency_s * eff.allreduce_latency_scale
+            + pipeline_hop_bytes(rs, tokens) / net.bandwidth_bytes_per_s)
 
 
 def _combine(rs: ResolvedScenario, eff: Efficiency, compute_fraction: float,

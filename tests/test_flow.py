@@ -109,3 +109,63 @@ def test_prefill_phase_animates_the_prefill_pass_not_a_decode_step():
     assert all(p == per_step[0] for p in per_step)          # conserved HBM → tensor cores
     d = flow(estimate(s.with_(phase="decode")))
     assert d.tokens_per_step == 8 and d.tensor_busy < 0.2
+
+
+def test_flow_takes_the_all_reduce_bytes_model_step_defines():
+    from model.scenario import resolve
+    from model.step import allreduce_bytes, microbatch
+    e = estimate(PCIE8)
+    rs = resolve(PCIE8)
+    m, b = microbatch(rs, PCIE8.batch)
+    assert flow(e).interconnect.total_bytes_per_step == pytest.approx(float(allreduce_bytes(rs, b) * m / rs.pp))
+
+
+def test_prefill_flow_is_the_estimates_prefill_pass_with_its_own_efficiency():
+    """A different efficiency table changes the Estimate's prefill; the flow follows it, not a copy."""
+    from dataclasses import replace
+    from model.efficiency import default_efficiency
+    table = default_efficiency()
+    slow = replace(table, stacks=tuple((k, replace(v, compute_fraction_prefill=v.compute_fraction_prefill / 2))
+                                       for k, v in table.stacks))
+    s = Scenario(model="llama-3.1-8b", batch=8, input_len=1024, phase="prefill")
+    fast_e, slow_e = estimate(s), estimate(s, efficiency=slow)
+    assert slow_e.prefill_ms > fast_e.prefill_ms * 1.5
+    for e in (fast_e, slow_e):
+        f = flow(e)
+        assert f.step_s * 1e3 == pytest.approx(e.prefill_ms, rel=1e-12)
+        assert f.tensor_busy == pytest.approx(e.prefill_compute_ms / e.prefill_ms, rel=1e-9)
+        assert f.link("hbm_l2").bytes_per_step[0] == pytest.approx(e.prefill_weight_bytes)
+
+
+def test_chip_readouts_label_what_they_count():
+    from model.catalog import default_catalog
+    from model.flow import chip_readouts
+    from model.readouts import readouts
+    e = estimate(PCIE8)
+    f = flow(e)
+    hw = default_catalog().gpu(PCIE8.gpu)
+    sh = chip_readouts(e, f, hw)
+    r = readouts(e)
+    assert sh["use_tensor_cores"] == r["tensor_cores_busy"] and "step time" in sh["use_tensor_cores"].label
+    assert sh["use_tensor_cores"].text != r["mfu"].text                 # two quantities, two labels
+    assert sh["step_weights"] == r["weights_read_per_step"]
+    assert sh["step_weights"].value == e.weight_bytes_per_step
+    assert sh["link_busy"].value == pytest.approx(f.link_busy) and sh["link_busy"].text.endswith("%")
+    assert sh["memory_block"].text == "16.0 GB"                        # 80 GB over 5 stacks
+    assert sh["level_hbm"].label == f"{hw.hbm_kind} × 5 stacks" and hw.hbm_stacks == 5
+
+
+def test_packet_scale_is_the_one_bytes_to_packets_mapping():
+    from model.chip_transform import R_CHIP, R_LINK, chip_route_speeds, packet_scale
+    e = estimate(PCIE8)
+    f = flow(e)
+    one, four = packet_scale(f, 1.0), packet_scale(f, 4.0)
+    assert four.packet_bytes == pytest.approx(4 * one.packet_bytes)       # faster play, bigger packets
+    assert four.rates == pytest.approx(one.rates)                          # ... at the same packets/s
+    assert sum(one.rates[:3]) == pytest.approx(R_CHIP * f.level("hbm"))    # HBM flux ∝ HBM use
+    assert one.rates[3] == pytest.approx(R_LINK * f.interconnect.utilisation * 8)
+    assert one.weights_per_packet == pytest.approx(one.packet_bytes * 8 / f.weight_bits)
+    assert one.step_screen_s == pytest.approx(f.step_s / one.chip_s_per_screen_s)
+    v = chip_route_speeds(f, 600.0, stacks=5, sms=12, across_px=0.0)
+    assert len(v) == 8 and v[0] == pytest.approx(0.17 * 600)
+    assert v[6] > v[5]            # registers are wider than shared memory: packets thin out there

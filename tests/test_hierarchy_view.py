@@ -76,23 +76,23 @@ def test_token_counter_ticks_once_per_decode_step(view):
 
 def test_scenario_change_retargets_within_one_frame(view):
     view.settle(60)
-    busy0 = view._cur.busy
+    busy0 = view.animator.cur.busy
     caption0 = view.flow.caption
     count0 = view.particle_count
     view.set_estimate(estimate(SMALL.with_(batch=512)))
     assert view.flow.bottleneck == "compute" and view.flow.caption != caption0
     _frame(view)
-    assert view._cur.busy > busy0                 # easing has begun ...
-    assert view._cur.busy < view.flow.tensor_busy  # ... and glides rather than jumps
+    assert view.animator.cur.busy > busy0                 # easing has begun ...
+    assert view.animator.cur.busy < view.flow.tensor_busy  # ... and glides rather than jumps
     assert view.particle_count > count0 * 0.5     # the flow keeps going, no restart
     view.settle(30)
-    assert view._cur.busy == pytest.approx(view.flow.tensor_busy)
+    assert view.animator.cur.busy == pytest.approx(view.flow.tensor_busy)
 
 
 def test_multi_gpu_draws_tiles_and_link_traffic(view):
     view.set_estimate(estimate(PCIE8), animate=False)
     view.settle(200)
-    assert len(view._L["tiles"]) == 8
+    assert len(view.lay.tiles) == 8
     assert view.flow.bottleneck == "communication"
     assert (view.particles.alive & (view.particles.kind == 3)).sum() > 0
     img = view.grab()
@@ -121,7 +121,7 @@ def test_other_vendors_and_sizes(qtbot):
         v.settle(30)
         assert not v.grab().isNull()
         if s.gpu == "mi300x":
-            assert v.hw.unit_name == "CU" and v.hw.hbm_stacks == 8 and len(v._L["stacks"]) == 8
+            assert v.hw.unit_name == "CU" and v.hw.hbm_stacks == 8 and len(v.lay.memory) == 8
 
 
 def test_narrow_view_shortens_rather_than_clips(qtbot, shown):
@@ -135,7 +135,7 @@ def test_narrow_view_shortens_rather_than_clips(qtbot, shown):
         assert lab.fontMetrics().horizontalAdvance(lab.text()) <= lab.contentsRect().width(), lab.text()
     assert v.scale_label.text().startswith("1 s")
     assert v.token_label.text().endswith("tok") or v.token_label.text().endswith("tokens")
-    assert v._L["caption_lines"] == 2
+    assert v.lay.caption_lines == 2
     v.resize(1400, 700)
     qtbot.wait(10)
     assert v.token_label.text().startswith("decode step")
@@ -171,7 +171,7 @@ def test_multi_gpu_draws_in_the_light_theme(view):
     view.set_theme(LIGHT)
     view.set_estimate(estimate(PCIE8), animate=False)
     view.settle(120)
-    assert len(view._L["tiles"]) == 8
+    assert len(view.lay.tiles) == 8
     assert _corner_lightness(view) > 200
 
 
@@ -184,3 +184,96 @@ def test_main_window_passes_its_theme_to_the_chip(qtbot, shown):
     assert _corner_lightness(w.hierarchy) > 200
     w.toggle_theme()
     assert w.hierarchy.theme_name == "dark"
+
+
+def _unified_catalog():
+    """A fake Apple-silicon-like part: the H100's numbers with one unified memory, no HBM stacks."""
+    from dataclasses import replace
+    from model.catalog import default_catalog
+    cat = default_catalog()
+    h100 = cat.gpu("h100")
+    fake = replace(h100, id="fake-unified", name="Fake unified GPU", short_name="Fake", aliases=(),
+                   hbm_kind="LPDDR5 unified", hbm_stacks=None, pcie=None)
+    return replace(cat, gpus=cat.gpus + (fake,))
+
+
+def test_unified_memory_draws_one_labelled_block_not_hbm_stacks(shown):
+    from model.flow import chip_readouts, memory_name
+    cat = _unified_catalog()
+    e = estimate(SMALL.with_(gpu="fake-unified"), cat)
+    v = shown(HierarchyView(estimate_=e, catalog=cat), (1200, 700))
+    v.settle(60)
+    assert v.lay.unified and len(v.lay.memory) == 1
+    assert memory_name(v.hw) == "Unified memory (LPDDR5)"
+    shown_ = chip_readouts(e, v.flow, v.hw)
+    assert shown_["level_hbm"].label == "Unified memory (LPDDR5)"
+    assert shown_["memory_block"].value == v.hw.hbm_capacity_bytes       # one block holds it all
+    assert shown_["level_host"].label.startswith("CPU")
+    # packets leave the block through its pipes: weights flow from it
+    assert (v.particles.alive & (v.particles.kind == 0)).sum() > 10
+    assert not v.grab().isNull()
+
+
+def test_hidden_view_works_out_only_the_latest_estimate_when_shown(view):
+    view.hide()
+    layout_before, flow_before = view.lay, view._flow
+    for batch in (2, 4, 8):
+        view.set_estimate(estimate(SMALL.with_(batch=batch)))
+    assert view._flow is flow_before and view.lay is layout_before     # nothing worked out while hidden
+    view.show()
+    assert view._flow is not flow_before and view.flow.batch == 8
+
+
+def test_steady_frames_reuse_the_cached_picture(view):
+    view.settle(60)
+    view.canvas.repaint()
+    static, base = view._static, view._base
+    for _ in range(5):
+        _frame(view)
+    assert view._static is static and view._base is base        # only the packets are drawn per frame
+    view.set_estimate(estimate(SMALL.with_(batch=64)))
+    _frame(view)
+    assert view._base is not base                               # the eased layer follows the new targets
+
+
+def test_chip_labels_tensor_core_time_apart_from_mfu(view):
+    from model.readouts import readouts
+    sh = view.scene.shown
+    r = readouts(view.estimate)
+    assert sh["use_tensor_cores"].value == pytest.approx(r["tensor_cores_busy"].value)
+    assert "step time" in sh["use_tensor_cores"].label and "step time" in sh["use_tensor_cores"].help.lower() \
+        or "step time" in r["tensor_cores_busy"].label
+    assert sh["mfu"] == r["mfu"] and "peak" in sh["mfu"].label
+    from ui.chip.paint.ladder import use_text
+    assert use_text(view.scene, "tensor_cores", 1000, 14).endswith("of step time")
+    assert sh["step_weights"].text == r["weights_read_per_step"].text
+    assert sh["step_kv"].text == r["kv_read_per_step"].text
+
+
+def test_tooltips_explain_what_each_number_counts(view):
+    from ui.chip.tips import tooltip_at
+    sc = view.scene
+    row = next(r for r in sc.lay.ladder if r.key == "tensor_cores")
+    tip = tooltip_at(sc, row.box.cx, row.box.cy)
+    assert "of step time" in tip and "MFU" in tip and "peak" in tip      # busy time and MFU, told apart
+    stack = sc.lay.memory[0]
+    assert "per block" in tooltip_at(sc, stack.cx, stack.cy)
+    assert "Weights read per decode step" in tooltip_at(sc, sc.lay.legend.cx, sc.lay.legend.cy)
+    assert tooltip_at(sc, 1, sc.lay.height - 1) == ""
+
+
+def test_larger_text_enlarges_the_chips_type(main_window):
+    h = main_window.hierarchy
+    fs0 = h.lay.fs
+    main_window.set_large_text(True)
+    assert h._boost > 1.0 and h.lay.fs > fs0
+    main_window.set_large_text(False)
+    assert h._boost == 1.0 and h.lay.fs == fs0
+
+
+def test_a_chip_alone_keeps_its_own_type_whatever_the_theme_scale(shown):
+    from ui.theme import get_theme
+    v = shown(HierarchyView(estimate_=estimate(SMALL)), (1280, 720))
+    fs = v.lay.fs
+    v.set_theme(get_theme("light", scale=1.0))
+    assert v._boost == 1.0 and v.lay.fs == fs

@@ -20,6 +20,7 @@ def test_chip_focus_hides_the_rest_and_comes_back(qtbot, shown):
     qtbot.wait(20)
     assert not w.controls_scroll.isVisible() and not w.right.isVisible()
     assert w.hierarchy.width() > 1.4 * normal
+    _assert_parts_apart_and_inside(w.hierarchy.lay)     # the pure layout at the chip-focus size
     # double-clicking the chip returns to the full window
     qtbot.mouseDClick(w.hierarchy, Qt.LeftButton, pos=QPoint(40, 40))
     qtbot.wait(20)
@@ -31,3 +32,13 @@ def test_smoke_renders_every_view_and_exits_0(tmp_path):
                          timeout=180, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"})
     assert out.returncode == 0, out.stderr
     assert out.stderr.strip() == "", out.stderr     # no Qt noise, no warnings
+
+
+def _assert_parts_apart_and_inside(lay):
+    import itertools
+    from ui.chip.layout import Rect
+    view = Rect(0, 0, lay.width, lay.height)
+    parts = lay.parts()
+    for (a, ra), (b, rb) in itertools.combinations(parts.items(), 2):
+        assert not ra.intersects(rb), (a, b)
+    assert all(r.inside(view) for r in parts.values())

@@ -9,13 +9,14 @@ import math
 
 from PySide6.QtCore import QSignalBlocker, QStringListModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QCompleter, QGridLayout, QHBoxLayout,
+from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QCompleter, QGridLayout, QHBoxLayout,
                                QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
-from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_TOKENS, PHASES
+from model.explain import hardware_summary, model_summary
+from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
 
-BATCH_MAX = 4096
+BATCH_MAX = MAX_BATCH          # the model's range: a saved batch 8192 shows as 8192
 SLIDER_STEPS_PER_OCTAVE = 100
 ID_ROLE = Qt.UserRole + 1
 
@@ -51,8 +52,17 @@ class SearchCombo(QComboBox):
         comp.activated[str].connect(self._pick_name)
         self.activated.connect(self._pick_index)
         self.lineEdit().editingFinished.connect(self._restore_text)
+        QApplication.instance().focusChanged.connect(self._focus_changed)
         self._by_name: dict[str, object] = {}
         self._current = None
+
+    def _focus_changed(self, old, new) -> None:
+        """Focus left the box (also while the completer's popup was open, when the line edit
+        emits no editingFinished): close the popup and show the chosen item's name again."""
+        mine = (self, self.lineEdit(), self.completer().popup(), self.view())
+        if old in mine and new not in mine:
+            self.completer().popup().hide()
+            self._restore_text()
 
     def set_items(self, groups: list[tuple[str | None, list[tuple[object, str, str]]]]) -> None:
         """groups: [(header or None, [(id, label, tooltip), …]), …]."""
@@ -186,21 +196,29 @@ class ControlPanel(QWidget):
         title.setObjectName("sectionTitle")
         lay.addWidget(title)
 
-        def label(text, tip=""):
-            lab = QLabel(text)
-            lab.setObjectName("controlLabel")
-            if tip:
-                lab.setToolTip(tip)
-            lay.addWidget(lab)
-            return lab
+        self._lay = lay
+        self._build_catalogue(cat)
+        self._build_numbers()
+        self._build_rest(cat)
+        self._wire(controller)
 
+    def _label(self, text: str, tip: str = "") -> QLabel:
+        lab = QLabel(text)
+        lab.setObjectName("controlLabel")
+        if tip:
+            lab.setToolTip(tip)
+        self._lay.addWidget(lab)
+        return lab
+
+    def _build_catalogue(self, cat) -> None:
+        """GPU, model, precision and KV-cache boxes (type to search)."""
+        lay, label = self._lay, self._label
         # GPU, grouped by vendor · family
         label("GPU", "Type to search")
         self.gpu = SearchCombo()
         groups: dict[str, list] = {}
         for g in cat.gpus:
-            tip = (f"{g.name}: {len(g.dtypes)} tensor paths, HBM {g.hbm_capacity_bytes / 1e9:.0f} GB at "
-                   f"{g.hbm_bandwidth_bytes_per_s / 1e12:.2f} TB/s, {g.tdp_w:.0f} W, ${g.usd_per_hour:.2f}/h")
+            tip = hardware_summary(g)
             groups.setdefault(f"{g.vendor} · {g.family}", []).append((g.id, g.short_name, tip))
         self.gpu.set_items(list(groups.items()))
         self.gpu.setObjectName("gpuCombo")
@@ -210,7 +228,7 @@ class ControlPanel(QWidget):
         self.model = SearchCombo()
         mgroups: dict[str, list] = {}
         for m in cat.models:
-            tip = f"{m.name}: {m.params.total / 1e9:.1f} B parameters, {m.layers} layers, {m.heads} heads"
+            tip = model_summary(m)
             mgroups.setdefault(_model_family(m.name), []).append((m.id, m.name, tip))
         self.model.set_items(list(mgroups.items()))
         self.model.setObjectName("modelCombo")
@@ -228,12 +246,15 @@ class ControlPanel(QWidget):
         row.setColumnStretch(1, 2)
         lay.addLayout(row)
 
+    def _build_numbers(self) -> None:
+        """Batch (log slider and box, the model's range), GPUs, interconnect, lengths, phase."""
+        lay, label = self._lay, self._label
         # batch: log slider 1…4096 + editable number
         label("Batch (sequences decoded together)")
         brow = QHBoxLayout()
         self.batch_slider = QSlider(Qt.Horizontal)
         self.batch_slider.setRange(0, batch_to_slider(BATCH_MAX))
-        self.batch_slider.setToolTip("Logarithmic: 1, 2, 4 … 4096")
+        self.batch_slider.setToolTip(f"Logarithmic: 1, 2, 4 … {BATCH_MAX:,}")
         self.batch_spin = QSpinBox()
         self.batch_spin.setRange(1, BATCH_MAX)
         self.batch_spin.setKeyboardTracking(False)
@@ -265,6 +286,9 @@ class ControlPanel(QWidget):
                                ["One token per sequence per step", "The whole prompt in one pass"])
         lay.addWidget(self.phase)
 
+    def _build_rest(self, cat) -> None:
+        """The comparison GPU, Reset all, theme and larger text."""
+        lay, label = self._lay, self._label
         label("Compare with (faint roofline)")
         self.compare = SearchCombo()
         cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
@@ -288,8 +312,8 @@ class ControlPanel(QWidget):
         vrow.addWidget(self.large_text)
         lay.addLayout(vrow)
 
-        # wiring: controls → controller
-        c = controller
+    def _wire(self, c) -> None:
+        """Controls → controller; the controller's scenario → controls (no signals back)."""
         self.gpu.chosen.connect(lambda v: c.set(gpu=v))
         self.model.chosen.connect(lambda v: c.set(model=v))
         self.precision.chosen.connect(lambda v: c.set(precision=v))
@@ -335,6 +359,10 @@ class ControlPanel(QWidget):
         self.gpus.set_value(s.gpus)
         self.interconnect.set_value(s.interconnect)
         self.phase.set_value(s.phase)
+
+    def set_theme(self, t) -> None:
+        """The panel protocol's theme hook: the batch box's width follows the type size."""
+        self.set_theme_name(t.name, t.px(15))
 
     def set_theme_name(self, name: str, px: int = 15) -> None:
         self.batch_spin.setFixedWidth(int(px * 4.2) + 16)

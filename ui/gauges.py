@@ -1,7 +1,8 @@
 """Gauges: big numbers from the Estimate, the binding roof, and the HBM bar per GPU.
 
-Every number is a field of model.Estimate, formatted by model.format (3 significant
-figures, units always). Tooltips give the same numbers with their definitions.
+Each gauge places one readout of model.readouts (title = its label, the big number = its
+text); tooltips give its help and the readouts behind it as "label: text" lines; the badge,
+the HBM bar's words and the notes are model.explain's. Nothing here computes a number.
 """
 from __future__ import annotations
 
@@ -10,12 +11,10 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout,
                                QWidget)
 
-from model.format import duration, percent, si, sig3
+from model import explain as ex
+from model.readouts import readouts
 from ui import theme as th
-
-
-def usd(x: float) -> str:
-    return f"${sig3(x)}"
+from ui.fit_text import first_fitting, fitting_px
 
 
 class Gauge(QFrame):
@@ -40,12 +39,25 @@ class Gauge(QFrame):
         self.value.setFont(_tabular(self.value.font()))
 
         self.base_px = 32
+        self._titles: tuple[str, ...] = ()
 
-    def set(self, value: str, sub: str, tip: str) -> None:
+    def set(self, value: str, sub: str, tip: str, titles: tuple[str, ...] = ()) -> None:
+        if titles:
+            self._titles = titles
         self.value.setText(value)
         self.sub.setText(sub)
         self.setToolTip(tip)
         self._fit()
+
+    def show_readout(self, r, sub: str, extra: tuple = ()) -> None:
+        """Title = the readout's label, the big number = its text; the tooltip = its help and,
+        beneath, ``extra`` readouts as 'label: text' lines."""
+        tip = "\n".join([r.labelled, r.help, *(x.labelled for x in extra)])
+        self.set(r.text, sub, tip, r.labels)
+
+    def labelled_pairs(self) -> list[tuple[str, str]]:
+        """(title, number) as shown: for ui.screen_text."""
+        return [(self.title.text(), self.value.text())]
 
     def set_base_px(self, px: int) -> None:
         self.base_px = px
@@ -54,12 +66,10 @@ class Gauge(QFrame):
     def _fit(self) -> None:
         """Largest size up to base_px at which the number fits its column (never clipped)."""
         f = self.value.font()
-        f.setPixelSize(self.base_px)
         f.setBold(True)
-        from PySide6.QtGui import QFontMetrics
-        need = QFontMetrics(f).horizontalAdvance(self.value.text()) + 2
-        avail = max(40, self.value.width())
-        px = self.base_px if need <= avail else max(12, int(self.base_px * avail / need))
+        px = fitting_px(self.value.text(), f, max(40, self.value.width()), self.base_px, 12)
+        if self._titles:                         # the readout's label, or its short form where narrow
+            self.title.setText(first_fitting(self._titles, self.title.font(), self.title.contentsRect().width()))
         if px != getattr(self, "_px", None):     # the window's style sheet sets fonts: override per label
             self._px = px
             self.value.setStyleSheet(f"font-size: {px}px; font-weight: 700;")
@@ -90,22 +100,28 @@ class HbmBar(QWidget):
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.theme = th.DARK
         self.capacity = 1.0
-        self.segments: list[tuple[str, float, str]] = []   # (name, bytes, colour)
+        self.cap_text = ""
+        self.segments: list[tuple[str, float, str]] = []   # (hover text, bytes, colour)
         self.fits = True
         self.status_text = ""
         self.setMouseTracking(True)
 
+    def show_estimate(self, e) -> None:
+        """The parts from model.explain.hbm_segments: widths from their bytes, words from the model."""
+        self._show(e.hbm_capacity_bytes, ex.hbm_segments(e), e.fits, ex.hbm_status(e),
+                   readouts(e)["hbm_capacity"].labelled)
+
     def set_values(self, capacity: float, weights: float, kv: float, workspace: float, fits: bool,
                    status: str = "") -> None:
-        self.capacity = capacity
-        self.status_text = status
-        used = weights + kv + workspace
-        t = self.theme
-        self.segments = [("Weights", weights, th.ORANGE), ("KV cache", kv, th.REDDISH_PURPLE),
-                         ("Workspace (activations, runtime)", workspace, t.workspace)]
-        if used < capacity:
-            self.segments.append(("Free", capacity - used, t.hbm_free))
-        self.fits = fits
+        """The same bar from bytes (chapters that draw a state other than the controller's)."""
+        self._show(capacity, ex.hbm_parts(capacity, weights, kv, workspace), fits, status,
+                   ex.hbm_capacity_text(capacity))
+
+    def _show(self, capacity: float, parts, fits: bool, status: str, cap_text: str) -> None:
+        colours = {"weights": th.ORANGE, "kv": th.REDDISH_PURPLE, "workspace": self.theme.workspace,
+                   "free": self.theme.hbm_free}
+        self.capacity, self.fits, self.status_text, self.cap_text = capacity, fits, status, cap_text
+        self.segments = [(text, b, colours[name]) for name, b, text in parts]
         self.update()
 
     def set_theme(self, t: th.Theme) -> None:
@@ -161,16 +177,20 @@ class HbmBar(QWidget):
             p.drawText(box, Qt.AlignCenter, self.status_text)
         p.end()
 
+    def shown_texts(self) -> list[str]:
+        """The words this bar paints and its hover texts: for ui.screen_text."""
+        return [self.status_text, *(text for text, _b, _c in self.segments), self.cap_text]
+
     def segment_at(self, x: float) -> str:
-        for name, b, _c, r in self._rects():
+        for text, _b, _c, r in self._rects():
             if r.left() <= x <= r.right():
-                return f"{name}: {si(b, 'B')} per GPU ({percent(b / self.capacity)} of {si(self.capacity, 'B')})"
+                return text
         return ""
 
     def event(self, ev) -> bool:
         if ev.type() == QEvent.ToolTip:
             text = self.segment_at(ev.pos().x())
-            cap = f"HBM capacity {si(self.capacity, 'B')} per GPU (the white line)"
+            cap = f"{self.cap_text} (the line)"
             QToolTip.showText(ev.globalPos(), f"{text}\n{cap}" if text else cap, self)
             return True
         return super().event(ev)
@@ -232,9 +252,9 @@ class GaugePanel(QWidget):
         lay.addWidget(self.notes)
         lay.addStretch(1)
 
-        controller.estimate_changed.connect(self.update_from)
+        controller.estimate_changed.connect(self.show_estimate)
         if controller.estimate is not None:
-            self.update_from(controller.estimate)
+            self.show_estimate(controller.estimate)
 
     def value_text(self, key: str) -> str:
         return self.gauges[key].value.text()
@@ -244,73 +264,54 @@ class GaugePanel(QWidget):
         for g in self.gauges.values():
             g.set_base_px(t.px(32))
         if self.controller.estimate is not None:
-            self.update_from(self.controller.estimate)
+            self.show_estimate(self.controller.estimate)
 
-    def update_from(self, e) -> None:
+    def show_estimate(self, e) -> None:
+        """Place the model's readouts: every gauge is one readout (title = its label)."""
+        r = readouts(e)
         s = e.scenario
         g = self.gauges
-        g["ms_per_token"].set(
-            duration(e.decode_ms_per_token / 1e3), f"floor {duration(e.decode_floor_ms_per_token / 1e3)}",
-            f"Realistic decode step: {sig3(e.decode_ms_per_token)} ms per token (at the mean context "
-            f"{s.input_len + s.output_len // 2:,} tokens)\n"
-            f"  HBM traffic {sig3(e.decode_memory_ms)} ms, maths {sig3(e.decode_compute_ms)} ms, "
-            f"communication {sig3(e.decode_comm_ms)} ms, overhead {sig3(e.decode_overhead_ms)} ms\n"
-            f"Floor (100% of peak, no overhead): {sig3(e.decode_floor_ms_per_token)} ms per token")
-        g["tps_user"].set(si(e.tokens_per_s_per_user, "tok/s"), "each sequence sees",
-                          f"{sig3(e.tokens_per_s_per_user)} tokens/s per user = 1 / {sig3(e.decode_ms_per_token)} ms")
-        g["tps_group"].set(si(e.output_tokens_per_s, "tok/s"), f"batch {s.batch} on {s.gpus} GPU"
-                           + ("s" if s.gpus > 1 else ""),
-                           f"{sig3(e.output_tokens_per_s)} output tokens/s for the whole group = batch {s.batch} ÷ "
-                           f"{sig3(e.decode_ms_per_token)} ms")
-        g["ttft"].set(duration(e.prefill_ms / 1e3), f"floor {duration(e.prefill_floor_ms / 1e3)}",
-                      f"Prefill of {s.batch} × {s.input_len:,} tokens: {sig3(e.prefill_ms)} ms "
-                      f"(floor {sig3(e.prefill_floor_ms)} ms)")
-        g["mbu"].set(percent(e.mbu), f"of {si(e.peak_bandwidth_bytes_per_s, 'B/s')}",
-                     f"Model bandwidth utilisation ({e.phase}): {percent(e.mbu)} of "
-                     f"{si(e.peak_bandwidth_bytes_per_s, 'B/s')} HBM bandwidth per GPU")
-        g["mfu"].set(percent(e.mfu), f"of {si(e.peak_flops, 'FLOP/s')}",
-                     f"Model FLOP utilisation ({e.phase}): {si(e.achieved_flops, 'FLOP/s')} of "
-                     f"{si(e.peak_flops, 'FLOP/s')} {e.compute_dtype.upper()} per GPU = {percent(e.mfu)}")
-        g["usd"].set(usd(e.usd_per_million_tokens), "per million output tokens",
-                     f"${sig3(e.usd_per_million_tokens)} per 1M output tokens = {s.gpus} GPU × GPU-hour price "
-                     f"÷ {sig3(e.output_tokens_per_s)} tok/s")
-        g["joules"].set(si(e.joules_per_token, "J"), "upper bound (TDP)",
-                        f"{sig3(e.joules_per_token)} J per output token = {s.gpus} × TDP ÷ "
-                        f"{sig3(e.output_tokens_per_s)} tok/s (TDP, not measured power)")
-        g["e2e"].set(duration(e.e2e_latency_s), f"{s.input_len:,} in → {s.output_len:,} out"
-                     + (f", {e.waves} waves" if e.waves > 1 else ""),
-                     f"Prefill + {s.output_len:,} decode steps: {sig3(e.e2e_latency_s)} s"
-                     + (f" in {e.waves} waves (the batch does not fit at once)" if e.waves > 1 else ""))
+        engine = (r["engine"],) if "engine" in r else ()             # with issue 11's engines
+        by = f"{r['engine'].text} · " if engine else ""
+        g["ms_per_token"].show_readout(r["decode_time"], f"{by}floor {r['decode_floor'].text}",
+                                       (*engine, r["mean_context"], r["decode_memory_time"], r["decode_compute_time"],
+                                        r["decode_comm_time"], r["decode_overhead_time"], r["decode_floor"]))
+        g["tps_user"].show_readout(r["tokens_per_s_per_user"], "each sequence sees", (r["decode_time"],))
+        g["tps_group"].show_readout(r["output_tokens_per_s"], f"batch {s.batch} on {s.gpus} GPU"
+                                    + ("s" if s.gpus > 1 else ""), (r["decode_time"],))
+        g["ttft"].show_readout(r["prefill_time"], f"{by}floor {r['prefill_floor'].text}",
+                               (*engine, r["prefill_memory_time"], r["prefill_compute_time"], r["prefill_comm_time"],
+                                r["prefill_overhead_time"], r["prefill_floor"]))
+        g["mbu"].show_readout(r["mbu"], f"{e.phase} · of {r['peak_bandwidth'].text}", (r["peak_bandwidth"],))
+        g["mfu"].show_readout(r["mfu"], f"{e.phase} · of {r['peak_flops'].text}",
+                              (r["achieved_flops"], r["peak_flops"], r["tensor_cores_busy"]))
+        g["usd"].show_readout(r["usd_per_million_tokens"], "per million output tokens", (r["output_tokens_per_s"],))
+        g["joules"].show_readout(r["joules_per_token"], "upper bound (TDP)", (r["output_tokens_per_s"],))
+        g["e2e"].show_readout(r["e2e_latency"], f"{s.input_len:,} in → {s.output_len:,} out"
+                              + (f", {e.waves} waves" if e.waves > 1 else ""), (r["prefill_time"],))
 
-        colour = th.BOUND_COLOURS.get(e.bound, th.VERMILLION)
-        self.badge.setText(f"{e.bound.upper()}-BOUND")
-        self.badge.setStyleSheet(f"background: {colour};")
-        self.badge.setToolTip(
-            f"The roof that binds this {e.phase} step: {e.bound}\n"
-            f"HBM traffic {sig3(e.decode_memory_ms)} ms · maths {sig3(e.decode_compute_ms)} ms · "
-            f"communication {sig3(e.decode_comm_ms)} ms per decode step\n"
-            + (f"Turns compute-bound at batch ≈ {sig3(e.critical_batch)}" if e.critical_batch
-               else "Never turns compute-bound at this context (the KV cache grows with the batch)"))
+        self.badge.setText(ex.badge_text(e))
+        self.badge.setStyleSheet(f"background: {th.BOUND_COLOURS.get(e.bound, th.VERMILLION)};")
+        self.badge.setToolTip(ex.badge_tooltip(e))
 
         t = self.hbm.theme
-        need, cap = e.memory_needed_bytes_per_gpu, e.hbm_capacity_bytes
-        self.hbm.set_values(cap, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu, e.workspace_bytes_per_gpu, e.fits,
-                            f"{si(need, 'B')} of {si(cap, 'B')}" + ("" if e.fits else " — DOES NOT FIT"))
-        legend = (f"<span style='color:{th.ORANGE}'>■</span> weights {si(e.weight_bytes_per_gpu, 'B')} "
-                  f"<span style='color:{th.REDDISH_PURPLE}'>■</span> KV {si(e.kv_cache_bytes_per_gpu, 'B')} "
-                  f"<span style='color:{t.workspace}'>■</span> work {si(e.workspace_bytes_per_gpu, 'B')}")
-        self.hbm_text.setText(legend)
+        self.hbm.show_estimate(e)
+        self.hbm_text.setText(
+            f"<span style='color:{th.ORANGE}'>■</span> weights {r['weights_resident_per_gpu'].text} "
+            f"<span style='color:{th.REDDISH_PURPLE}'>■</span> KV {r['kv_resident_per_gpu'].text} "
+            f"<span style='color:{t.workspace}'>■</span> work {r['workspace_per_gpu'].text}")
+        self.hbm_text.setToolTip("\n".join(x.labelled for x in (r["weights_resident_per_gpu"],
+                                                                  r["kv_resident_per_gpu"], r["workspace_per_gpu"])))
         self.hbm.setToolTip("")
-        notes = list(e.notes)
-        if e.emulated and not any("emulated" in n for n in notes):
-            notes.append(f"{e.precision_name} runs emulated in {e.compute_dtype.upper()}")
         html = []
-        for n in notes:
+        for n in ex.shown_notes(e):
             warn = n.startswith("does not fit")
             style = f"color:{th.VERMILLION}; font-weight:600" if warn else ""
             html.append(f"<span style='{style}'>⚠ {_esc(n)}</span>")
         self.notes.setText("<br>".join(html))
         self.notes.setVisible(bool(html))
+
+    update_from = show_estimate
 
 
 def _esc(text: str) -> str:

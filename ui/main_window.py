@@ -81,6 +81,24 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         ex.addWidget(right, 4)
         self._install_lessons(explore, body, outer)
 
+        outer.addWidget(self._build_footer())
+        self.setCentralWidget(central)
+
+        controller.estimate_changed.connect(self._on_estimate)
+        controller.problem_changed.connect(self._on_problem)
+        self.controls.theme_toggled.connect(self.toggle_theme)
+        self.controls.large_text_toggled.connect(self.set_large_text)
+        self.controls.large_text.setChecked(large_text)
+        if controller.estimate is not None:
+            self._on_estimate(controller.estimate)
+        self._on_problem(controller.problem)
+        self.setMinimumSize(1024, 600)
+        self.resize(1600, 900)
+        self.apply_theme()
+
+
+    def _build_footer(self) -> QWidget:
+        """The footer: the reason a scenario was rejected (if any) over the model's sentence."""
         footer = QWidget()
         footer.setObjectName("footer")
         flay = QVBoxLayout(footer)
@@ -97,20 +115,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.problem.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         flay.addWidget(self.problem)
         flay.addWidget(self.explanation)
-        outer.addWidget(footer)
-        self.setCentralWidget(central)
-
-        controller.estimate_changed.connect(self._on_estimate)
-        controller.problem_changed.connect(self._on_problem)
-        self.controls.theme_toggled.connect(self.toggle_theme)
-        self.controls.large_text_toggled.connect(self.set_large_text)
-        self.controls.large_text.setChecked(large_text)
-        if controller.estimate is not None:
-            self._on_estimate(controller.estimate)
-        self._on_problem(controller.problem)
-        self.setMinimumSize(1024, 600)
-        self.resize(1600, 900)
-        self.apply_theme()
+        return footer
 
     # ---------------------------------------------------------------- views
     def _on_estimate(self, e) -> None:
@@ -159,11 +164,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.setStyleSheet(th.style_sheet(t))
         self.controls_scroll.setFixedWidth(int(max(170 + 130 * scale, 300 * scale)))   # grows with its type
         self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
-        self.roofline.apply_theme(t)
-        self.gauges.set_theme(t)
-        self.hierarchy.set_theme(t)
-        self.controls.set_theme_name(t.name, t.px(15))
-        self.lessons.set_theme(t)
+        for panel in (self.roofline, self.gauges, self.hierarchy, self.controls, self.lessons):
+            panel.set_theme(t)          # one protocol: every panel takes the theme the same way
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)

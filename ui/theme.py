@@ -133,3 +133,52 @@ def style_plot_axes(plot_item, t: Theme, x_label: str = "", y_label: str = "", l
     if y_label:
         plot_item.setLabel("left", y_label, **style)
     plot_item.getAxis("left").setWidth(int(t.px(13) * left_em))
+
+
+@dataclass(frozen=True)
+class ChipColours:
+    """The animated chip's colours for one theme (hex). The Okabe–Ito meaning colours stay the same
+    in both; on white the low-contrast ones get a darker shade for text and a rim round packets."""
+
+    bg: str
+    panel: str
+    border: str
+    text: str
+    secondary: str
+    pipe: str               # channels between levels, bar tracks
+    tc_idle: str
+    package: str            # the GPU package
+    unit: str               # L2, SMs, cluster tiles
+    memory_fill: str
+    memory_edge: str
+    memory_line: str        # the stacked dies; the memory strips on cluster tiles
+    host_link: str          # the dashed PCIe line to host RAM
+    switch: str
+    input_bg: str
+    hover: str
+    kinds: tuple[str, ...]  # packet colours: weights, KV, activations, all-reduce
+    kind_text: tuple[str, ...]
+    outlines: tuple[str | None, ...]
+    tc_text: str
+    warning_text: str
+    level_bar: str          # a level's use bar below 80 % (orange: bytes moving)
+
+
+_KINDS = (ORANGE, REDDISH_PURPLE, SKY_BLUE, "#3A9BE0")
+CHIP_DARK = ChipColours(
+    DARK.bg, DARK.panel, "#2C323C", DARK.text, DARK.secondary, "#1A1E25", "#3A3F46", "#0F1216", "#161A20",
+    "#1E1A12", "#5A4A20", "#3A3220", "#3A404A", "#0E1C2A", DARK.input_bg, SKY_BLUE, _KINDS, _KINDS,
+    (None,) * 4, BLUISH_GREEN, VERMILLION, ORANGE)
+CHIP_LIGHT = ChipColours(
+    LIGHT.bg, LIGHT.panel, "#C4C1B9", LIGHT.text, LIGHT.secondary, "#E6E4DE", "#CDD0D4", "#FFFFFF", "#F3F2EE",
+    "#FBF1DA", "#C9A24A", "#E8D6A8", "#9A9CA0", "#E2EEF7", LIGHT.input_bg, BLUE, _KINDS,
+    ("#9A6700", "#A8457F", "#1F7FB8", BLUE), ("#9A6700", None, "#1F7FB8", None), "#007A59", "#B34E00", "#D99500")
+
+
+def mix(a, b, t: float):
+    """The one colour mix: ``a`` → ``b`` by ``t`` in [0, 1] (QColor or '#rrggbb'; returns QColor)."""
+    from PySide6.QtGui import QColor
+    ca, cb = QColor(a), QColor(b)
+    t = min(1.0, max(0.0, t))
+    return QColor(int(ca.red() + (cb.red() - ca.red()) * t), int(ca.green() + (cb.green() - ca.green()) * t),
+                  int(ca.blue() + (cb.blue() - ca.blue()) * t))

@@ -1,0 +1,1 @@
+"""Painters of the chip view, one module per part. Each draws from a ``common.Scene``."""

@@ -1,0 +1,75 @@
+"""The cluster panel (more than one GPU): the tiles, the switch, and how busy the link is."""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QPainter, QPen
+
+from model.chip_transform import MAX_TILES
+from model.flow import link_title
+from ui.chip.paint.common import INTERCONNECT, Scene, fit, font, qr, text
+
+
+def _titles(sc: Scene) -> list[str]:
+    f = sc.flow
+    split = f"tp {f.tp} × pp {f.pp}" if f.pp > 1 else f"tensor parallel {f.tp}"
+    short = f"tp {f.tp} pp {f.pp}" if f.pp > 1 else f"tp {f.tp}"
+    more = f" · {MAX_TILES} drawn" if f.gpus > MAX_TILES else ""
+    return [f"×{f.gpus} GPUs · {split}{more}", f"×{f.gpus} GPUs · {short}{more}", f"×{f.gpus} GPUs · {short}"]
+
+
+def paint_cluster(p: QPainter, sc: Scene) -> None:
+    cl = sc.lay.cluster
+    if cl is None:
+        return
+    P, f, fs = sc.pal, sc.flow, sc.lay.fs
+    p.setPen(QPen(P.border, 1))
+    p.setBrush(P.panel)
+    p.drawRoundedRect(qr(cl.box), 6, 6)
+    fit(p, qr(cl.title), _titles(sc), font(fs, True), P.text)
+    bw = sc.shown["link_bandwidth"].text if "link_bandwidth" in sc.shown else ""
+    title = link_title(f.link_kind, f.link_name)
+    text(p, qr(cl.subtitle), f"{title} · {bw}", font(fs - 1), P.secondary)
+    sw = cl.switch
+    p.setPen(Qt.NoPen)
+    p.setBrush(P.pipe)
+    for t in cl.tiles:
+        p.drawRect(QRectF(t.cx - 7, t.bottom, 14, sw.top - t.bottom))
+    p.setPen(QPen(INTERCONNECT, 1))
+    p.setBrush(P.switch)
+    p.drawRoundedRect(qr(sw), 3, 3)
+    word = "Thunderbolt" if title.startswith("Thunderbolt") else \
+        {"pcie": "PCIe switch", "network": "network"}.get(f.link_kind, "switch")
+    text(p, qr(sw), word, font(fs - 2), P.text, Qt.AlignCenter)
+    for i, t in enumerate(cl.tiles):
+        p.setPen(QPen(P.text if i == 0 else P.border, 1.5 if i == 0 else 1))
+        p.setBrush(P.unit)
+        p.drawRoundedRect(qr(t), 4, 4)
+        p.setPen(Qt.NoPen)
+        p.setBrush(P.memory_line)
+        p.drawRect(QRectF(t.left + 3, t.top + 3, 4, t.h - 6))
+        p.drawRect(QRectF(t.right - 7, t.top + 3, 4, t.h - 6))
+    _link_words(p, sc)
+
+
+def link_bar(sc: Scene) -> QRectF:
+    foot = sc.lay.cluster.foot
+    return QRectF(foot.left, foot.top + sc.lay.fs * 2.0, foot.w * 0.45, 5)
+
+
+def _link_words(p: QPainter, sc: Scene) -> None:
+    """'link busy 48.8% of each step' and, when the link is the bottleneck, say so."""
+    P, fs = sc.pal, sc.lay.fs
+    foot = sc.lay.cluster.foot
+    bar = link_bar(sc)
+    p.setPen(Qt.NoPen)
+    p.setBrush(P.pipe)
+    p.drawRoundedRect(bar, 2, 2)
+    comm = sc.flow.bottleneck == "communication"
+    colour = P.warning_text if comm else P.text
+    busy = sc.shown["link_busy"].text
+    fit(p, QRectF(foot.left, foot.top, foot.w, fs * 1.4),
+        [f"link busy {busy} of each step", f"link busy {busy} of a step", f"link busy {busy}"], font(fs - 1, comm),
+        colour)
+    if comm:
+        fit(p, QRectF(bar.right() + 8, bar.center().y() - fs * 0.65, foot.w - bar.width() - 8, fs * 1.3),
+            ["the bottleneck", "bottleneck"], font(fs - 1, True), colour)

@@ -1,0 +1,120 @@
+"""The GPU package: SMs (tensor cores, registers, shared memory), L2, the HBM stacks or one
+unified-memory block, the pipes between them, and host RAM below."""
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFontMetrics, QPainter, QPen
+
+from model.chip_transform import shorter_sizes
+from ui.chip.paint.common import Scene, fit, font, qr, text
+
+
+def _title(p: QPainter, sc: Scene) -> None:
+    """Title left, unit count right; when both do not fit, shorten, then drop the title."""
+    P, hw, lay = sc.pal, sc.hw, sc.lay
+    fs = lay.fs
+    r = qr(lay.package_title)
+    small_f, bold_f = font(fs - 1), font(fs, True)
+    fm_s, fm_b = QFontMetrics(small_f), QFontMetrics(bold_f)
+    units = sc.shown["units"].text
+    full_units = f"{units} ({len(lay.sms)} drawn)"
+    choice = ("", units)
+    for left, right in ((f"{hw.short_name} package", full_units), (hw.short_name, full_units),
+                        (f"{hw.short_name} package", units), (hw.short_name, units), ("", full_units)):
+        need = fm_b.horizontalAdvance(right) + (fm_s.horizontalAdvance(left) + 14 if left else 0)
+        if need <= r.width():
+            choice = (left, right)
+            break
+    if choice[0]:
+        text(p, r, choice[0], small_f, P.secondary, Qt.AlignLeft | Qt.AlignVCenter)
+    text(p, r, choice[1], bold_f, P.text, Qt.AlignRight | Qt.AlignVCenter)
+
+
+def _sms(p: QPainter, sc: Scene) -> None:
+    P, lay = sc.pal, sc.lay
+    fs, sp = lay.fs, lay.sm_pipe_w
+    l2 = lay.l2
+    p.setPen(Qt.NoPen)
+    p.setBrush(P.pipe)
+    for x in lay.memory_pipes_x:
+        p.drawRect(QRectF(x - lay.memory_pipe_w / 2, l2.bottom, lay.memory_pipe_w, lay.memory[0].top - l2.bottom))
+    for sm in lay.sms:
+        p.drawRect(QRectF(sm.cx - sp / 2, sm.bottom, sp, l2.top - sm.bottom))
+    p.setPen(QPen(P.border, 1))
+    p.setBrush(P.unit)
+    p.drawRoundedRect(qr(l2), 5, 5)
+    regs0, smem0, smem1 = lay.band("registers")[0], lay.band("smem")[0], lay.band("smem")[1]
+    for sm in lay.sms:
+        p.setPen(QPen(P.border, 1))
+        p.setBrush(P.unit)
+        p.drawRoundedRect(qr(sm), 4, 4)
+        for y0 in (regs0, smem0):
+            p.drawLine(QPointF(sm.left, y0), QPointF(sm.right, y0))
+        p.setPen(Qt.NoPen)
+        p.setBrush(P.pipe)
+        p.drawRect(QRectF(sm.cx - sp / 2, regs0 + 3, sp, smem1 - regs0 - 6))
+    if lay.sms:
+        sm = lay.sms[0]
+        fm = QFontMetrics(font(fs - 3))
+        for y0, word in ((regs0, "RF"), (smem0, "SMEM")):
+            if fm.horizontalAdvance(word) <= sm.w - 6:       # whole, or not at all
+                text(p, QRectF(sm.left + 3, y0 + 1, sm.w - 6, fs), word, font(fs - 3), P.secondary,
+                     Qt.AlignLeft | Qt.AlignTop)
+
+
+def _memory(p: QPainter, sc: Scene) -> None:
+    """HBM stacks with their dies and capacity; or one unified block, labelled as such."""
+    P, lay = sc.pal, sc.lay
+    fs = lay.fs
+    cap = sc.shown["memory_block"].text
+    for st in lay.memory:
+        p.setPen(QPen(P.memory_edge, 1))
+        p.setBrush(P.memory_fill)
+        p.drawRoundedRect(qr(st), 4, 4)
+        p.setPen(QPen(P.memory_line, 1))
+        dies = 3 if lay.unified else 5
+        for k in range(1, dies):
+            yy = st.top + st.h * k / dies
+            p.drawLine(QPointF(st.left + 4, yy), QPointF(st.right - 4, yy))
+        cap_r = QRectF(st.left + 2, st.bottom - fs * 1.4, st.w - 4, fs * 1.3)
+        forms = shorter_sizes(cap)
+        if lay.unified:
+            name = sc.shown["level_hbm"].label
+            forms = [f"{name} · {cap}", f"{name}", *forms]
+        fm = QFontMetrics(font(fs - 2))
+        fitting = [t for t in forms if fm.horizontalAdvance(t) <= cap_r.width()]
+        if fitting:          # the longest that fits, or nothing rather than "16…"
+            text(p, cap_r, fitting[0], font(fs - 2), P.secondary, Qt.AlignHCenter | Qt.AlignVCenter)
+
+
+def _host(p: QPainter, sc: Scene) -> None:
+    P, lay, hw = sc.pal, sc.lay, sc.hw
+    fs = lay.fs
+    host = lay.host
+    p.setPen(QPen(P.host_link, 2, Qt.DashLine))
+    p.drawLine(QPointF(lay.pcie_x, lay.package.bottom), QPointF(lay.pcie_x, host.top))
+    p.setPen(QPen(P.border, 1))
+    p.setBrush(P.panel)
+    p.drawRoundedRect(qr(host), 5, 5)
+    if lay.unified:
+        fit(p, qr(host).adjusted(8, 0, -8, 0), ["CPU cores", "CPU"], font(fs, True), P.text)
+        notes = ["CPU and GPU share the unified memory: no copy over PCIe", "CPU and GPU share this memory",
+                 "shared memory"]
+    else:
+        fit(p, qr(host).adjusted(8, 0, -8, 0), ["Host RAM", "Host", "RAM"], font(fs, True), P.text)
+        link = f"PCIe {hw.pcie.name}" if hw.pcie else "host link"
+        when = "steady decode" if sc.flow.phase == "decode" else "prefill"
+        notes = [f"{link}: idle in {when} (weights already in HBM)", f"{link}: idle in {when}",
+                 f"{link}: idle", "idle"]
+    fit(p, qr(lay.host_note), notes, font(fs - 1), P.secondary, wrap=True)
+
+
+def paint_package(p: QPainter, sc: Scene) -> None:
+    P, lay = sc.pal, sc.lay
+    p.setPen(QPen(P.border, 1.5))
+    p.setBrush(P.package)
+    p.drawRoundedRect(qr(lay.package), 10, 10)
+    _title(p, sc)
+    _sms(p, sc)
+    _memory(p, sc)
+    _host(p, sc)

@@ -1,0 +1,355 @@
+"""The animated memory hierarchy: packets of bytes flowing from HBM into the tensor cores.
+
+The facade over the chip view's parts:
+    ui.chip.layout        where every part sits, from the size (pure)
+    model.chip_transform  bytes/s → packets, packet speeds, the time scale (pure)
+    model.flow            bytes/s per link and the chip's readouts (pure)
+    ui.chip.animator      targets that ease, the token clock, the particle pool (no Qt)
+    ui.chip.paint.*       one painter per part; static parts cached in a pixmap
+    ui.chip.control_bar   pause / step / speed, the time scale and the token counter
+
+One QTimer (16 ms) drives everything; dt is capped at 50 ms; the timer stops while the view is
+hidden, and a hidden view only remembers the latest estimate: flow, layout and pictures are
+made when it shows. The static picture is cached; the eased layer (use bars, tensor-core
+fill) is cached on top of it and redrawn only while it eases; per frame only packets move.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QElapsedTimer, QEvent, QSize, Qt, QTimer
+from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QVBoxLayout, QWidget
+
+from model import Estimate, Scenario, estimate
+from model.catalog import Catalog, default_catalog
+from model.chip_transform import packet_scale, scale_forms, step_word, tiles_drawn
+from model.flow import Flow, chip_readouts, flow, is_unified
+from ui import theme as th
+from ui.chip.animator import MAX_DT, POOL, Animator
+from ui.chip.control_bar import SPEEDS, ControlBar
+from ui.chip.layout import ChipLayout, chip_layout, font_px
+from ui.chip.paint.cluster import paint_cluster
+from ui.chip.paint.common import Scene, palette, patterns, recording
+from ui.chip.paint.dynamic import paint_dynamic
+from ui.chip.paint.header import caption_lines, paint_header
+from ui.chip.paint.ladder import paint_ladder
+from ui.chip.paint.legend import paint_legend
+from ui.chip.paint.package import paint_package
+from ui.chip.paint.particles import paint_particles
+from ui.chip.tips import tooltip_at
+
+FRAME_MS = 16
+__all__ = ["HierarchyView", "POOL", "SPEEDS"]
+
+
+class _Canvas(QWidget):
+    def __init__(self, view: "HierarchyView"):
+        super().__init__(view)
+        self.view = view
+        self.setAttribute(Qt.WA_OpaquePaintEvent, True)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.setMinimumSize(520, 340)
+
+    def sizeHint(self) -> QSize:
+        return QSize(1100, 620)
+
+    def paintEvent(self, _event) -> None:
+        self.view._paint(self)
+
+    def resizeEvent(self, _event) -> None:
+        self.view._relayout()
+
+    def event(self, ev) -> bool:
+        if ev.type() == QEvent.ToolTip:
+            tip = tooltip_at(self.view.scene, ev.pos().x(), ev.pos().y())
+            if tip:
+                QToolTip.showText(ev.globalPos(), tip, self)
+            else:
+                QToolTip.hideText()
+                ev.ignore()
+            return True
+        return super().event(ev)
+
+
+class HierarchyView(QWidget):
+    """The chip, animated. ``show_estimate(e)`` (or ``set_estimate``) re-targets the flow."""
+
+    def __init__(self, controller=None, estimate_: Estimate | None = None, parent: QWidget | None = None,
+                 seed: int = 0, catalog: Catalog | None = None):
+        super().__init__(parent)
+        self.setObjectName("hierarchyView")
+        self.catalog = catalog or default_catalog()
+        self.animator = Animator(seed)
+        self.particles = self.animator.particles
+        self.estimate: Estimate | None = None
+        self._flow: Flow | None = None
+        self._pending: tuple[Estimate, bool] | None = None
+        self.hw = None
+        self.lay: ChipLayout | None = None
+        self.scene: Scene | None = None
+        self.speed = 1.0
+        self.paused = False
+        self._geom_key = None
+        self._static: QPixmap | None = None
+        self._base: QPixmap | None = None
+        self._pal = palette("dark")
+        self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
+        self._shapes: dict = {}
+
+        self.canvas = _Canvas(self)
+        self._bar = ControlBar(self)
+        self._bar.pause_clicked.connect(self.toggle_pause)
+        self._bar.step_clicked.connect(self.single_step)
+        self._bar.speed_chosen.connect(self.set_speed)
+        self._bar.restyle(self._pal, 13)
+        self.pause_button, self.step_button = self._bar.pause_button, self._bar.step_button
+        self.speed_box, self.scale_label, self.token_label = (self._bar.speed_box, self._bar.scale_label,
+                                                              self._bar.token_label)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.canvas, 1)
+        lay.addWidget(self._bar, 0)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(FRAME_MS)
+        self._timer.setTimerType(Qt.PreciseTimer)
+        self._timer.timeout.connect(self._on_tick)
+        self._clock = QElapsedTimer()
+
+        self.controller = controller
+        if controller is not None:
+            controller.estimate_changed.connect(self.show_estimate)
+            estimate_ = estimate_ or getattr(controller, "estimate", None)
+        self.set_estimate(estimate_ or estimate(Scenario(), self.catalog), animate=False)
+
+    # ---------------------------------------------------------------- the panel protocol
+    def show_estimate(self, est: Estimate) -> None:
+        self.set_estimate(est)
+
+    def set_estimate(self, est: Estimate, animate: bool = True) -> None:
+        """Re-target the flow to ``est`` (glides over 300 ms; the particles keep moving). A hidden
+        view keeps only the latest estimate and works it out when it shows (or is asked)."""
+        if est is None:
+            return
+        self._pending = (est, animate)
+        if self.isVisible():
+            self._apply()
+
+    def set_theme(self, t: th.Theme) -> None:
+        """Draw in ``t``'s colours (dark or light): the palette, the control bar, a fresh static layer."""
+        pal = palette("light" if t is not None and t.name == "light" else "dark")
+        boost = self._type_boost(t)
+        if pal is self._pal and boost == self._boost:
+            return
+        self._pal, self._boost = pal, boost
+        self._bar.restyle(pal, self._bar_px())
+        self._relayout(force=True)
+
+    def _type_boost(self, t: th.Theme | None) -> float:
+        """The theme's type scale over the one its window's height alone gives (1 unless larger
+        text or presenter mode enlarge the type). A chip that is its own window (the
+        ``--view hierarchy`` picture) has no window type scale to follow."""
+        if t is None or self.window() is self:
+            return 1.0
+        base = round(th.type_scale(max(self.window().height(), 1), False) * 20) / 20   # as the window rounds it
+        boost = t.scale / base
+        return round(boost, 2) if boost >= 1.05 else 1.0
+
+    @property
+    def theme_name(self) -> str:
+        return self._pal.name
+
+    # ---------------------------------------------------------------- state
+    @property
+    def flow(self) -> Flow:
+        self._apply()
+        return self._flow
+
+    @property
+    def frames(self) -> int:
+        return self.animator.frames
+
+    @property
+    def steps(self) -> int:
+        return self.animator.steps
+
+    @property
+    def tokens(self) -> int:
+        return self.animator.tokens
+
+    @property
+    def chip_seconds_per_screen_second(self) -> float:
+        return self.flow.time_scale * self.speed
+
+    @property
+    def particle_count(self) -> int:
+        return self.particles.count
+
+    def _apply(self) -> None:
+        """Work out the pending estimate: flow, readouts, targets, layout, texts."""
+        if self._pending is None:
+            return
+        est, animate = self._pending
+        self._pending = None
+        self.estimate = est
+        self._flow = f = flow(est, self.catalog)
+        self.hw = self.catalog.gpu(est.scenario.gpu)
+        self._shapes = patterns(f)
+        self.animator.retarget(f, packet_scale(f, self.speed), animate and self.isVisible() and self.frames > 0)
+        self._relayout(force=True)
+        self._update_bar()
+
+    def _relayout(self, force: bool = False) -> None:
+        """A new layout (and routes) when the size or the chip's shape changed; a new scene always."""
+        f, hw = self._flow, self.hw
+        if f is None or (not self.isVisible() and not force):
+            return
+        w, h = self.canvas.width(), self.canvas.height()
+        stacks, unified = int(hw.hbm_stacks or 4), is_unified(hw)
+        lines = caption_lines(f.caption, w, font_px(w, h, self._boost))
+        key = (w, h, hw.id, stacks, unified, tiles_drawn(f.gpus), lines, f.fits, self._boost)
+        if key != self._geom_key:
+            self._geom_key = key
+            self.lay = chip_layout(w, h, units=hw.units, stacks=stacks, tiles=tiles_drawn(f.gpus),
+                                   caption_lines=lines, fits=f.fits, unified=unified, boost=self._boost)
+            self.animator.set_routes(self.lay, f)
+            self._bar.restyle(self._pal, self._bar_px())
+        self._rescene()
+
+    def _rescene(self) -> None:
+        if self._flow is None or self.lay is None:
+            return
+        e, f = self.estimate, self._flow
+        self.scene = Scene(self.lay, self._pal, e, f, self.hw, packet_scale(f, self.speed),
+                           chip_readouts(e, f, self.hw))
+        self._static = None
+        self.canvas.update()
+
+    def _bar_px(self) -> int:
+        return max(13, (self.lay.fs if self.lay else 13) - 1)
+
+    # ---------------------------------------------------------------- speed, pause, step
+    def set_speed(self, speed: float) -> None:
+        self.speed = float(speed)
+        self._bar.show_speed(self.speed)
+        if self._flow is not None:
+            self._rescene()            # the legend's packet size is at this speed
+            self._update_bar()
+
+    def pause(self) -> None:
+        self.paused = True
+        self._bar.show_paused(True)
+
+    def resume(self) -> None:
+        self.paused = False
+        self._bar.show_paused(False)
+        self._clock.restart()
+
+    def toggle_pause(self) -> None:
+        self.resume() if self.paused else self.pause()
+
+    def single_step(self) -> None:
+        """Pause, then run the flow forward to the end of the current step (one decode step)."""
+        self.pause()
+        f = self.flow
+        n, remaining = self.animator.frames_to_finish_step(f, self.chip_seconds_per_screen_second)
+        start = self.steps
+        for _ in range(n):
+            self.advance(remaining / n, force=True)
+        if self.steps == start:       # rounding: finish the step
+            self.animator.finish_step()
+            self.advance(1e-6, force=True)
+        self.canvas.update()
+
+    def settle(self, frames: int = 300, dt: float = 1 / 60) -> None:
+        """Run ``frames`` frames deterministically (no clock): the flow reaches its steady state."""
+        for _ in range(frames):
+            self.advance(dt, force=True)
+        self.canvas.update()
+
+    # ---------------------------------------------------------------- the clock
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._apply()
+        self._relayout()
+        self._clock.start()
+        self._timer.start()
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self._timer.stop()
+
+    @property
+    def ticking(self) -> bool:
+        return self._timer.isActive()
+
+    def _on_tick(self) -> None:
+        dt = self._clock.restart() / 1000.0 if self._clock.isValid() else FRAME_MS / 1000.0
+        self.advance(min(MAX_DT, max(0.0, dt)))
+        self.canvas.update()
+
+    def advance(self, dt: float, force: bool = False) -> None:
+        """One frame: ease the rates (wall time), move packets and the token clock (unless paused)."""
+        self._apply()
+        dt = min(MAX_DT, max(0.0, dt))
+        self.animator.frames += 1
+        if self.animator.ease_step(dt):
+            self._base = None
+        if self.paused and not force:
+            return
+        if self.animator.run(dt, self.speed, self._flow):
+            self._update_tokens()
+
+    # ---------------------------------------------------------------- bar text
+    def _update_bar(self) -> None:
+        f = self._flow
+        self._bar.show_scale(*scale_forms(f, packet_scale(f, self.speed)))
+        self._update_tokens()
+
+    def _update_tokens(self) -> None:
+        self._bar.show_tokens(step_word(self._flow), self.steps, self.tokens)
+
+    # ---------------------------------------------------------------- painting
+    def _paint(self, canvas: QWidget) -> None:
+        self._apply()
+        if self.scene is None:
+            self._relayout(force=True)
+        dpr = canvas.devicePixelRatioF()
+        if self._static is None or self._static.size() != canvas.size() * dpr:
+            self._static = self._render(canvas.width(), canvas.height(), dpr)
+            self._base = None
+        if self._base is None:
+            self._base = QPixmap(self._static)
+            p = QPainter(self._base)             # no antialiasing: steady bars, as fast as before
+            paint_dynamic(p, self.scene, self.animator.cur)
+            p.end()
+        p = QPainter(canvas)
+        p.drawPixmap(0, 0, self._base)
+        paint_particles(p, self.particles, self._pal, self._shapes)
+        p.end()
+
+    def shown_texts(self) -> list[str]:
+        """Every string the chip paints now (ui.screen_text walks it with the window's labels)."""
+        self._apply()
+        if self.scene is None:
+            self._relayout(force=True)
+        with recording() as out:
+            pm = self._render(self.canvas.width(), self.canvas.height(), 1.0)
+            p = QPainter(pm)
+            paint_dynamic(p, self.scene, self.animator.cur)
+            p.end()
+        return list(out)
+
+    def _render(self, w: int, h: int, dpr: float) -> QPixmap:
+        pm = QPixmap(int(w * dpr), int(h * dpr))
+        pm.setDevicePixelRatio(dpr)
+        pm.fill(self._pal.bg)
+        p = QPainter(pm)
+        p.setRenderHint(QPainter.Antialiasing, True)
+        p.setRenderHint(QPainter.TextAntialiasing, True)
+        try:
+            for paint in (paint_header, paint_ladder, paint_package, paint_legend, paint_cluster):
+                paint(p, self.scene)
+        finally:
+            p.end()
+        return pm

@@ -1,0 +1,30 @@
+"""One helper for text that must fit its room: the first form that fits, else a smaller
+font, else the last form elided. Used by the gauges, the roofline's labels and (for the chip)
+any painter that has several forms of the same words, longest first."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics
+
+
+def first_fitting(forms: Sequence[str], font: QFont, width: float, elide: bool = True) -> str:
+    """The first of ``forms`` (longest first) whose advance fits ``width`` pixels; else the
+    last, elided when ``elide``."""
+    forms = [f for f in forms if f] or [""]
+    fm = QFontMetrics(font)
+    for text in forms:
+        if fm.horizontalAdvance(text) <= width:
+            return text
+    return fm.elidedText(forms[-1], Qt.ElideRight, int(max(0, width))) if elide else forms[-1]
+
+
+def fitting_px(text: str, font: QFont, width: float, max_px: int, min_px: int = 9, margin_px: int = 2) -> int:
+    """The largest pixel size ≤ ``max_px`` (≥ ``min_px``) at which ``text`` fits ``width``."""
+    f = QFont(font)
+    f.setPixelSize(max_px)
+    need = QFontMetrics(f).horizontalAdvance(text) + margin_px
+    if need <= width:
+        return max_px
+    return max(min_px, int(max_px * width / max(1, need)))

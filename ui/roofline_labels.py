@@ -1,0 +1,138 @@
+"""Where the roofline's labels go: roof labels that overlap a more important one hide, a
+roof label the HBM slope would cross takes its shorter form, and the operating-point label
+takes the first of eight places around the point that covers nothing (pixel geometry only,
+no model numbers). Mixed into ui.roofline_plot.RooflinePlot."""
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+
+
+def _log(x: float) -> float:
+    return math.log10(max(x, 1e-300))
+
+
+class RooflineLabelsMixin:
+    """Needs: self.vb, self.controller, self.roof_labels, self.ridge_label, self.compare_label,
+    self.trail_labels, self.op_label, self.op, self.trail, self._roof_label_slots, self._op_xy."""
+
+    def _layout_labels(self, *_args) -> None:
+        """Hide roof labels that would overlap a more important one (the active roof first), then
+        put the operating-point label where it fits inside the plot and covers no other label."""
+        if not getattr(self, "_roof_label_slots", None):
+            return
+        if self.vb.width() < 2 or self.vb.height() < 2:
+            return
+        # in pixels: each roof label sits just above its roof, right-aligned, on its backing box;
+        # where the HBM slope would run through its words a shorter form (one dtype name) is tried;
+        # a label that would overlap a more important one is hidden
+        e = self.controller.estimate
+        bw = e.peak_bandwidth_bytes_per_s if e is not None else None
+        right = self.vb.width() - 6
+        lift = 2.0
+        placed: list[QRectF] = []
+        roof_ys = [self._to_px(0.0, r[1])[1] for r in self._roof_label_slots]
+        for active, ly, lab, forms in sorted(self._roof_label_slots, key=lambda r: (not r[0], -r[1])):
+            _, py = self._to_px(0.0, ly)
+            chosen = None
+            for text in dict.fromkeys(forms):
+                lab.setText(text)
+                box = lab.textItem.boundingRect()
+                rect = QRectF(right - box.width(), py - lift - box.height(), box.width(), box.height())
+                crosses = False
+                if bw:
+                    # the slope's x at the rectangle's top edge (its right-most point inside)
+                    _, top_v = self._to_view(0.0, rect.top())
+                    sx, _ = self._to_px(_log(10 ** top_v / bw), 0.0)
+                    crosses = rect.left() - 4 < sx
+                chosen = (text, rect)
+                if not crosses:
+                    break
+            text, rect = chosen
+            if text != forms[0] and crosses:
+                text, rect = forms[0], QRectF(right - lab.textItem.boundingRect().width(), rect.top(),
+                                              lab.textItem.boundingRect().width(), rect.height())
+            lab.setText(text)
+            ok = all(not rect.intersects(q) for q in placed) and rect.top() >= 0 \
+                and not any(rect.top() - 1 <= ry <= rect.bottom() + 1 for ry in roof_ys)   # covers no roof
+            lab.setVisible(ok)
+            if ok:
+                placed.append(rect)
+                lab.setPos(*self._to_view(right, rect.bottom()))
+        self._place_op_label()
+
+    # pixel geometry inside the view box (origin top left, y down), independent of paint state
+    def _to_px(self, vx: float, vy: float) -> tuple[float, float]:
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        w, h = max(1.0, self.vb.width()), max(1.0, self.vb.height())
+        return (vx - x0) / (x1 - x0) * w, (y1 - vy) / (y1 - y0) * h
+
+    def _to_view(self, px: float, py: float) -> tuple[float, float]:
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        w, h = max(1.0, self.vb.width()), max(1.0, self.vb.height())
+        return x0 + px / w * (x1 - x0), y1 - py / h * (y1 - y0)
+
+    def _label_px_rect(self, lab: pg.TextItem, anchor=None) -> QRectF:
+        """Where ``lab`` (at its position, with ``anchor`` or its own) lands, in view-box pixels."""
+        r = lab.textItem.boundingRect()
+        ax, ay = anchor if anchor is not None else (lab.anchor[0], lab.anchor[1])
+        px, py = self._to_px(lab.pos().x(), lab.pos().y())
+        return QRectF(px - r.width() * ax, py - r.height() * ay, r.width(), r.height())
+
+    def _place_op_label(self) -> None:
+        lab = self.op_label
+        if self.vb.width() < 2 or self.vb.height() < 2:
+            return
+        ox, oy = self._to_px(*self._op_xy)
+        box = lab.textItem.boundingRect()
+        bw, bh = box.width(), box.height()
+        view = QRectF(0, 0, self.vb.width(), self.vb.height()).adjusted(2, 2, -2, -2)
+        others = [self._label_px_rect(o) for o in (*self.roof_labels, self.ridge_label, self.compare_label,
+                                                   *self.trail_labels) if o.isVisible()]
+        rp = self.op.opts.get("symbolSize", 24) / 2.0 + 5       # clear of the marker
+        d = rp * 0.75
+        # (anchor, pixel offset from the point): right, above-left, left, above-right, below-right,
+        # below-left, above, below
+        candidates = [((0.0, 0.5), (rp, 0.0)), ((1.0, 1.0), (-d, -d)), ((1.0, 0.5), (-rp, 0.0)),
+                      ((0.0, 1.0), (d, -d)), ((0.0, 0.0), (d, d)), ((1.0, 0.0), (-d, d)),
+                      ((0.5, 1.0), (0.0, -rp)), ((0.5, 0.0), (0.0, rp))]
+        trail = []
+        xd, yd = self.trail.getData()
+        if xd is not None and len(xd):
+            for tx, ty in zip(xd, yd):
+                px, py = self._to_px(_log(tx), _log(ty))
+                trail.append(QRectF(px - 5, py - 5, 10, 10))
+
+        def cost(rect: QRectF) -> float:
+            inside = rect.intersected(view)
+            out = rect.width() * rect.height() - max(0.0, inside.width() * inside.height())
+            c = out * 100.0
+            for o in others:
+                i = rect.intersected(o)
+                c += max(0.0, i.width() * i.height()) * 10.0
+            for tr in trail:
+                i = rect.intersected(tr)
+                c += max(0.0, i.width() * i.height()) * 0.5
+            return c
+
+        best = None
+        for rank, ((ax, ay), (dx, dy)) in enumerate(candidates):
+            rect = QRectF(ox + dx - bw * ax, oy + dy - bh * ay, bw, bh)
+            score = (cost(rect), rank)
+            if best is None or score < best[0]:
+                best = (score, (ax, ay), (dx, dy))
+        _, anchor, (dx, dy) = best
+        lab.setAnchor(anchor)
+        lab.setPos(*self._to_view(ox + dx, oy + dy))
+
+    def op_label_rect(self) -> QRectF:
+        """The operating-point label's rectangle in view-box pixels (for layout checks)."""
+        return self._label_px_rect(self.op_label)
+
+    def label_rects(self) -> dict[str, QRectF]:
+        """Every visible label's rectangle in view-box pixels, by its text."""
+        return {lab.toPlainText(): self._label_px_rect(lab)
+                for lab in (*self.roof_labels, self.ridge_label, self.compare_label, *self.trail_labels,
+                            self.op_label) if lab.isVisible()}
