@@ -103,3 +103,9 @@ def test_a_file_that_names_a_chapter_keeps_its_scenario(tmp_path, monkeypatch):
     monkeypatch.setattr(ui.app, "run", lambda scenario, **kw: got.update(scenario=scenario, **kw) or 0)
     assert main.main([str(p)]) == 0
     assert got["scenario"] == s and got["chapter"] == 6
+
+
+def test_first_paint_mode_for_the_start_benches(tmp_path):
+    out = run("--first-paint", env={"QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)})
+    assert out.returncode == 0 and out.stdout.strip() == "FIRST-PAINT", out.stderr
+    assert not any(tmp_path.iterdir()), "a bench start wrote settings"
