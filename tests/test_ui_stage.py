@@ -1,6 +1,6 @@
 """Issue 13 in the window: settings that cannot be kept, bad stored scenarios, hostile files,
 exports and saves that fail, and one locale for every number."""
-import json
+import math
 import os
 import subprocess
 import sys
@@ -143,7 +143,6 @@ def test_failed_saves_and_exports_are_one_line_and_keep_files(lessons_window, tm
 
 def test_one_locale_for_every_number(main_window):
     from PySide6.QtCore import QLocale
-    from model.format import sig3  # noqa: F401  (the model's numbers use , for thousands)
     main_window.controller.set(input_len=32768)
     main_window.controller.flush()
     assert QLocale().toString(32768) == "32,768"
@@ -156,3 +155,20 @@ def test_a_german_locale_starts_without_qt_warnings(tmp_path):
     out = subprocess.run([sys.executable, "main.py", "--screenshot", str(tmp_path / "de.png"), "--input-len",
                           "32768"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
     assert out.returncode == 0 and out.stderr == "", out.stderr
+
+
+def test_a_batch_change_redraws_only_what_moves(main_window):
+    """Speed (issue 13): roofs, grid and the batch trail do not depend on the batch, so a batch
+    change leaves them as drawn; a GPU change redraws them."""
+    r, c = main_window.roofline, main_window.controller
+    trail, roofs = r._drawn_trail, r._drawn_roofs
+    c.set(batch=16)
+    c.flush()
+    assert r._drawn_trail is trail and r._drawn_roofs is roofs
+    x, _ = r.op.getData()                                  # (log axes: the item holds log10 values)
+    assert x[0] == pytest.approx(math.log10(c.estimate.arithmetic_intensity_flops_per_byte))
+    c.set(gpu="mi300x-192gb")
+    c.flush()
+    assert r._drawn_roofs is not roofs and r._drawn_trail is not trail
+    _, y = r.roofs[0].getData()
+    assert y[0] == pytest.approx(math.log10(r._drawn_roofs[0][0].peak_flops))
