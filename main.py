@@ -8,6 +8,9 @@
     python main.py list [gpus|models|precisions] [--json]
     python main.py sweep --gpu h100 --model llama-3.1-8b --precision fp8 > sweep.csv
     python main.py validate [--json]                  the model against published measurements
+    python main.py hardware export h100 -o my.json    a catalogue entry as an editable hardware file
+    python main.py calibrate [--quick] [--json]       measure this machine, write a hardware file
+    --hardware-file my.json / --model-config config.json (any command): your own hardware and models
 
 The command line and the window call the same functions in model/. Bad input exits 2
 with one line on stderr.
@@ -20,7 +23,7 @@ import json
 import math
 import sys
 
-COMMANDS = ("estimate", "list", "sweep", "validate")
+COMMANDS = ("estimate", "list", "sweep", "validate", "hardware", "calibrate")
 
 
 class UsageError(Exception):
@@ -221,6 +224,10 @@ def build_command_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="predicted vs measured for every published row")
     v.add_argument("--json", action="store_true")
     v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
+    from model.custom_commands import add_commands, add_custom_flags
+    for sp in (e, ls, sw, v):
+        add_custom_flags(sp)
+    add_commands(sub)
     return p
 
 
@@ -238,6 +245,8 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--large-text", action="store_true")
     p.add_argument("--smoke", action="store_true", help="start, render every view once, exit 0")
     p.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)  # benches: paint once, exit
+    from model.custom_commands import add_custom_flags
+    add_custom_flags(p)
     return p
 
 
@@ -255,6 +264,8 @@ def _parse_size(text: str | None):
 
 def run_app(argv: list[str]) -> int:
     args = build_app_parser().parse_args(argv)
+    from model.custom_commands import apply_custom_flags
+    apply_custom_flags(args, argv)
     base, chapter = None, args.chapter
     if args.scenario_file:
         from model.scenario_file import load_scenario_with_chapter
@@ -307,8 +318,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] in COMMANDS:
             args = build_command_parser().parse_args(argv)
-            rc = {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep,
-                  "validate": cmd_validate}[args.command](args)
+            from model.custom_commands import apply_custom_flags, cmd_calibrate, cmd_hardware
+            apply_custom_flags(args, argv)
+            rc = {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep, "validate": cmd_validate,
+                  "hardware": cmd_hardware, "calibrate": cmd_calibrate}[args.command](args)
         else:
             rc = run_app(argv)
         finish_output()

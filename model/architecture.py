@@ -102,9 +102,10 @@ def param_breakdown(cfg: Mapping[str, Any]) -> ParamBreakdown:
     mla = cfg.get("mla")
 
     if mla:
-        qr, kvr = mla["q_lora_rank"], mla["kv_lora_rank"]
+        qr, kvr = mla.get("q_lora_rank") or 0, mla["kv_lora_rank"]     # qr 0: full-rank Q (V2-Lite)
         nope, rope, vd = mla["qk_nope_head_dim"], mla["qk_rope_head_dim"], mla["v_head_dim"]
-        attn_layer = (d * qr + qr * h * (nope + rope)          # Q down and up
+        q_params = d * qr + qr * h * (nope + rope) if qr else d * h * (nope + rope)
+        attn_layer = (q_params                                  # Q (down and up, or one projection)
                       + d * (kvr + rope) + kvr * h * (nope + vd)  # KV down (with rope key) and up
                       + h * vd * d)                             # O
         norm_extra = qr + kvr

@@ -7,10 +7,11 @@ source string of its section so the UI can show where a number came from.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from model import units
 from model.architecture import ParamBreakdown, Shape, param_breakdown, shape
@@ -163,6 +164,36 @@ class Catalog:
     models: tuple[LLM, ...]
     precisions: tuple[Precision, ...]
     kv_precisions: tuple[KVPrecision, ...]
+    # user entries (hardware files, Hugging Face configs): (kind "hardware" | "model", id, JSON text)
+    custom_documents: tuple[tuple[str, str, str], ...] = ()
+
+    def with_hardware(self, hw: Hardware, document: str = "") -> "Catalog":
+        """A new catalogue with ``hw`` added as a custom entry (replacing a custom one of the same id)."""
+        gpus = tuple(g for g in self.gpus if g.id != hw.id) + (hw,)
+        return replace(self, gpus=gpus, custom_documents=self._docs_without(hw.id) + (("hardware", hw.id, document),))
+
+    def with_model(self, llm: LLM, document: str = "") -> "Catalog":
+        """A new catalogue with ``llm`` added as a custom entry (replacing a custom one of the same id)."""
+        models = tuple(m for m in self.models if m.id != llm.id) + (llm,)
+        return replace(self, models=models, custom_documents=self._docs_without(llm.id) + (("model", llm.id, document),))
+
+    def without_custom(self, ident: str) -> "Catalog":
+        """A new catalogue without the custom entry ``ident`` (shipped entries stay)."""
+        if not self.is_custom(ident):
+            return self
+        return replace(self, gpus=tuple(g for g in self.gpus if g.id != ident),
+                       models=tuple(m for m in self.models if m.id != ident),
+                       custom_documents=self._docs_without(ident))
+
+    def is_custom(self, ident: str) -> bool:
+        return any(i == ident for _, i, _ in self.custom_documents)
+
+    def custom_document(self, ident: str) -> str:
+        """The JSON text a custom entry was read from ("" if none)."""
+        return next((doc for _, i, doc in self.custom_documents if i == ident), "")
+
+    def _docs_without(self, ident: str) -> tuple[tuple[str, str, str], ...]:
+        return tuple(d for d in self.custom_documents if d[1] != ident)
 
     def gpu(self, key: str) -> Hardware:
         return _resolve(self.gpus, key, "GPU")
@@ -318,6 +349,36 @@ def load_catalog(assets_dir: Path | str | None = None) -> Catalog:
 
 
 @lru_cache(maxsize=1)
-def default_catalog() -> Catalog:
+def shipped_catalog() -> Catalog:
     """The catalogue shipped in assets/ (loaded once)."""
     return load_catalog()
+
+
+_active: Catalog | None = None
+_listeners: list[Callable[[], Callable[[Catalog], None] | None]] = []
+
+
+def default_catalog() -> Catalog:
+    """The catalogue every model function uses when given none: the shipped one, plus any
+    custom entries installed with ``set_default_catalog`` (--hardware-file, the window's editor)."""
+    return _active if _active is not None else shipped_catalog()
+
+
+def set_default_catalog(catalog: Catalog | None) -> None:
+    """Make ``catalog`` the process-wide default (None: back to the shipped catalogue)."""
+    global _active
+    _active = catalog
+    current = default_catalog()
+    for ref in list(_listeners):
+        fn = ref()
+        if fn is None:
+            _listeners.remove(ref)
+        else:
+            fn(current)
+
+
+def on_default_catalog_changed(fn: Callable[[Catalog], None]) -> None:
+    """Call ``fn(catalog)`` after each ``set_default_catalog`` (held weakly: a closed window's
+    method is dropped, not kept alive)."""
+    ref = weakref.WeakMethod(fn) if hasattr(fn, "__self__") else (lambda f=fn: f)
+    _listeners.append(ref)

@@ -1,6 +1,9 @@
 """Save and load a scenario (and optionally the open chapter) as a small JSON file.
 
-    {"memory_wall_scenario": 1, "scenario": {...Scenario fields...}, "chapter": 5}
+    {"memory_wall_scenario": 1, "scenario": {...Scenario fields...}, "chapter": 5,
+     "custom_entries": [{"kind": "hardware", "id": …, "name": …, "document": {hardware file}}]}
+
+(custom_entries only when the scenario uses custom hardware or a model from a config.json.)
 
 Reading and writing go through model.safe_io (size, depth and integer limits; FIFOs and
 devices refused; temp file + rename, the umask kept, read-only targets refused). Loading
@@ -25,7 +28,8 @@ MAX_FILE_BYTES = 1_000_000
 
 
 def scenario_document(s: Scenario, chapter: int | None = None) -> dict:
-    doc = {FORMAT_KEY: FORMAT_VERSION, "scenario": s.to_dict()}
+    from model.custom_catalog import embed_custom
+    doc = embed_custom({FORMAT_KEY: FORMAT_VERSION, "scenario": s.to_dict()}, s.gpu, s.model)
     if chapter is not None:
         doc["chapter"] = int(chapter)
     return doc
@@ -44,6 +48,8 @@ def parse_scenario_document(doc, name: str = "scenario") -> tuple[Scenario, int 
     except ModelError as exc:
         raise ScenarioError(f"{name}: {exc}") from None
     try:
+        from model.custom_catalog import install_embedded
+        install_embedded(doc, name)     # custom hardware/models the file carries (issue 12)
         resolve(s)
     except ModelError as exc:
         raise ScenarioError(f"{name}: {exc}") from None

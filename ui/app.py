@@ -183,6 +183,8 @@ def build_window(scenario=None, *, theme: str | None = None, large_text: bool = 
     from ui.main_window import MainWindow
     ensure_app()
     if st is not None:
+        from ui.custom_store import load_saved
+        load_saved()        # your own hardware and models (issue 12), before a scenario needs them
         theme = theme or str(st.value("view/theme") or "dark")
         large_text = large_text or _bool(st.value("view/large_text", False))
     controller = Controller(scenario)

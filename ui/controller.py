@@ -26,7 +26,6 @@ class Controller(QObject):
 
     def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None):
         super().__init__(parent)
-        self.catalog = default_catalog()
         self._scenario = scenario or Scenario()
         self._requested = self._scenario
         self.estimate: Estimate | None = None
@@ -47,6 +46,11 @@ class Controller(QObject):
             self.problem = f"restored scenario rejected ({bad}); showing the defaults"
 
     # ---------------------------------------------------------------- state
+    @property
+    def catalog(self):
+        """The current catalogue: shipped entries plus the user's own (issue 12)."""
+        return default_catalog()
+
     @property
     def scenario(self) -> Scenario:
         """What the user asked for (may be invalid: see ``problem``)."""

@@ -216,21 +216,11 @@ class ControlPanel(QWidget):
         # GPU, grouped by vendor · family
         label("GPU", "Type to search")
         self.gpu = SearchCombo()
-        groups: dict[str, list] = {}
-        for g in cat.gpus:
-            tip = hardware_summary(g)
-            groups.setdefault(f"{g.vendor} · {g.family}", []).append((g.id, g.short_name, tip))
-        self.gpu.set_items(list(groups.items()))
         self.gpu.setObjectName("gpuCombo")
         lay.addWidget(self.gpu)
 
         label("Model", "Type to search")
         self.model = SearchCombo()
-        mgroups: dict[str, list] = {}
-        for m in cat.models:
-            tip = model_summary(m)
-            mgroups.setdefault(_model_family(m.name), []).append((m.id, m.name, tip))
-        self.model.set_items(list(mgroups.items()))
         self.model.setObjectName("modelCombo")
         lay.addWidget(self.model)
 
@@ -291,11 +281,8 @@ class ControlPanel(QWidget):
         lay, label = self._lay, self._label
         label("Compare with (faint roofline)")
         self.compare = SearchCombo()
-        cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
-        for g in cat.gpus:
-            cgroups.setdefault(f"{g.vendor} · {g.family}", []).append((g.id, g.short_name, g.name))
-        self.compare.set_items([(None, cgroups.pop(""))] + list(cgroups.items()))
         lay.addWidget(self.compare)
+        self.fill_selectors(cat)
 
         lay.addSpacing(6)
         self.reset_button = QPushButton("Reset all")
@@ -344,6 +331,25 @@ class ControlPanel(QWidget):
         with QSignalBlocker(self.batch_slider):
             self.batch_slider.setValue(batch_to_slider(b))
         self.controller.set(batch=b)
+
+    def fill_selectors(self, cat) -> None:
+        """(Re)list the catalogue's GPUs and models; user entries (issue 12) under "Custom"."""
+        def group(ident: str, name: str) -> str:
+            return "Custom" if cat.is_custom(ident) else name
+        groups: dict[str, list] = {}
+        cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
+        for g in cat.gpus:
+            groups.setdefault(group(g.id, f"{g.vendor} · {g.family}"), []).append((g.id, g.short_name,
+                                                                                   hardware_summary(g)))
+            cgroups.setdefault(group(g.id, f"{g.vendor} · {g.family}"), []).append((g.id, g.short_name, g.name))
+        mgroups: dict[str, list] = {}
+        for m in cat.models:
+            mgroups.setdefault(group(m.id, _model_family(m.name)), []).append((m.id, m.name, model_summary(m)))
+        self.gpu.set_items(list(groups.items()))
+        self.model.set_items(list(mgroups.items()))
+        self.compare.set_items([(None, cgroups.pop(""))] + list(cgroups.items()))
+        for combo in (self.gpu, self.model, self.compare):
+            combo.set_current_id(combo.current_id())
 
     def show_scenario(self, s: Scenario) -> None:
         """Mirror the controller's scenario (no signals back)."""

@@ -92,6 +92,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         if controller.estimate is not None:
             self._on_estimate(controller.estimate)
         self._on_problem(controller.problem)
+        from ui.custom_menu import install as install_custom_actions
+        install_custom_actions(self)        # your own hardware and models (issue 12)
         self.setMinimumSize(1024, 600)
         self.resize(1600, 900)
         self.apply_theme()

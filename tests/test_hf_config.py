@@ -1,0 +1,141 @@
+"""Issue 12: Hugging Face config.json files → catalogue models; calibrate on the CPU."""
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import main
+from model import Scenario, estimate
+from model.catalog import default_catalog, set_default_catalog
+from model.hf_config import ModelConfigError, llm_from_config, load_model_config, model_entry, summary
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CONFIGS = ROOT / "tests" / "data" / "hf_configs"
+# (file, parameters published on the model card, active per token where the card says)
+PUBLISHED = [
+    ("llama-3.1-8b.json", 8.03e9, None),
+    ("mistral-7b-v0.1.json", 7.24e9, None),
+    ("qwen2.5-7b.json", 7.61e9, None),
+    ("phi-3-mini-4k-instruct.json", 3.82e9, None),
+    ("gemma-2-9b.json", 9.24e9, None),
+    ("mixtral-8x7b-v0.1.json", 46.7e9, 12.9e9),
+    ("deepseek-v3.json", 671e9, 37e9),
+    ("deepseek-v2-lite.json", 15.7e9, 2.4e9),       # MLA with a full-rank query (q_lora_rank null)
+]
+
+
+@pytest.fixture(autouse=True)
+def _shipped_catalogue():
+    set_default_catalog(None)
+    yield
+    set_default_catalog(None)
+
+
+@pytest.mark.parametrize("name,total,active", PUBLISHED)
+def test_real_configs_give_the_published_parameter_count(name, total, active):
+    llm, _ = load_model_config(CONFIGS / name)
+    assert llm.params.total == pytest.approx(total, rel=0.01)
+    if active:
+        assert llm.params.active_per_token == pytest.approx(active, rel=0.03)
+    rows = dict(summary(llm))
+    assert "Parameters (derived)" in rows and rows["Layers · hidden · FFN"].startswith(str(llm.layers))
+
+
+def test_families_read_their_special_fields():
+    gemma, _ = load_model_config(CONFIGS / "gemma-2-9b.json")
+    assert gemma.head_dim == 256 and gemma.head_dim * gemma.heads != gemma.hidden and gemma.params.tied_embeddings
+    assert gemma.params.lm_head == 0 and "sliding-window" in gemma.notes
+    qwen, _ = load_model_config(CONFIGS / "qwen2.5-7b.json")
+    assert qwen.shape.sliding_window is None          # use_sliding_window: false
+    mistral, _ = load_model_config(CONFIGS / "mistral-7b-v0.1.json")
+    assert mistral.shape.sliding_window == 4096
+    ds, _ = load_model_config(CONFIGS / "deepseek-v3.json")
+    assert ds.params.moe_layers == 58 and ds.params.experts == 256 and ds.params.experts_per_token == 8
+    assert ds.shape.kv_values_per_token == 61 * (512 + 64)     # MLA latent, not 2·heads·head_dim
+
+
+@pytest.mark.parametrize("name", ["mixtral-8x7b-v0.1.json", "deepseek-v3.json"])
+def test_moe_reads_only_the_active_experts_at_batch_1(name):
+    llm, _ = load_model_config(CONFIGS / name)
+    p = llm.params
+    assert p.streamed(1) == pytest.approx(p.streamed_dense + p.moe_layers * p.experts_per_token * p.expert)
+    assert p.streamed(1) == pytest.approx(p.active_per_token) and p.streamed(1) < 0.3 * p.total
+    set_default_catalog(default_catalog().with_model(llm))
+    e1 = estimate(Scenario(gpu="b200", model=llm.id, precision="fp8", batch=1, gpus=8))
+    e64 = estimate(Scenario(gpu="b200", model=llm.id, precision="fp8", batch=64, gpus=8))
+    assert e1.decode_floor_ms_per_token < e64.decode_floor_ms_per_token   # more experts touched at batch 64
+
+
+def test_the_model_config_flag_becomes_the_model(capsys):
+    assert main.main(["estimate", "--model-config", str(CONFIGS / "mixtral-8x7b-v0.1.json"), "--gpu", "h100",
+                      "--precision", "fp8", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["model_name"] == "mixtral-8x7b-v0.1"
+    assert main.main(["estimate", "--model-config", str(CONFIGS / "gemma-2-9b.json"), "--model", "llama-3.1-8b",
+                      "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["model_name"] == "Llama 3.1 8B"
+
+
+def _cfg(name="llama-3.1-8b.json", **changes):
+    cfg = json.loads((CONFIGS / name).read_text())
+    for k, v in changes.items():
+        if v is None:
+            cfg.pop(k, None)
+        else:
+            cfg[k] = v
+    return cfg
+
+
+@pytest.mark.parametrize("cfg,needle", [
+    (_cfg(num_hidden_layers=0), "num_hidden_layers must be at least 1"),
+    (_cfg(hidden_size=-4096), "hidden_size must be at least 1"),
+    (_cfg(vocab_size=1e30), "implausibly large"),
+    (_cfg(num_attention_heads="32"), "whole number"),
+    (_cfg(intermediate_size=None), "missing intermediate_size"),
+    (_cfg(num_key_value_heads=5), "not a multiple"),
+    (_cfg(model_type="gpt2", hidden_size=None, num_hidden_layers=None), "architecture 'gpt2'"),
+    ({"model_type": "gpt2", "n_embd": 768, "n_layer": 12}, "missing: hidden_size, num_hidden_layers"),
+    ({"hello": "world"}, "without model_type"),
+    (_cfg("mixtral-8x7b-v0.1.json", num_local_experts=None), "missing num_local_experts"),
+    (_cfg("mixtral-8x7b-v0.1.json", num_experts_per_tok=9), "exceeds the 8 experts"),
+    (_cfg("deepseek-v3.json", kv_lora_rank=None), "missing kv_lora_rank"),
+    ([1, 2], "expected a JSON object"),
+])
+def test_broken_configs_are_refused_with_the_reason(cfg, needle):
+    with pytest.raises(ModelConfigError, match=needle):
+        llm_from_config(cfg, "x")
+
+
+def test_broken_config_on_the_command_line_exits_2_with_one_line(tmp_path, capsys):
+    cases = {"zero.json": json.dumps(_cfg(num_hidden_layers=0)), "text.json": "layers: 32",
+             "gpt2.json": json.dumps({"model_type": "gpt2", "n_layer": 12})}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        assert main.main(["estimate", "--model-config", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert name in err and len(err.splitlines()) == 1, err
+
+
+def test_unknown_model_type_found_from_architectures():
+    cfg = _cfg(model_type=None)
+    assert model_entry(cfg)["model_type"] == "llama"
+
+
+def test_calibrate_quick_runs_on_the_cpu_and_its_file_works(tmp_path):
+    out_file = tmp_path / "me.json"
+    run = subprocess.run([sys.executable, "main.py", "calibrate", "--quick", "--json", "--backend", "numpy",
+                          "-o", str(out_file)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["backend"] == "numpy" and report["memory_bandwidth_bytes_per_s"] > 1e8
+    assert report["matmul_flops_per_s"]["fp32"] > 1e8 and report["decode"]["step_s_by_batch"]["1"] > 0
+    doc = json.loads(out_file.read_text())
+    assert doc["name"].startswith("this machine (measured ") and "calibrate" in doc["compute"]["source"]
+    est = subprocess.run([sys.executable, "main.py", "estimate", "--hardware-file", str(out_file), "--gpu",
+                          report["hardware_id"], "--model", "llama-3.1-8b", "--precision", "fp32", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert est.returncode == 0, est.stderr
+    e = json.loads(est.stdout)
+    # the floor of a memory-bound decode on the measured machine: 32 GB of FP32 weights / measured bandwidth
+    assert e["decode_floor_ms_per_token"] >= 0.9 * 8.03e9 * 4 / report["memory_bandwidth_bytes_per_s"] * 1e3

@@ -1,0 +1,210 @@
+"""Your own hardware and models in the main window (issue 12): one button with a menu,
+drag-and-drop of .json files (hardware files, config.json, scenario files), and one status line.
+
+    Your own hardware & models ▾
+        New hardware from this GPU…      the hardware editor (ui/hardware_editor.py)
+        Open hardware file…              a hardware file from disk, checked, then kept
+        Add model from config.json…      ui/model_import.py (also: drop a config.json on the window)
+        Measure this machine…            ui/measure_dialog.py
+        Remove ▸                         your saved entries
+
+When the catalogue changes (here, or a scenario file carrying its own hardware), every GPU
+and model selector is refilled, with your entries under "Custom".
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QFileDialog, QLabel, QMenu, QPushButton
+from shiboken6 import isValid
+
+from model.catalog import Catalog, default_catalog, on_default_catalog_changed
+from model.errors import ModelError
+from model.hardware_file import FORMAT_KEY, load_hardware_file, read_json_file
+from model.scenario import Scenario
+from model.scenario_file import FORMAT_KEY as SCENARIO_KEY
+from ui import custom_store
+from ui.hardware_editor import ERROR_STYLE, OK_STYLE, HardwareEditor
+from ui.measure_dialog import MachineMeasurer
+from ui.model_import import ModelImportDialog
+
+
+class CustomActions(QObject):
+    """Owns the button, the status line and the drop handling for one main window."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.controller = window.controller
+        self.dialog = None          # the open dialog (tests reach it here)
+        self.measurer = None
+        self.button = QPushButton("Your own hardware && models…")
+        self.button.setObjectName("customButton")
+        self.button.setToolTip("Edit a GPU, add a model from its config.json, measure this machine "
+                               "(or drop a .json file on the window)")
+        self.menu = QMenu(self.button)
+        self.menu.addAction("New hardware from this GPU…", self.new_hardware)
+        self.menu.addAction("Open hardware file…", self.open_hardware_dialog)
+        self.menu.addAction("Add model from config.json…", self.add_model_dialog)
+        self.menu.addAction("Measure this machine…", self.measure)
+        self.remove_menu = self.menu.addMenu("Remove")
+        self.remove_menu.aboutToShow.connect(self._fill_remove_menu)
+        self.button.setMenu(self.menu)
+        self.status = QLabel("")
+        self.status.setObjectName("customStatus")
+        self.status.setWordWrap(True)
+        self.status.setVisible(False)
+        lay = window.controls.layout()
+        at = lay.indexOf(window.controls.reset_button)
+        lay.insertWidget(at, self.button)
+        lay.insertWidget(at + 1, self.status)
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
+        on_default_catalog_changed(self.catalog_changed)
+        if custom_store.last_problems:
+            self.say("; ".join(custom_store.last_problems), error=True)
+
+    # ---------------------------------------------------------------- catalogue → views
+    def catalog_changed(self, cat: Catalog) -> None:
+        """Refill the selectors and hand the new catalogue to views that keep one."""
+        if not isValid(self.window) or not isValid(self.window.controls):
+            return                  # a closed window
+        for obj in [self.window, *self.window.findChildren(QObject)]:
+            if isinstance(obj.__dict__.get("catalog"), Catalog):
+                obj.catalog = cat
+        self.window.controls.fill_selectors(cat)
+
+    def say(self, text: str, error: bool = False) -> None:
+        """The one line the window shows about your files."""
+        self.status.setStyleSheet(ERROR_STYLE if error else OK_STYLE)
+        self.status.setText(text)
+        self.status.setToolTip(text)
+        self.status.setVisible(bool(text))
+
+    # ---------------------------------------------------------------- hardware
+    def new_hardware(self) -> HardwareEditor:
+        self.dialog = HardwareEditor(self.controller.scenario.gpu, self.window)
+        self.dialog.saved.connect(self._hardware_saved)
+        self.dialog.removed.connect(self._removed)
+        self.dialog.open()
+        return self.dialog
+
+    def _hardware_saved(self, ident: str) -> None:
+        self.controller.set(gpu=ident)
+        self.say(f"Saved '{default_catalog().gpu(ident).name}' (under Custom in the GPU list)")
+
+    def open_hardware_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open hardware file", "", "Hardware files (*.json)")
+        if path:
+            self.open_hardware(path)
+
+    def open_hardware(self, path: str) -> bool:
+        """Check a hardware file, keep a copy in the data folder, select it."""
+        try:
+            hw, text = load_hardware_file(path)
+            custom_store.save_hardware(read_json_file(path, "hardware file"), hw)
+        except (ModelError, OSError) as exc:
+            self.say(f"Not added: {exc}", error=True)
+            return False
+        self._hardware_saved(hw.id)
+        return True
+
+    # ---------------------------------------------------------------- models
+    def add_model_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Add model from config.json", "",
+                                              "Hugging Face config (*.json)")
+        if path:
+            self.add_model(path)
+
+    def add_model(self, path: str) -> ModelImportDialog:
+        self.dialog = ModelImportDialog(path, self.window)
+        self.dialog.added.connect(self._model_added)
+        self.dialog.open()
+        return self.dialog
+
+    def _model_added(self, ident: str) -> None:
+        self.controller.set(model=ident)
+        self.say(f"Added '{default_catalog().model(ident).name}' (under Custom in the model list)")
+
+    # ---------------------------------------------------------------- measuring
+    def measure(self, quick: bool = False) -> MachineMeasurer:
+        self.measurer = MachineMeasurer(self.window, quick=quick)
+        self.measurer.finished.connect(self._measured)
+        self.measurer.failed.connect(lambda text: self.say(text, error=True))
+        self.measurer.start()
+        return self.measurer
+
+    def _measured(self, ident: str, summary: str, report: str) -> None:
+        self.controller.set(gpu=ident)
+        self.say(f"Saved '{default_catalog().gpu(ident).name}': {summary} (hover for the full report)")
+        self.status.setToolTip(f"<pre>{html.escape(report)}</pre>")
+
+    # ---------------------------------------------------------------- removing
+    def _fill_remove_menu(self) -> None:
+        self.remove_menu.clear()
+        cat = default_catalog()
+        entries = [(i, kind) for kind, i, _ in cat.custom_documents]
+        if not entries:
+            self.remove_menu.addAction("(nothing of your own yet)").setEnabled(False)
+        for ident, kind in entries:
+            name = (cat.gpu(ident) if kind == "hardware" else cat.model(ident)).name
+            self.remove_menu.addAction(name, lambda i=ident: self.remove(i))
+
+    def remove(self, ident: str) -> None:
+        """Forget an entry; a scenario using it moves to the defaults first."""
+        s, d = self.controller.scenario, Scenario()
+        if s.gpu == ident:
+            self.controller.set(gpu=d.gpu)
+        if s.model == ident:
+            self.controller.set(model=d.model)
+        if self.controller.compare_gpu == ident:
+            self.controller.set_compare(None)
+        self.controller.flush()
+        custom_store.remove(ident)
+        self._removed(ident)
+
+    def _removed(self, ident: str) -> None:
+        self.say(f"Removed '{ident}'")
+
+    # ---------------------------------------------------------------- drag and drop
+    def eventFilter(self, obj, ev) -> bool:
+        if obj is self.window and ev.type() in (QEvent.DragEnter, QEvent.DragMove):
+            if _json_paths(ev.mimeData()):
+                ev.acceptProposedAction()
+                return True
+        if obj is self.window and ev.type() == QEvent.Drop:
+            paths = _json_paths(ev.mimeData())
+            if paths:
+                ev.acceptProposedAction()
+                for path in paths:
+                    self.open_dropped(path)
+                return True
+        return False
+
+    def open_dropped(self, path: str) -> None:
+        """A hardware file is added at once, a scenario file opened; anything else is offered as a
+        config.json."""
+        try:
+            doc = read_json_file(path, "file")
+        except ModelError as exc:
+            self.say(f"Not added: {exc}", error=True)
+            return
+        if isinstance(doc, dict) and FORMAT_KEY in doc:
+            self.open_hardware(path)
+        elif isinstance(doc, dict) and SCENARIO_KEY in doc and hasattr(self.window, "open_scenario"):
+            self.window.open_scenario(path)
+        else:
+            self.add_model(path)
+
+
+def _json_paths(mime) -> list[str]:
+    if not mime.hasUrls():
+        return []
+    return [u.toLocalFile() for u in mime.urls() if u.isLocalFile() and Path(u.toLocalFile()).suffix.lower() == ".json"]
+
+
+def install(window) -> CustomActions:
+    window.custom_actions = CustomActions(window)
+    return window.custom_actions

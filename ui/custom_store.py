@@ -1,0 +1,99 @@
+"""Where the window keeps your own hardware and models: JSON files in the user's data folder.
+
+    <QStandardPaths.AppDataLocation>/hardware/<id>.json   hardware files (docs/custom-hardware.md)
+    <QStandardPaths.AppDataLocation>/models/<id>.json     a Hugging Face config.json, plus its name
+
+Files are written atomically (model/hardware_file.write_text_atomic) and read with the same
+checks as the command line; a broken file is reported, never deleted or overwritten.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QStandardPaths
+
+from model.catalog import Hardware, LLM
+from model.custom_catalog import add_to_default, remove_from_default
+from model.errors import ModelError
+from model.hardware_file import document_text, load_hardware_file, read_json_file, write_text_atomic
+
+NAME_KEY = "memory_wall_name"      # the display name a user gave an imported config (kept beside it)
+last_problems: list[str] = []      # what the last load_saved could not use (the window shows it)
+
+
+def data_dir() -> Path:
+    """The app's data folder (tests point it elsewhere by monkeypatching this function)."""
+    return Path(QStandardPaths.writableLocation(QStandardPaths.AppDataLocation))
+
+
+def _folder(kind: str) -> Path:
+    return data_dir() / kind
+
+
+def hardware_path(ident: str) -> Path:
+    return _folder("hardware") / f"{ident}.json"
+
+
+def model_path(ident: str) -> Path:
+    return _folder("models") / f"{ident}.json"
+
+
+def load_saved() -> list[str]:
+    """Add every saved entry to the default catalogue; one line per file that cannot be used."""
+    from model.hf_config import llm_from_config
+    problems: list[str] = []
+    for path in sorted(_folder("hardware").glob("*.json")):
+        try:
+            hw, text = load_hardware_file(path)
+            add_to_default(hw=hw, text=text)
+        except ModelError as exc:
+            problems.append(f"saved hardware not loaded: {exc}")
+    for path in sorted(_folder("models").glob("*.json")):
+        try:
+            cfg = read_json_file(path, "config.json")
+            name = cfg.get(NAME_KEY) if isinstance(cfg, dict) else None
+            llm = llm_from_config(cfg, str(name or path.stem), source=f"Hugging Face config.json ({path.name})")
+            add_to_default(llm=llm, text=json.dumps(cfg))
+        except ModelError as exc:
+            problems.append(f"saved model not loaded: {path.name}: {exc}")
+    last_problems[:] = problems
+    return problems
+
+
+def _keep_previous(path: Path, text: str) -> None:
+    """Replacing a saved file keeps the old one beside it as <id>.json.previous (never loaded)."""
+    if path.is_file():
+        old = path.read_text(encoding="utf-8", errors="replace")
+        if old != text:
+            write_text_atomic(path.with_name(path.name + ".previous"), old)
+
+
+def save_hardware(doc: dict, hw: Hardware) -> Path:
+    """Write the (checked) hardware file and add it to the catalogue."""
+    path = hardware_path(hw.id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = document_text(doc)
+    _keep_previous(path, text)
+    write_text_atomic(path, text)
+    add_to_default(hw=hw, text=text)
+    return path
+
+
+def save_model(cfg: dict, llm: LLM) -> Path:
+    """Keep a copy of the config.json (with its given name) and add the model to the catalogue."""
+    path = model_path(llm.id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({**cfg, NAME_KEY: llm.name}, indent=2, ensure_ascii=False) + "\n"
+    _keep_previous(path, text)
+    write_text_atomic(path, text)
+    add_to_default(llm=llm, text=json.dumps(cfg))
+    return path
+
+
+def remove(ident: str) -> None:
+    """Forget a custom entry: its file goes, and it leaves the catalogue."""
+    for path in (hardware_path(ident), model_path(ident)):
+        if path.is_file():
+            path.unlink()
+    remove_from_default(ident)

@@ -1,0 +1,98 @@
+"""Add a model from a Hugging Face config.json: what was read, the derived parameter count
+(to check against the model card), a name, and Add. All numbers come from model/hf_config.summary.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from model.errors import ModelError
+from model.hardware_file import read_json_file
+from model.hf_config import default_name, llm_from_config, summary
+from ui import custom_store
+from ui.hardware_editor import ERROR_STYLE
+
+
+class ModelImportDialog(QDialog):
+    """Shows a config.json as a model; ``added(id)`` once it is saved and in the catalogue."""
+
+    added = Signal(str)
+
+    def __init__(self, path: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("modelImport")
+        self.setWindowTitle("Add model from config.json")
+        self.path = Path(path)
+        self.cfg = None
+        self.llm = None
+        lay = QVBoxLayout(self)
+        title = QLabel(f"From {self.path.name}" + (f" in {self.path.parent.name}/" if self.path.parent.name else ""))
+        title.setObjectName("sectionTitle")
+        lay.addWidget(title)
+        form = QFormLayout()
+        self.name = QLineEdit()
+        self.name.setObjectName("modelName")
+        self.name.textEdited.connect(lambda _t: self.read())
+        form.addRow("Name", self.name)
+        lay.addLayout(form)
+        self.rows = QFormLayout()
+        lay.addLayout(self.rows)
+        hint = QLabel("Check the parameter count against the model card before you trust the estimates.")
+        hint.setWordWrap(True)
+        lay.addWidget(hint)
+        self.status = QLabel("")
+        self.status.setObjectName("importStatus")
+        self.status.setWordWrap(True)
+        self.status.setStyleSheet(ERROR_STYLE)
+        lay.addWidget(self.status)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        cancel = QPushButton("Cancel")
+        cancel.clicked.connect(self.reject)
+        self.add_button = QPushButton("Add model")
+        self.add_button.setDefault(True)
+        self.add_button.clicked.connect(self.add)
+        buttons.addWidget(cancel)
+        buttons.addWidget(self.add_button)
+        lay.addLayout(buttons)
+        try:
+            self.cfg = read_json_file(self.path, "config.json")
+            self.name.setText(default_name(self.cfg, self.path))
+        except ModelError as exc:
+            self.status.setText(str(exc))
+        self.read()
+        self.resize(620, 420)
+
+    def read(self) -> bool:
+        """Parse the config under the current name; show its summary, or the one-line reason."""
+        while self.rows.rowCount():
+            self.rows.removeRow(0)
+        self.llm = None
+        if self.cfg is not None:
+            try:
+                self.llm = llm_from_config(self.cfg, self.name.text() or self.path.stem,
+                                           source=f"Hugging Face config.json ({self.path.name})")
+                self.status.setText("")
+            except ModelError as exc:
+                self.status.setText(f"{self.path.name}: {exc}")
+        if self.llm is not None:
+            for label, text in summary(self.llm):
+                value = QLabel(text)
+                value.setWordWrap(True)
+                self.rows.addRow(label, value)
+        self.add_button.setEnabled(self.llm is not None)
+        return self.llm is not None
+
+    def add(self) -> bool:
+        if self.llm is None:
+            return False
+        try:
+            custom_store.save_model(dict(self.cfg), self.llm)
+        except OSError as exc:
+            self.status.setText(f"Not saved: {exc.strerror or type(exc).__name__}")
+            return False
+        self.added.emit(self.llm.id)
+        self.accept()
+        return True
