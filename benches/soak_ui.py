@@ -7,8 +7,12 @@ Each seed runs in a fresh process: the main window at 1600×900, then N seeded r
 (every control, key, page, resize, export and file action). Prints RSS at start, after the
 warm-up (every page built once, every size seen once), and every 1 000 actions, with the C
 heap's live and free bytes (glibc mallinfo2) and Python's live blocks, so a rise can be told
-apart: pages built once, memory the allocator keeps but does not use, or a leak. Ends with
-RSS(N) / RSS(1 000) per seed (goal ≤ 1.25). Any exception or Qt warning stops the seed with
+apart: pages built once, memory the allocator keeps but does not use, or a leak. Each reading
+is taken in the same state — Explore page, 1600×900, not presenting, after the app has sat
+idle past its heap trim (ui/app.steady_heap, every 10 s) — because live memory depends on the
+state (a 2560×1440 presenter window holds twice the pixmaps of 1600×900). The raw RSS at the
+moment the 1 000th action ended is printed too. Ends with RSS(N) / RSS(1 000) per seed
+(goal ≤ 1.25). Any exception or Qt warning stops the seed with
 exit status 1. Prints measurements; asserts nothing about time.
 """
 from __future__ import annotations
@@ -72,6 +76,19 @@ def warm_up(w, app) -> None:
     app.processEvents()
 
 
+def same_state(w, app) -> None:
+    """Explore, 1600×900, no presenter, then idle past the app's next heap trim."""
+    from PySide6.QtTest import QTest
+    from ui.app import TRIM_EVERY_MS
+    if w.presenter.active:
+        w.presenter.leave()
+    w.set_chip_focus(False)
+    w.show_explore()
+    w.resize(1600, 900)
+    app.processEvents()
+    QTest.qWait(TRIM_EVERY_MS + 1000)
+
+
 def one_seed(seed: int, actions: int) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -99,6 +116,8 @@ def one_seed(seed: int, actions: int) -> int:
     t0 = time.process_time()
 
     def every(done: int) -> None:
+        print(f"  {'(as the action ended)':>22s}: RSS {rss_mb():6.1f} MB", flush=True)
+        same_state(w, app)
         rss[done] = reading(f"after {done} actions")
         if problems:
             raise RuntimeError(problems[0])
