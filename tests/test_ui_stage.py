@@ -172,3 +172,11 @@ def test_a_batch_change_redraws_only_what_moves(main_window):
     assert r._drawn_roofs is not roofs and r._drawn_trail is not trail
     _, y = r.roofs[0].getData()
     assert y[0] == pytest.approx(math.log10(r._drawn_roofs[0][0].peak_flops))
+
+
+def test_the_app_icon_comes_after_the_first_paint(qapp):
+    """Start-up (issue 13): the icon's SVG rendering is deferred; when it comes it has every size."""
+    uiapp._set_icon(qapp)
+    sizes = {(s.width(), s.height()) for s in qapp.windowIcon().availableSizes()}
+    assert {(16, 16), (48, 48), (256, 256)} <= sizes
+    assert uiapp.ICON_AFTER_MS >= 100
