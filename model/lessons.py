@@ -255,9 +255,10 @@ def scaling(s: Scenario, counts: Iterable[int] = GPU_COUNTS, interconnects=("nvl
 
 @dataclass(frozen=True)
 class PreparedState:
-    caption: str
+    caption: str                    # the state's one claim: a template filled by model.lesson_numbers.Facts.fill
     scenario: Scenario
     params: tuple[tuple[str, Any], ...]
+    notes: str = ""                 # what the speaker says (read by the presenter's speaker view)
 
     def param(self, key: str, default: Any = None) -> Any:
         return dict(self.params).get(key, default)
@@ -282,7 +283,8 @@ def load_chapters(path=None) -> tuple[Chapter, ...]:
             states = []
             for st in ch["states"]:
                 scen = base.with_(**st.get("scenario", {}))
-                states.append(PreparedState(st["caption"], scen, tuple(sorted(st.get("params", {}).items()))))
+                states.append(PreparedState(st["caption"], scen, tuple(sorted(st.get("params", {}).items())),
+                                            str(st.get("notes", ""))))
             chapters.append(Chapter(int(ch["number"]), ch["key"], ch["title"], ch["takeaway"], tuple(states)))
     except (KeyError, TypeError, ValueError, ModelError) as exc:
         raise AssetError(f"lessons.json is malformed: {exc}") from None

@@ -15,9 +15,12 @@ from PySide6.QtWidgets import QApplication, QToolTip
 
 from model import estimate
 from model.catalog import default_catalog
-from model.format import duration, sig3
-from model.lessons import (AMD_LINE, NVIDIA_LINE, default_chapters, generations, hbm_latency_cycles, latency_hiding,
-                           matching_measurements, memory_ladder, precision_table, roofline_point, scaling)
+from model.format import sig3
+from model.lesson_numbers import LESSON_PARTS, LINES, ladder_points, warp_curve
+from model.lesson_serving import (batching_curves, chapter_facts, compute_bound_batch, decode_breakdown,
+                                  gpu_bars)
+from model.lessons import (default_chapters, generations, hbm_latency_cycles, latency_hiding,
+                           matching_measurements, precision_table, roofline_point)
 from model.sweep import sweep_batch
 from ui.chapters.base import error_text
 from ui.chapters.ch6_batching import BATCHES, batch_at
@@ -55,25 +58,23 @@ def check_model_numbers(w, v, number: int, state) -> None:
     assert s == estimate(state.scenario).scenario
     if number == 1:
         line = state.param("line", "nvidia")
-        pts = generations(NVIDIA_LINE if line == "nvidia" else AMD_LINE)
-        close(v.flops_bars.opts["height"], [p.flops_vs_first for p in pts])
-        close(v.bw_bars.opts["height"], [p.bandwidth_vs_first for p in pts])
-        close(v.ridge_bars.opts["height"], [p.ridge_flops_per_byte for p in pts])
+        if state.param("show") == "ridge":
+            close(v.ridge_bars.opts["height"], [p.ridge_flops_per_byte for p in generations(LINES[line])])
+        else:
+            pts = generations(LESSON_PARTS[line])
+            close(v.flops_bars.opts["height"], [p.flops_vs_first for p in pts])
+            close(v.bw_bars.opts["height"], [p.bandwidth_vs_first for p in pts])
     elif number == 2:
-        r = latency_hiding(state.param("warps"), state.param("divergence"),
-                           latency_cycles=hbm_latency_cycles(cat.gpu(s.gpu)))
-        assert np.array_equal(v.result.timeline, r.timeline)
+        lat = hbm_latency_cycles(cat.gpu(s.gpu))
+        r = latency_hiding(state.param("warps"), state.param("divergence"), latency_cycles=lat)
         assert v.result.issue_busy == r.issue_busy and v.result.lane_use == r.lane_use
         assert v.warps_slider.value() == state.param("warps")
-        assert v.image.image.shape[:2] == r.timeline.shape
+        close(v.busy_line.yData, 100 * warp_curve(lat).issue_busy)
+        close(v.dot.yData, [100 * (r.lane_use if state.param("divergence") else r.issue_busy)])
     elif number == 3:
-        ladder = memory_ladder(cat.gpu(s.gpu))
-        bw = [st.level.bandwidth_bytes_per_s for st in ladder]
-        c = v.cols["bandwidth"]
-        shown = sorted(np.concatenate([c["filled"].xData, c["hollow"].xData]))
-        close(shown, sorted(x for x in bw if x))
-        derived = [st.level.bandwidth_bytes_per_s for st in ladder if "bandwidth_GBps" in st.level.derived]
-        close(sorted(c["hollow"].xData), sorted(derived))
+        pts = ladder_points(cat.gpu(s.gpu))
+        close(v.lines["bandwidth"]["line"].yData, [p.bandwidth_x for p in pts])
+        close(v.lines["latency"]["line"].yData, [p.latency_x for p in pts])
     elif number == 4:
         pt = roofline_point(cat.gpu(s.gpu), e.compute_dtype, state.param("intensity"))
         close(v.dot.xData, [pt.intensity_flops_per_byte])
@@ -81,36 +82,38 @@ def check_model_numbers(w, v, number: int, state) -> None:
         close(v.double.yData, [pt.attainable_with_double_compute])
         assert v.point.bound == pt.bound
     elif number == 5:
-        assert v.floor_value.text() == duration(e.decode_floor_ms_per_token / 1e3)
-        assert ("DOES NOT FIT" in v.hbm.status_text) == (not e.fits)
+        b = decode_breakdown(e)
+        assert v.breakdown == b
+        ends = {}
+        for k, bar in v.bars.items():
+            for x0, y, wd in zip(bar.opts["x0"], bar.opts["y"], bar.opts["width"]):
+                ends[y] = max(ends.get(y, 0.0), x0 + wd)
+        close([ends[2], ends[1], ends[0]], [b.floor_ms, e.decode_ms_per_token, b.compute_ms])
     elif number == 6:
-        sw = sweep_batch(s, BATCHES)
-        close(v.rows[0]["curve"].yData, sw.decode_ms_per_token)
-        close(v.rows[1]["curve"].yData, sw.output_tokens_per_s)
-        close(v.rows[2]["curve"].yData, sw.usd_per_million_tokens)
-        close(v.rows[0]["now"].xData, [s.batch])
-        if e.critical_batch and e.critical_batch <= BATCHES[-1]:
-            assert v.rows[0]["crit"].isVisible() or not v.isVisible()
-            assert math.isclose(10 ** v.rows[0]["crit"].value(), e.critical_batch, rel_tol=1e-9)
-        assert math.isclose(10 ** v.rows[0]["kvl"].value(), max(sw.max_batch_that_fits, 1), rel_tol=1e-9)
+        c = batching_curves(s, BATCHES)
+        close(v.real.yData, c.tokens_per_s)
+        close(v.ideal.yData, c.ideal_tokens_per_s)
+        close(v.now.xData, [s.batch])
+        assert v.marks["real"] == compute_bound_batch(s) and v.marks["ideal"] == compute_bound_batch(s, ideal=True)
     elif number == 7:
         rows = precision_table(s)
-        close(v.fp_bars.opts["width"], [r.weight_bytes_total / 1e9 for r in rows])
-        close(v.ms_bars.opts["width"], [r.floor_ms_per_token for r in rows])
-        close(v.real.xData, [r.ms_per_token for r in rows])
+        close(v.bars.opts["width"], [r.weight_bytes_total / 1e9 for r in rows])
     elif number == 8:
-        for c in scaling(s):
-            ok = np.isfinite(c.speedup)
-            close(v.lines[c.interconnect].yData, c.speedup[ok])
-            close(v.lines[c.interconnect].xData, c.gpus[ok])
-        close(v.ideal.yData, v.ideal.xData)
+        bars = gpu_bars(s)
+        close(v.work_bars.opts["width"], [b.work_ms for b in bars])
+        close(v.comm_bars.opts["width"], [b.comm_ms for b in bars])
+        close([lab.pos().x() for lab in v.end_labels[:len(bars)]],
+              [b.total_ms + v.plot.getPlotItem().vb.viewRange()[0][1] * 0.01 for b in bars])
 
 
 @pytest.mark.parametrize("number,index", ALL_STATES)
 def test_every_prepared_state_draws_the_models_numbers(window, number, index):
     v = open_state(window, number, index)
     state = CHAPTERS[number - 1].states[index]
-    assert v.caption == state.caption
+    facts = chapter_facts(number, window.controller.estimate, dict(state.params))
+    assert v.caption == facts.fill(state.caption) and "{" not in v.caption
+    assert v.key_label.text() == facts.key.text and v.key_caption.text() == facts.key.label
+    assert v.chart.accessibleDescription().startswith(v.caption) and facts.key.text in v.chart.accessibleDescription()
     assert v.takeaway == CHAPTERS[number - 1].takeaway
     assert window.lessons.strip.current == (number, index)
     check_model_numbers(window, v, number, state)
@@ -130,33 +133,37 @@ def test_live_controls_redraw_from_the_model(window, qtbot):
     v = open_state(window, 6, 0)
     window.controller.set(batch=32)
     window.controller.flush()
-    qtbot.waitUntil(lambda: list(v.rows[0]["now"].xData) == [32.0], timeout=2000)
+    qtbot.waitUntil(lambda: list(v.now.xData) == [32.0], timeout=2000)
+    assert v.key_label.text() == chapter_facts(6, window.controller.estimate, {}).key.text
 
 
-def test_measured_rows_sit_beside_the_model(window):
-    # chapter 8: llama-2-70b on MI300X at batch 1, speed-up = latency(1 GPU) / latency(N)
-    v = open_state(window, 8, 0)
-    comps = [c for c in matching_measurements("llama-2-70b", "mi300x", None, "end_to_end_latency_s")
-             if c.row.batch == 1]
-    one = next(c for c in comps if c.row.n_gpus == 1)
-    comps.sort(key=lambda c: c.row.n_gpus)
-    close(v.meas.xData, [c.row.n_gpus for c in comps])
-    close(v.meas.yData, [one.row.value / c.row.value for c in comps])
-    close(v.pred.yData, [one.predicted / c.predicted for c in comps])
-    assert "measured" in v.meas_note.text()
-    # chapter 6: llama-3.1-8b on H100 at 16 bits, batch 1: per step ≈ latency / output tokens
-    v = open_state(window, 6, 0)
+def test_measured_rows_sit_beside_the_model_only_in_their_scenario(window):
+    # chapter 8, last state: llama-2-70b FP16 on MI300X at batch 1, speed-up = latency(1 GPU) / latency(N)
+    v = open_state(window, 8, 2)
+    comps = sorted((c for c in matching_measurements("llama-2-70b", "mi300x", "fp16", "end_to_end_latency_s")
+                    if c.row.batch == 1), key=lambda c: c.row.n_gpus)
+    one = comps[0]
+    assert one.row.n_gpus == 1
+    assert {n: m for n, m in v.measured.items()} == {c.row.n_gpus: (one.row.value / c.row.value,
+                                                                    one.predicted / c.predicted) for c in comps}
+    assert f"measured {sig3(one.row.value / comps[-1].row.value)}×" in v.end_labels[3].textItem.toPlainText()
+    assert open_state(window, 8, 0).measured == {}               # an H100 FP8 chart shows no MI300X stars
+    # chapter 6: only the state that switches to the published run (8B FP16, 1,024/1,024) has a star
+    v = open_state(window, 6, 4)
     rows = [c for c in matching_measurements("llama-3.1-8b", "h100", "fp16", "end_to_end_latency_s")
-            if c.row.batch is not None]
+            if c.row.batch == 1 and c.row.n_gpus == 1 and c.row.input_len == 1024]
     assert rows
-    close(sorted(v.rows[0]["meas"].yData), sorted(c.row.value * 1e3 / c.row.output_len for c in rows))
-    close(sorted(v.rows[0]["pred"].yData), sorted(c.predicted * 1e3 / c.row.output_len for c in rows))
-    # disagreement is shown, not hidden
-    assert any(f"{c.error:+.0%}" in v.meas_note.text() for c in rows)
-    # chapter 7: the fp16-vs-fp8 pair for llama-3.1-8b on H100
-    v = open_state(window, 7, 0)
-    text = v.meas_note.text()
-    assert "FP16" in text and "FP8" in text and "llama-3.1-8b" in text
+    close(v.meas.yData, [c.row.batch * c.row.output_len / c.row.value for c in rows])
+    close(v.pred.yData, [c.row.batch * c.row.output_len / c.predicted for c in rows])
+    assert any(f"{m.error:+.0%}" in v.key_caption.text() for m in v.measured)   # disagreement shown
+    for index in range(4):
+        assert len(open_state(window, 6, index).meas.xData or []) == 0
+    # chapter 7: the fp16-vs-fp8 pair for llama-3.1-8b on H100, in its own state
+    v = open_state(window, 7, 3)
+    a = next(c for c in rows)
+    b = next(c for c in matching_measurements("llama-3.1-8b", "h100", "fp8", "end_to_end_latency_s")
+             if c.row.batch == 1 and c.row.n_gpus == 1)
+    assert v.key_label.text() == f"{sig3(a.row.value / b.row.value)}×"
 
 
 @pytest.mark.parametrize("number", range(1, 9))
@@ -189,30 +196,25 @@ def check_csv_numbers(w, number, header, body):
         return [float(r[col[name]]) if r[col[name]] != "" else float("nan") for r in rows]
 
     if number == 1:
-        close(floats("flops_vs_first"), [p.flops_vs_first for p in generations(NVIDIA_LINE)])
+        close(floats("flops_vs_first"), [p.flops_vs_first for p in generations(LESSON_PARTS["nvidia"])])
     elif number == 2:
-        st = CHAPTERS[1].states[0]
-        r = latency_hiding(st.param("warps"), st.param("divergence"), latency_cycles=hbm_latency_cycles(cat.gpu(s.gpu)))
-        assert len(body) == r.warps
-        close(floats("scheduler_issue_busy"), [r.issue_busy] * r.warps)
+        lat = hbm_latency_cycles(cat.gpu(s.gpu))
+        close(floats("scheduler_issue_busy"), warp_curve(lat).issue_busy)
     elif number == 3:
-        close(floats("bandwidth_bytes_per_s"), [st.level.bandwidth_bytes_per_s or float("nan")
-                                                for st in memory_ladder(cat.gpu(s.gpu))])
+        close(floats("bandwidth_bytes_per_s"), [p.bandwidth_bytes_per_s for p in ladder_points(cat.gpu(s.gpu))])
     elif number == 4:
         pt = roofline_point(cat.gpu(s.gpu), e.compute_dtype, CHAPTERS[3].states[0].param("intensity"))
         close(floats("attainable_flops")[:1], [pt.attainable_flops])
     elif number == 5:
-        vals = {r[0]: r[1] for r in body}
-        close([float(vals["decode_floor_ms_per_token"])], [e.decode_floor_ms_per_token])
+        vals = {r[0]: r for r in body}
+        close([float(vals["total"][1]), float(vals["total"][2])], [e.decode_floor_ms_per_token, e.decode_ms_per_token])
     elif number == 6:
         model_rows = [r for r in body if r[0] == "model"]
-        close(floats("decode_ms_per_token", model_rows), sweep_batch(s, BATCHES).decode_ms_per_token)
+        close(floats("tokens_per_s", model_rows), sweep_batch(s, BATCHES).output_tokens_per_s)
     elif number == 7:
-        model_rows = [r for r in body if r[0] == "model"]
-        close(floats("floor_ms_per_token", model_rows), [r.floor_ms_per_token for r in precision_table(s)])
+        close(floats("floor_ms_per_token"), [r.floor_ms_per_token for r in precision_table(s)])
     elif number == 8:
-        model_rows = [r for r in body if r[0] == "model"]
-        close(floats("speedup", model_rows), np.concatenate([c.speedup for c in scaling(s)]))
+        close(floats("speedup"), [b.speedup for b in gpu_bars(s)])
 
 
 def test_an_error_in_one_chapter_never_takes_the_show_down(window, monkeypatch):
@@ -246,7 +248,7 @@ def test_lessons_lay_out_without_clipping_at_small_and_large_sizes(window, qtbot
 
 # ---------------------------------------------------------------- hover tooltips and clicks
 
-@pytest.mark.parametrize("number", [1, 2, 3, 4, 6, 7, 8])
+@pytest.mark.parametrize("number", range(1, 9))
 def test_every_chart_marker_has_its_own_tooltip_with_numbers(window, number):
     v = open_state(window, number, 0)
     assert any(p.tips.points or p.tips.rects for p in v.plots)
@@ -265,52 +267,38 @@ def test_every_chart_marker_has_its_own_tooltip_with_numbers(window, number):
 
 
 def test_a_published_marker_tooltip_names_its_source_conditions_and_error(window, qtbot):
-    v = open_state(window, 6, 0)
+    v = open_state(window, 6, 4)
     assert v.measured
-    plot = v.rows[0]["plot"]
+    plot = v.plot
     for m in v.measured:
-        row = m["row"]
-        pos = plot.tips.scene_pos(m["batch"], m["measured_ms"])
+        row = m.row
+        pos = plot.tips.scene_pos(row.batch, m.measured)
         text = plot.tips.text_at(pos)
         assert row.source in text and row.framework in text
         assert f"batch {row.batch:,}" in text and f"{row.input_len:,} input / {row.output_len:,} output" in text
-        assert f"{row.n_gpus} GPU" in text
-        assert f"measured {sig3(m['measured_s'])} s, model {sig3(m['predicted_s'])} s" in text
-        assert error_text(m["error"]) in text
-        assert f"{sig3(m['measured_ms'])} ms per step" in text
-        # a few pixels off still finds it (nearest within HOVER_PX, in screen space on log axes)
-        assert plot.tips.text_at(pos + QPointF(4, -3)) == text
-        # the ○ beside it is the model's prediction of the same run
-        ptext = plot.tips.text_at(plot.tips.scene_pos(m["batch"], m["model_ms"]))
-        assert ptext.startswith("○") and sig3(m["model_ms"]) in ptext and row.source in ptext
-    # a real mouse move over the star shows that text as the tooltip
+        assert f"{row.n_gpus} GPU" in text and error_text(m.error) in text
+        assert f"Measured {m.measured:,.0f} tokens/s" in text
+        assert plot.tips.text_at(pos + QPointF(4, -3)) == text   # nearest within HOVER_PX, in screen space
+        ptext = plot.tips.text_at(plot.tips.scene_pos(row.batch, m.predicted))
+        assert ptext.startswith("○") and f"{m.predicted:,.0f}" in ptext and row.source in ptext
     m = v.measured[0]
-    pix = plot.mapFromScene(plot.tips.scene_pos(m["batch"], m["measured_ms"]))
+    pix = plot.mapFromScene(plot.tips.scene_pos(m.row.batch, m.measured))
     qtbot.mouseMove(plot.viewport(), pix)
     qtbot.waitUntil(lambda: plot.tips.shown != "", timeout=2000)
-    assert m["row"].source in plot.tips.shown
+    assert m.row.source in plot.tips.shown
     assert QToolTip.text() == plot.tips.shown
     QToolTip.hideText()
-    # resting there (Qt's ToolTip event) keeps the marker's text, not the whole-plot summary
     QApplication.sendEvent(plot.viewport(), QHelpEvent(QEvent.ToolTip, pix, plot.viewport().mapToGlobal(pix)))
-    assert m["row"].source in QToolTip.text() and QToolTip.text() != plot.toolTip()
+    assert m.row.source in QToolTip.text() and QToolTip.text() != plot.toolTip()
     QToolTip.hideText()
-
-    # chapter 8: the multi-GPU stars say both latencies and the speed-ups
-    v = open_state(window, 8, 0)
-    for m in v.measured:
-        text = v.plot.tips.text_at(v.plot.tips.scene_pos(m["n_gpus"], m["measured_speedup"]))
-        assert m["row"].source in text and m["row"].framework in text
-        assert f"measured {sig3(m['measured_speedup'])}×, model {sig3(m['model_speedup'])}×" in text
-        assert error_text(m["error"]) in text
 
 
 def test_clicking_the_batching_plots_sets_the_batch(window, qtbot):
     assert [batch_at(math.log10(b)) for b in (1, 3, 256, 300, 4096, 9000)] == [1, 4, 256, 256, 4096, 4096]
     assert batch_at(-2.0) == 1
     v = open_state(window, 6, 0)
-    for row, target in ((v.rows[0], 256), (v.rows[2], 8)):
-        p = row["plot"]
+    p = v.plot
+    for target in (256, 8):
         vb = p.getPlotItem().vb
         (_x0, _x1), (y0, y1) = vb.viewRange()
         pix = p.mapFromScene(vb.mapViewToScene(QPointF(math.log10(target), 0.5 * (y0 + y1))))
@@ -318,9 +306,8 @@ def test_clicking_the_batching_plots_sets_the_batch(window, qtbot):
         window.controller.flush()
         assert window.controller.scenario.batch == target
         v.ensure_fresh()
-        qtbot.waitUntil(lambda: list(v.rows[0]["now"].xData) == [float(target)], timeout=2000)
+        qtbot.waitUntil(lambda: list(v.now.xData) == [float(target)], timeout=2000)
     # a click outside the axes (on the tick labels) changes nothing
-    p = v.rows[1]["plot"]
     qtbot.mouseClick(p.viewport(), Qt.LeftButton, pos=p.mapFromScene(p.getPlotItem().getAxis("left")
                                                                     .sceneBoundingRect().center()))
     window.controller.flush()

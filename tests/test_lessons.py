@@ -89,8 +89,9 @@ def test_7_precision_halves_bytes_and_fits_on_fewer_gpus():
 
 
 def test_8_interconnect_limits_scaling():
-    s_nv, s_pcie, s_pp = (st.scenario for st in CHAPTERS[8].states)
+    s_nv, s_pcie = (st.scenario for st in CHAPTERS[8].states[:2])
     assert estimate(s_pcie).bound == "communication" and estimate(s_nv).bound != "communication"
+    s_pp = s_nv.with_(gpus=32, batch=1)
     assert estimate(s_pp).decode_ms_per_token >= estimate(s_pp.with_(gpus=8)).decode_ms_per_token
     for curve in scaling(s_nv):
         ok = ~np.isnan(curve.speedup)
@@ -104,3 +105,107 @@ def test_broken_lessons_file(tmp_path):
     p.write_text('{"chapters": [{"number": 2, "key": "x", "title": "t", "takeaway": "t", "states": []}]}')
     with pytest.raises(AssetError, match="numbered"):
         load_chapters(p)
+
+
+# ---------------------------------------------------------------- claims and notes against the model
+import re  # noqa: E402
+
+from model.lesson_numbers import Facts, KeyNumber, ladder_facts, warp_curve  # noqa: E402
+from model.lesson_serving import (batching_facts, chapter_facts, compute_bound_batch, decode_breakdown,  # noqa: E402
+                                  gpu_bars, multi_gpu_measured)
+
+STATES = [(c.number, i) for c in default_chapters() for i in range(len(c.states))]
+NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
+
+
+def facts_of(number, index):
+    st = CHAPTERS[number].states[index]
+    return chapter_facts(number, estimate(st.scenario), dict(st.params)), st
+
+
+@pytest.mark.parametrize("number,index", STATES)
+def test_every_claim_is_filled_from_the_model_and_every_note_number_is_the_models(number, index):
+    f, st = facts_of(number, index)
+    claim = f.fill(st.caption)
+    assert "{" not in claim and "}" not in claim, claim
+    assert f.key.text and f.key.text != "—" and f.key.label
+    notes = st.notes
+    assert 2 <= len(re.findall(r"[.!?](?:\s|$)", notes)) <= 5, notes   # 2-4 sentences (+ the question)
+    said = " ".join([claim, f.key.text, f.key.label, *f.values.values(), *f.details,
+                     str(st.scenario.batch), str(st.scenario.gpus), f"{st.scenario.input_len:,}",
+                     f"{st.scenario.output_len:,}"])
+    known = set(NUMBER.findall(said)) | {"1", "2", "4", "8", "16", "32", "2×", "10"}
+    for n in NUMBER.findall(notes):
+        assert n in known, f"note number {n} of chapter {number} state {index} is not the model's: {notes}"
+
+
+def test_fill_keeps_unknown_names_visible():
+    assert Facts(KeyNumber("1", "x"), {"a": "3×"}).fill("{a} and {b}") == "3× and {b}"
+
+
+def test_3_the_ten_times_rule_is_latency_on_average_not_every_step():
+    f = ladder_facts(default_catalog().gpu("h100"))
+    lo, hi = (float(f.values[k].rstrip("×")) for k in ("bw_step_min", "bw_step_max"))
+    assert lo < 5 < hi                               # one step is 2.9×, another 12×: not "10× each"
+    assert 7 < float(f.values["lat_geo"].rstrip("×")) < 12   # the rule of thumb: latency, on average
+
+
+def test_2_the_warp_curve_saturates_at_the_warps_needed():
+    c = warp_curve(636)
+    assert c.issue_busy[c.warps_needed - 1] == pytest.approx(1.0)
+    assert c.issue_busy[c.warps_needed - 2] < 1.0
+    assert np.all(warp_curve(636, 1.0).lane_use <= 0.5 + 1e-12)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_5_the_realistic_time_is_the_sum_of_its_parts(index):
+    e = estimate(CHAPTERS[5].states[index].scenario)
+    b = decode_breakdown(e)
+    parts = b.weights_ms + b.kv_ms + b.extra_compute_ms + b.comm_ms + b.overhead_ms
+    assert parts == pytest.approx(e.decode_ms_per_token, rel=1e-9)
+    assert b.floor_weights_ms + b.floor_kv_ms == pytest.approx(e.decode_floor_ms_per_token)
+    assert b.floor_ms < b.total_ms and b.compute_ms < b.weights_ms   # memory-bound: the maths hides
+
+
+def test_5_first_state_does_not_fit_and_the_claim_says_so_once():
+    f, st = facts_of(5, 0)
+    claim = f.fill(st.caption)
+    assert not estimate(st.scenario).fits and claim.count("not fit") == 1
+
+
+def test_6_realistic_turns_compute_bound_before_the_ideal_critical_batch():
+    s = CHAPTERS[6].states[2].scenario
+    real, ideal = compute_bound_batch(s), compute_bound_batch(s, ideal=True)
+    assert real < s.batch and real < ideal
+    assert ideal == pytest.approx(estimate(s).critical_batch, abs=1.0)
+    assert estimate(s.with_(batch=real - 1)).bound == "memory" and estimate(s.with_(batch=real)).bound == "compute"
+    long = CHAPTERS[6].states[3].scenario
+    assert compute_bound_batch(long) is None and estimate(long).max_batch_that_fits < 64
+
+
+def test_6_the_published_state_matches_its_run():
+    f, st = facts_of(6, 4)
+    assert "meas_tps" in f.values and f.key.text.startswith(f.values["meas_tps"])
+    assert batching_facts(estimate(CHAPTERS[6].states[0].scenario)).values.get("meas_tps") is None
+
+
+def test_7_claims_halving_hold_and_measured_pair_is_the_chart_scenario():
+    f, _ = facts_of(7, 0)
+    gb = {k: float(f.values[f"{k}_gb"].split()[0]) for k in ("bf16", "fp8")}
+    assert gb["fp8"] == pytest.approx(gb["bf16"] / 2, rel=0.01)
+    f3, st3 = facts_of(7, 3)
+    assert 1.0 < float(f3.values["meas_x"].rstrip("×")) < 2.0 and st3.scenario.model == "llama-3.1-8b"
+
+
+def test_8_speedup_below_ideal_and_what_does_not_shrink():
+    for index in (0, 1):
+        s = CHAPTERS[8].states[index].scenario
+        bars = gpu_bars(s)
+        assert [b.gpus for b in bars] == [1, 2, 4, 8]
+        assert all(b.speedup < b.gpus or b.gpus == 1 for b in bars)
+        assert bars[-1].work_ms < bars[0].work_ms / 7           # the GPU work splits …
+        assert bars[-1].comm_ms + bars[-1].overhead_ms > bars[0].comm_ms + bars[0].overhead_ms  # … the rest does not
+    pcie = estimate(CHAPTERS[8].states[1].scenario)
+    assert pcie.bound == "communication"
+    meas = multi_gpu_measured(CHAPTERS[8].states[2].scenario)
+    assert sorted(meas) == [1, 2, 4, 8] and 1 < meas[8][0] < 8

@@ -49,7 +49,7 @@ def test_hbm_bar_turns_red_when_it_does_not_fit(qtbot, shown):
         end = img.pixelColor(QPoint(round(q.x() * dpr), round(q.y() * dpr)))
         w.close()
         return colour, end
-    red, red_end = border_pixel(Scenario())                       # 70B BF16 on one H100: does not fit
+    red, red_end = border_pixel(Scenario(model="llama-3.1-70b"))  # 70B BF16 on one H100: does not fit
     ok, ok_end = border_pixel(Scenario(model="llama-3.1-8b"))     # fits
     assert _close(red, QColor(th.VERMILLION))
     assert not _close(ok, QColor(th.VERMILLION), 25)

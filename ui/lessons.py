@@ -20,6 +20,7 @@ from model.lessons import default_chapters
 from model.scenario_file import load_scenario_with_chapter, save_scenario
 from ui import theme as th
 from ui.chapters import SHORT_TITLES, chapter_class
+from ui.chapters.base import focus_style
 from ui.presenter import ScenarioGlide
 
 
@@ -289,6 +290,7 @@ class LessonsView(QWidget):
         for v in self.views.values():
             v.set_theme(t)
         self.status.setStyleSheet(f"color: {t.secondary};")
+        self.toolbar.setStyleSheet(focus_style(t))
         bar = getattr(self.window(), "mode_bar", None)
         if bar is not None:
             bar.set_theme(t)
@@ -334,6 +336,7 @@ class ModeBar(QWidget):
         fm = QFontMetrics(f)
         for b in (self.explore_button, self.lessons_button):
             b.setMinimumWidth(fm.horizontalAdvance(b.text()) + 28)
+        self.setStyleSheet(focus_style(t))
 
     def set_page(self, lessons: bool) -> None:
         (self.lessons_button if lessons else self.explore_button).setChecked(True)
@@ -366,10 +369,17 @@ class LessonsWindowMixin:
             self.addAction(act)
 
     # ---------------------------------------------------------------- pages
+    def _footer_visible(self, on: bool) -> None:
+        """The Explore footer explains the Explore scenario: never under a lesson or on stage."""
+        footer = self.findChild(QWidget, "footer")
+        if footer is not None:
+            footer.setVisible(on and not self.presenting)
+
     def show_lessons(self, chapter: int | None = None, state: int = 0) -> None:
         first = self.pages.currentWidget() is not self.lessons
         self.pages.setCurrentWidget(self.lessons)
         self.mode_bar.set_page(True)
+        self._footer_visible(False)
         if chapter is not None:
             self.lessons.show_chapter(chapter, state, animate=False)
         elif first and not self.lessons.views:
@@ -381,6 +391,7 @@ class LessonsWindowMixin:
     def show_explore(self) -> None:
         self.pages.setCurrentWidget(self.explore)
         self.mode_bar.set_page(False)
+        self._footer_visible(True)
 
     def lessons_visible(self) -> bool:
         return self.pages.currentWidget() is self.lessons
@@ -394,9 +405,7 @@ class LessonsWindowMixin:
         self.presenting = bool(on)
         self.controls_scroll.setVisible(not on)
         self.mode_bar.setVisible(not on)
-        footer = self.findChild(QWidget, "footer")
-        if footer is not None:
-            footer.setVisible(not on)
+        self._footer_visible(not on and not self.lessons_visible())
         self.lessons.toolbar.setVisible(not on)
         if on:
             self.show_lessons()

@@ -1,4 +1,10 @@
-"""What every lesson view shares: title, caption, takeaway, a chart, live controls, exports.
+"""What every lesson view shares: one claim, one chart, one key number, details, exports.
+
+Layout: the chapter's title (small), the state's claim (its caption, a template filled by
+the model's Facts: model.lesson_serving.chapter_facts), then the chart beside a side panel
+with the key number in large type, its one-line label, the chapter's live controls and a
+"Details" toggle (the model's detail lines); the takeaway at the bottom. The chart carries
+an accessible name and description (the claim and the key number).
 
     ChapterView(chapter, controller, theme)
         apply_state(i)      the prepared state's params (its scenario goes to the controller,
@@ -20,145 +26,53 @@ from __future__ import annotations
 
 import base64
 import csv
+import html
 import math
+import re
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QEvent, QIODevice, QObject, QPoint, QPointF, QRect, Qt, QTimer
-from PySide6.QtGui import QFont, QPainter
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics, QPainter
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
+from model.lesson_serving import chapter_facts
 from ui import theme as th
+from ui.chapters.tips import HOVER_PX, MarkerTips, error_text, log10, measured_tip  # noqa: F401 (re-exported)
 from ui.roofline_plot import SIAxis
 
 SHORT_TITLES = {1: "Compute vs bandwidth", 2: "GPU shape", 3: "Memory hierarchy", 4: "Roofline",
                 5: "Decode is memory-bound", 6: "Batching", 7: "Precision", 8: "Multi-GPU"}
 
 
-HOVER_PX = 10.0      # how near (screen pixels) the mouse must be to a marker for its own tooltip
+class ClaimLabel(QLabel):
+    """The state's claim: setText takes the caption template; the view's Facts fill in the numbers."""
 
+    def __init__(self, view):
+        super().__init__("")
+        self.view = view
+        self.template = ""
 
-def log10(x: float) -> float:
-    return math.log10(max(float(x), 1e-300))
+    def setText(self, template: str) -> None:          # noqa: N802 (Qt name)
+        self.template = template
+        self.refill()
 
-
-def measured_tip(row, lines) -> str:
-    """A published measurement's hover text: where it comes from, how it was run, then ``lines``
-    (measured vs model, with the error)."""
-    b = "max (in-flight, not reported)" if row.batch is None else f"{row.batch:,}"
-    gpus = f"{row.n_gpus} GPU{'s' if row.n_gpus != 1 else ''}"
-    return "\n".join([f"★ Published: {row.model} {row.precision} on {row.n_gpus}× {row.gpu}",
-                      f"Source: {row.source}",
-                      f"Framework: {row.framework}",
-                      f"Conditions: {gpus}, batch {b}, {row.input_len:,} input / {row.output_len:,} output tokens",
-                      *lines])
-
-
-def error_text(err: float) -> str:
-    """The model's error against a measurement: predicted ÷ measured − 1."""
-    return f"model error {err:+.1%}" if err is not None and math.isfinite(err) else "model error —"
-
-
-class MarkerTips(QObject):
-    """Hover tooltips per data marker on one PlotWidget, the idea of ui.roofline_plot's hover.
-
-    point(x, y, text) and rect(x0, y0, x1, y1, text) take data coordinates; on a log axis the
-    view coordinate is log10 of the data, and distances are measured in screen pixels after
-    ViewBox.mapViewToScene, so log axes work. The nearest point within HOVER_PX wins; a bar
-    (rect) answers when the mouse is on it and no point is near. Elsewhere the plot's own
-    toolTip() (set by the chapter) shows as before.
-    """
-
-    def __init__(self, plot: pg.PlotWidget, log_x: bool = False, log_y: bool = False):
-        super().__init__(plot)
-        self.plot = plot
-        self.vb = plot.getPlotItem().vb
-        self.log_x, self.log_y = log_x, log_y
-        self.points: list[tuple[float, float, str]] = []               # view coordinates
-        self.rects: list[tuple[float, float, float, float, str]] = []
-        self.shown = ""
-        plot.setMouseTracking(True)
-        plot.scene().sigMouseMoved.connect(self._moved)
-        plot.viewport().installEventFilter(self)
-
-    def clear(self) -> None:
-        self.points.clear()
-        self.rects.clear()
-
-    def _vx(self, x: float) -> float:
-        return log10(x) if self.log_x else float(x)
-
-    def _vy(self, y: float) -> float:
-        return log10(y) if self.log_y else float(y)
-
-    def point(self, x: float, y: float, text: str) -> None:
-        if all(v is not None and math.isfinite(float(v)) for v in (x, y)) and \
-                (not self.log_x or x > 0) and (not self.log_y or y > 0):
-            self.points.append((self._vx(x), self._vy(y), text))
-
-    def rect(self, x0: float, y0: float, x1: float, y1: float, text: str) -> None:
-        self.rects.append((self._vx(x0), self._vy(y0), self._vx(x1), self._vy(y1), text))
-
-    def scene_pos(self, x: float, y: float) -> QPointF:
-        """Where a data point (x, y) lands in the plot's scene (= the plot widget's pixels)."""
-        return self.vb.mapViewToScene(QPointF(self._vx(x), self._vy(y)))
-
-    def text_at(self, scene_pos) -> str:
-        """The tooltip of the marker under scene_pos ('' when none is near)."""
-        px, py = scene_pos.x(), scene_pos.y()
-        best, best_d = "", HOVER_PX
-        for vx, vy, text in self.points:
-            p = self.vb.mapViewToScene(QPointF(vx, vy))
-            d = math.hypot(p.x() - px, p.y() - py)
-            if d < best_d:
-                best, best_d = text, d
-        if best:
-            return best
-        for x0, y0, x1, y1, text in self.rects:
-            a = self.vb.mapViewToScene(QPointF(x0, y0))
-            b = self.vb.mapViewToScene(QPointF(x1, y1))
-            dx = max(min(a.x(), b.x()) - px, 0.0, px - max(a.x(), b.x()))
-            dy = max(min(a.y(), b.y()) - py, 0.0, py - max(a.y(), b.y()))
-            d = math.hypot(dx, dy) + 1.0          # points win over bars at the same distance
-            if d < best_d:
-                best, best_d = text, d
-        return best
-
-    def tip_at(self, scene_pos) -> str:
-        """What hovering there shows: the nearest marker's text, else the whole plot's tooltip."""
-        return self.text_at(scene_pos) or self.plot.toolTip()
-
-    def _moved(self, pos) -> None:
-        text = self.text_at(pos)
-        if text:
-            if text != self.shown:
-                QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(pos)), text, self.plot.viewport())
-        elif self.shown:
-            QToolTip.hideText()
-        self.shown = text
-
-    def eventFilter(self, obj, ev) -> bool:
-        if ev.type() == QEvent.ToolTip:       # the mouse rests: a marker's text beats the plot's
-            text = self.text_at(self.plot.mapToScene(ev.pos()))
-            if text:
-                QToolTip.showText(ev.globalPos(), text, self.plot.viewport())
-                self.shown = text
-                return True
-        return False
+    def refill(self) -> None:
+        f = self.view.facts
+        super().setText(f.fill(self.template, missing="…") if f is not None else
+                        re.sub(r"\{[^}]*\}", "…", self.template))
 
 
 class ChapterView(QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
 
     side_width = 300
-    has_side = True
 
     def __init__(self, chapter, controller, theme: th.Theme = th.DARK, parent=None):
         super().__init__(parent)
         self.setObjectName("chapterView")
         self.chapter = chapter
         self.controller = controller
-        self.catalog = controller.catalog
         self.theme = theme
         self.state_index = 0
         self.params: dict = dict(chapter.states[0].params)
@@ -166,13 +80,14 @@ class ChapterView(QWidget):
         self._dirty = True
         self.plots: list[pg.PlotWidget] = []
 
+        self.facts = None
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(12, 8, 12, 8)
-        lay.setSpacing(6)
+        lay.setContentsMargins(12, 6, 12, 8)
+        lay.setSpacing(4)
         self.title_label = QLabel(f"{chapter.number} · {chapter.title}")
         self.title_label.setObjectName("chapterTitle")
-        self.caption_label = QLabel("")
-        self.caption_label.setObjectName("chapterCaption")
+        self.caption_label = ClaimLabel(self)
+        self.caption_label.setObjectName("chapterClaim")
         self.caption_label.setWordWrap(True)
         for w in (self.title_label, self.caption_label):
             w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
@@ -187,13 +102,7 @@ class ChapterView(QWidget):
         self.chart_lay.setContentsMargins(0, 0, 0, 0)
         self.chart_lay.setSpacing(4)
         body.addWidget(self.chart, 1)
-        self.side = QWidget()
-        self.side.setObjectName("chapterSide")
-        self.side_lay = QVBoxLayout(self.side)
-        self.side_lay.setContentsMargins(10, 8, 10, 8)
-        self.side_lay.setSpacing(6)
-        body.addWidget(self.side, 0)
-        self.side.setVisible(self.has_side)
+        body.addWidget(self._build_side(), 0)
         lay.addLayout(body, 1)
 
         self.error_label = QLabel("")
@@ -213,9 +122,42 @@ class ChapterView(QWidget):
         self._timer.timeout.connect(self.refresh)
         self.build()
         self.side_lay.addStretch(1)
+        self.side_lay.addWidget(self.details_button)
+        self.chart_lay.addWidget(self.details_label)       # under the chart, its full width
         self.set_theme(theme)
         self.caption_label.setText(chapter.states[0].caption)
         controller.estimate_changed.connect(self._on_estimate)
+
+    def _build_side(self) -> QWidget:
+        """The side panel: the key number and its label (the chapter adds its controls), and the
+        Details toggle, whose text goes under the chart."""
+        self.side = QWidget()
+        self.side.setObjectName("chapterSide")
+        self.side_lay = QVBoxLayout(self.side)
+        self.side_lay.setContentsMargins(10, 8, 10, 8)
+        self.side_lay.setSpacing(6)
+        self.key_label = QLabel("")
+        self.key_label.setObjectName("chapterKey")
+        self.key_caption = QLabel("")
+        self.key_caption.setObjectName("chapterKeyLabel")
+        self.key_caption.setWordWrap(True)
+        for w in (self.key_label, self.key_caption):
+            w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+            self.side_lay.addWidget(w)
+        self.details_button = QPushButton("Details ▸")
+        self.details_button.setObjectName("detailsButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolTip("Show or hide the numbers behind this screen")
+        self.details_button.setAccessibleName("Details: the numbers behind this screen")
+        self.details_button.toggled.connect(self._toggle_details)
+        self.details_label = self.note_label(name="chapterDetails")
+        self.details_label.setVisible(False)
+        return self.side
+
+    @property
+    def catalog(self):
+        """The controller's current catalogue (custom entries added later included)."""
+        return self.controller.catalog
 
     # ---------------------------------------------------------------- text
     @property
@@ -282,6 +224,8 @@ class ChapterView(QWidget):
         try:
             if e is None:
                 raise RuntimeError("no estimate yet")
+            self.facts = chapter_facts(self.chapter.number, e, self.params, self.catalog)
+            self._show_facts()
             self.update_view(e)
         except Exception as exc:   # never take the show down: say it in one line, keep going
             self._show_error(exc)
@@ -290,6 +234,28 @@ class ChapterView(QWidget):
             self.error_text = ""
             self.error_label.setVisible(False)
         return True
+
+    def _show_facts(self) -> None:
+        """The claim, the key number and the details from the model's Facts; the chart's accessible text."""
+        f = self.facts
+        self.caption_label.refill()
+        self.key_label.setText(f.key.text)
+        self.key_caption.setText(f.key.label)
+        self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
+        summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
+        self.chart.setAccessibleName(f"Chart, lesson {self.chapter.number}: {self.chapter.title}")
+        self.chart.setAccessibleDescription(summary)
+        for p in self.plots:
+            p.setAccessibleName(self.chart.accessibleName())
+            p.setAccessibleDescription(summary)
+
+    def extra_details(self) -> tuple[str, ...]:
+        """More detail lines a chapter adds (e.g. published runs); plain text."""
+        return ()
+
+    def _toggle_details(self, on: bool) -> None:
+        self.details_button.setText("Details ▾" if on else "Details ▸")
+        self.details_label.setVisible(on)
 
     def _show_error(self, exc: BaseException) -> None:
         msg = str(exc).splitlines()[0] if str(exc) else ""
@@ -340,7 +306,7 @@ class ChapterView(QWidget):
         pi.setMenuEnabled(False)
         pi.vb.disableAutoRange()
         p._labels = (x_label, y_label)
-        p._left_em = 7.0 if (log_y and y_unit) else 4.8
+        p._left_em = 8.8 if (log_y and y_unit) else 4.8
         p.tips = MarkerTips(p, log_x, log_y)
         self.plots.append(p)
         return p
@@ -426,6 +392,10 @@ def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
     pi = p.getPlotItem()
     x_label, y_label = getattr(p, "_labels", ("", ""))
     th.style_plot_axes(pi, t, x_label, y_label, getattr(p, "_left_em", 4.8))
+    font = QFont()
+    font.setPixelSize(t.px(13))
+    line_px = QFontMetrics(font).height()     # the whole line, descenders too (pyqtgraph measures less)
+    pi.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_px)
     pi.showGrid(x=False, y=False)
 
 
@@ -436,10 +406,19 @@ def text_font(t: th.Theme, base: float = 13, bold: bool = False) -> QFont:
     return f
 
 
+def focus_style(t: th.Theme) -> str:
+    """A visible focus ring on every keyboard-reachable control."""
+    return (f"QPushButton:focus, QToolButton:focus, QCheckBox:focus, QSlider:focus, QComboBox:focus "
+            f"{{ border: 2px solid {t.op_point}; }}")
+
+
 def chapter_style(t: th.Theme) -> str:
-    return f"""
-    QLabel#chapterTitle {{ font-size: {t.px(26)}px; font-weight: 700; }}
-    QLabel#chapterCaption {{ color: {t.accent}; font-size: {t.px(19)}px; }}
+    return focus_style(t) + f"""
+    QLabel#chapterTitle {{ color: {t.secondary}; font-size: {t.px(16)}px; font-weight: 600; }}
+    QLabel#chapterClaim {{ font-size: {t.px(25)}px; font-weight: 700; }}
+    QLabel#chapterKey {{ color: {t.op_point}; font-size: {t.px(34)}px; font-weight: 700; }}
+    QLabel#chapterKeyLabel {{ font-size: {t.px(15)}px; }}
+    QLabel#chapterDetails {{ color: {t.secondary}; font-size: {t.px(14)}px; }}
     QLabel#chapterTakeaway {{ font-size: {t.px(20)}px; background: {t.panel}; border: 1px solid {t.panel_border};
                              border-radius: 6px; padding: {t.px(8)}px {t.px(12)}px; }}
     QLabel#chapterError {{ color: {th.VERMILLION}; font-size: {t.px(16)}px; font-weight: 600; }}

@@ -51,17 +51,16 @@ class RooflineChapter(ChapterView):
         p.addItem(self.handle, ignoreBounds=True)
         self.handle.sigPositionChanged.connect(self._dragged)
         self.labels = {k: pg.TextItem(anchor=a) for k, a in
-                       (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", (0, 1)), ("dot", (0, 1.1)),
-                        ("mem", (0.5, 0.5)), ("cmp", (0.5, 0.5)))}
+                       (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", (0, 1)), ("ridge2", (0, 1)),
+                        ("dot", (0, 1.1)), ("mem", (0.5, 0.5)), ("cmp", (0.5, 0.5)))}
         for lab in self.labels.values():
             p.addItem(lab, ignoreBounds=True)
-        self.side_lay.addWidget(self._cl("Arithmetic intensity (drag the line)"))
+        self.side_lay.addWidget(self._cl("Arithmetic intensity (or drag the line)"))
         self.slider = QSlider(Qt.Horizontal)
         self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.setAccessibleName("Arithmetic intensity, FLOP per byte")
         self.slider.valueChanged.connect(lambda v: self.set_params(intensity=slider_to_intensity(v)))
         self.side_lay.addWidget(self.slider)
-        self.numbers = self.note_label(name="chapterValue")
-        self.side_lay.addWidget(self.numbers)
 
     def _cl(self, text):
         lab = QLabel(text)
@@ -93,7 +92,7 @@ class RooflineChapter(ChapterView):
         self.handle.setPen(pg.mkPen(t.op_point, width=1, style=Qt.DashLine))
         self.handle.setHoverPen(pg.mkPen(t.op_point, width=3))
         for k, lab in self.labels.items():
-            lab.setFont(text_font(t, 15 if k in ("dot", "mem", "cmp") else 13, bold=k in ("dot", "mem", "cmp")))
+            lab.setFont(text_font(t, 16 if k in ("dot", "mem", "cmp") else 14, bold=k in ("dot", "mem", "cmp")))
 
     def update_view(self, e) -> None:
         t = self.theme
@@ -109,7 +108,7 @@ class RooflineChapter(ChapterView):
         self.roof2.setData(self.curve_x, y2)
         r = pt.ridge_flops_per_byte
         peak = float(y1.max())
-        y_lo, y_hi = float(y1.min()) / 3, peak * 2 * 6
+        y_lo, y_hi = float(y1.min()) / 3, peak * 2 * 4
         self.ridge.setData(np.array([r, r]), np.array([y_lo, peak]))
         self.ridge2.setData(np.array([2 * r, 2 * r]), np.array([y_lo, 2 * peak]))
         self.dot.setData(np.array([x]), np.array([pt.attainable_flops]))
@@ -125,30 +124,27 @@ class RooflineChapter(ChapterView):
         L["roof2"].setText(f"2× compute {si(2 * peak, 'FLOP/s')} (dashed)")
         L["roof2"].setColor(th.BLUISH_GREEN)
         L["roof2"].setPos(log10(X_MAX) - 0.05, log10(2 * peak))
-        L["ridge"].setText(f"ridge {sig3(r)} FLOP/B")
+        L["ridge"].setText(f"ridge {sig3(r)}")
         L["ridge"].setColor(t.text)
-        L["ridge"].setPos(log10(r) + 0.05, log10(y_lo) + 0.25)
+        L["ridge"].setPos(log10(r) + 0.04, log10(y_lo) + 0.45)
+        L["ridge2"].setText(f"2× compute: ridge {sig3(2 * r)}")
+        L["ridge2"].setColor(t.secondary)
+        L["ridge2"].setPos(log10(2 * r) + 0.04, log10(y_lo) + 0.05)
         gain = pt.attainable_with_double_compute / pt.attainable_flops
         L["dot"].setText(f"{sig3(x)} FLOP/B → {si(pt.attainable_flops, 'FLOP/s')}\n2× compute: {sig3(gain)}× as fast")
         L["dot"].setColor(t.op_point)
-        right = log10(x) > log10(X_MAX) - 1.3
-        L["dot"].setAnchor((1, 1.1) if right else (0, 1.1))
+        right = log10(x) > log10(X_MAX) - 1.8
+        below = x > r / 4                      # near the roofs, the label goes under the dot
+        L["dot"].setAnchor((1 if right else 0, -0.15 if below else 1.1))
         L["dot"].setPos(log10(x) + (-0.08 if right else 0.08), log10(pt.attainable_flops))
         L["mem"].setText("MEMORY-BOUND")
         L["mem"].setColor(th.ORANGE)
-        L["mem"].setPos(0.5 * (log10(X_MIN) + log10(r)), log10(peak) + 0.9)
+        L["mem"].setPos(0.5 * (log10(X_MIN) + log10(r)), log10(peak) + 0.75)
         L["cmp"].setText("COMPUTE-BOUND")
         L["cmp"].setColor(th.BLUISH_GREEN)
-        L["cmp"].setPos(0.5 * (log10(r) + log10(X_MAX)), log10(peak) + 0.9)
+        L["cmp"].setPos(0.5 * (log10(2 * r) + log10(X_MAX)), log10(peak) + 0.75)
         self.title_row.setText(f"{hw.short_name.upper()} · {dtype.upper()} · HBM {si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}"
                                + (" · EMULATED" if e.emulated else ""))
-        bound_col = th.ORANGE if pt.bound == "memory" else th.BLUISH_GREEN
-        self.numbers.setText(
-            f"Intensity <b>{sig3(x)}</b> FLOP/byte<br>"
-            f"Attainable <b>{si(pt.attainable_flops, 'FLOP/s')}</b><br>"
-            f"With 2× compute <b>{si(pt.attainable_with_double_compute, 'FLOP/s')}</b> ({sig3(gain)}×)<br>"
-            f"Ridge <b>{sig3(r)}</b> FLOP/byte<br>"
-            f"<b style='color:{bound_col}'>{pt.bound.upper()}-BOUND</b>")
         tips = self.plot.tips
         tips.clear()
         tips.point(x, pt.attainable_flops,

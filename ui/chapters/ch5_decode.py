@@ -1,102 +1,120 @@
 """Lesson 5: why decode is memory-bound.
 
-The animated hierarchy (ui.hierarchy_view) with the tensor cores starving, and beside it
-the Estimate's floor: every weight read once per token, time ≥ bytes ÷ bandwidth, and the
-HBM bar that says whether it even fits.
+One chart (model.lesson_serving.decode_breakdown): what one decode step (one token per
+sequence) is made of, in ms. Top bar, the floor: every weight byte and the KV cache read
+once at the datasheet bandwidth. Middle bar, the realistic time: the same reads at the
+achieved bandwidth, the maths beyond the reads (none while memory-bound), the all-reduces
+and the software overhead. Bottom bar: the tensor-core maths, which runs under the reads.
+Every segment is named in words beside its bar, and inside it where it is wide enough.
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+import pyqtgraph as pg
 
-from model.format import duration, percent, si, sig3
+from model.format import duration
+from model.lesson_serving import decode_breakdown
 from ui import theme as th
-from ui.chapters.base import ChapterView
-from ui.gauges import HbmBar
+from ui.chapters.base import ChapterView, text_font
+from ui.chapters.ch1_generations import NamesAxis
+
+ROWS = ("maths", "realistic", "floor")            # y = 0, 1, 2 (bottom to top)
+KINDS = (("weights", th.ORANGE, "weights"), ("kv", th.REDDISH_PURPLE, "KV cache"),
+         ("compute", th.BLUISH_GREEN, "maths"), ("comm", th.BLUE, "all-reduces"),
+         ("overhead", "#8A8F98", "overhead"))
+BAR_H = 0.42
+INSIDE_MIN = 0.12                                 # a segment names itself inside when ≥ this share of the axis
 
 
-def make_hierarchy(controller):
-    """The animated hierarchy, or a labelled placeholder if it cannot be built here."""
-    try:
-        from ui.hierarchy_view import HierarchyView
-        return HierarchyView(controller)
-    except Exception as exc:   # the lesson still shows its numbers without the animation
-        lab = QLabel(f"(the animated hierarchy is unavailable: {type(exc).__name__})")
-        lab.setObjectName("chapterNote")
-        return lab
+def ms(x: float) -> str:
+    return duration(x / 1e3)
 
 
 class DecodeChapter(ChapterView):
-    has_side = False
-
     def build(self) -> None:
-        self.estimate = None
-        row = QHBoxLayout()
-        row.setSpacing(8)
-        self.hierarchy = make_hierarchy(self.controller)
-        self.hierarchy.setObjectName("chapterHierarchy")
-        row.addWidget(self.hierarchy, 3)
-        facts = QWidget()
-        facts.setObjectName("chapterFacts")
-        fl = QVBoxLayout(facts)
-        fl.setContentsMargins(6, 4, 6, 4)
-        fl.setSpacing(6)
-        self.floor_title = QLabel("FLOOR: TIME PER TOKEN")
-        self.floor_title.setObjectName("chartTitle")
-        self.floor_value = QLabel("—")
-        self.floor_value.setObjectName("chapterBig")
-        self.floor_eq = self.note_label(name="chapterValue")
-        self.real_value = self.note_label(name="chapterValue")
-        self.hbm_title = QLabel("HBM PER GPU")
-        self.hbm_title.setObjectName("chartTitle")
-        self.hbm = HbmBar()
-        self.hbm_note = self.note_label(name="chapterValue")
-        self.hint = self.note_label(
-            "Change the model, precision, GPU or batch in the controls: the floor follows the bytes read, "
-            "not the FLOP/s.")
-        for w in (self.floor_title, self.floor_value, self.floor_eq, self.real_value, self.hbm_title, self.hbm,
-                  self.hbm_note, self.hint):
-            fl.addWidget(w)
-        fl.addStretch(1)
-        row.addWidget(facts, 2)
-        self.facts = facts
-        self.chart_lay.addLayout(row, 1)
+        self.breakdown = None
+        self.title_row = self.add_chart_title()
+        self.names = NamesAxis("left")
+        p = self.plot = self.make_plot("Time for one decode step (ms)", "", bottom_axis=None)
+        p.getPlotItem().setAxisItems({"left": self.names})
+        p._left_em = 6.0
+        self.chart_lay.addWidget(p, 1)
+        self.bars = {k: pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_H) for k, _c, _n in KINDS}
+        for b in self.bars.values():
+            p.addItem(b)
+        self.row_labels = {r: pg.TextItem(anchor=(0, 0)) for r in ROWS}
+        self.inside = {k: [pg.TextItem(anchor=(0.5, 0.5)) for _ in ROWS] for k, _c, _n in KINDS}
+        for lab in (*self.row_labels.values(), *(x for v in self.inside.values() for x in v)):
+            p.addItem(lab, ignoreBounds=True)
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.hbm.set_theme(t)
-        if hasattr(self.hierarchy, "set_theme"):    # not the placeholder label
-            self.hierarchy.set_theme(t)
+        for k, colour, _n in KINDS:
+            self.bars[k].setOpts(brush=pg.mkBrush(colour), pen=pg.mkPen(t.bg, width=1))
+            for lab in self.inside[k]:
+                lab.setFont(text_font(t, 15, bold=True))
+        for lab in self.row_labels.values():
+            lab.setFont(text_font(t, 15, bold=True))
+
+    def _segments(self, b) -> dict[str, list[tuple[int, float, float]]]:
+        """Per kind: (row, start ms, width ms)."""
+        seg = {k: [] for k, _c, _n in KINDS}
+        seg["weights"].append((2, 0.0, b.floor_weights_ms))
+        seg["kv"].append((2, b.floor_weights_ms, b.floor_kv_ms))
+        x = 0.0
+        for k, w in (("weights", b.weights_ms), ("kv", b.kv_ms), ("compute", b.extra_compute_ms),
+                     ("comm", b.comm_ms), ("overhead", b.overhead_ms)):
+            seg[k].append((1, x, w))
+            x += w
+        seg["compute"].append((0, 0.0, b.compute_ms))
+        return seg
 
     def update_view(self, e) -> None:
-        self.estimate = e
-        s = e.scenario
-        self.floor_value.setText(duration(e.decode_floor_ms_per_token / 1e3))
-        self.floor_value.setStyleSheet(f"color: {th.ORANGE if e.bound == 'memory' else th.BLUISH_GREEN};")
-        read = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
-        self.floor_eq.setText(
-            f"{si(read, 'B')} read per step per GPU<br>÷ {si(e.peak_bandwidth_bytes_per_s, 'B/s')} HBM<br>"
-            f"weights {si(e.weight_bytes_per_step, 'B')} · KV {si(e.kv_bytes_per_step, 'B')}<br>"
-            f"{sig3(e.arithmetic_intensity_flops_per_byte)} FLOP per byte (ridge {sig3(e.ridge_flops_per_byte)})")
-        self.real_value.setText(
-            f"Realistic: <b>{duration(e.decode_ms_per_token / 1e3)}</b>/token · "
-            f"{si(e.output_tokens_per_s, 'tok/s')} at batch {s.batch}<br>"
-            f"Tensor cores busy <b>{percent(e.mfu)}</b> · HBM busy <b>{percent(e.mbu)}</b>")
-        need, cap = e.memory_needed_bytes_per_gpu, e.hbm_capacity_bytes
-        self.hbm.set_values(cap, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu, e.workspace_bytes_per_gpu, e.fits,
-                            f"{si(need, 'B')} of {si(cap, 'B')}" + ("" if e.fits else " — DOES NOT FIT"))
-        if e.fits:
-            self.hbm_note.setText(f"{e.model_name} {e.precision_name} fits: {si(need, 'B')} of {si(cap, 'B')} "
-                                  f"on each of {s.gpus} GPU{'s' if s.gpus > 1 else ''}.")
-        else:
-            self.hbm_note.setText(f"<span style='color:{th.VERMILLION}; font-weight:600'>Does not fit: "
-                                  f"{si(need, 'B')} needed, {si(cap, 'B')} on the card.</span> "
-                                  f"The floor is what it would take if it did.")
+        t = self.theme
+        b = self.breakdown = decode_breakdown(e)
+        seg = self._segments(b)
+        x_max = b.total_ms * 1.04
+        for k, _c, name in KINDS:
+            rows = [(r, x0, w) for r, x0, w in seg[k] if w > 0]
+            self.bars[k].setOpts(x0=[x0 for _r, x0, _w in rows], y=[r for r, _x, _w in rows],
+                                 width=[w for _r, _x, w in rows], height=BAR_H)
+            for i, lab in enumerate(self.inside[k]):
+                fit = i < len(rows) and rows[i][2] >= INSIDE_MIN * x_max
+                lab.setVisible(fit)
+                if fit:
+                    r, x0, w = rows[i]
+                    lab.setText(name)
+                    lab.setColor("#000000" if k in ("weights", "compute") else "#FFFFFF")
+                    lab.setPos(x0 + w / 2, r)
+        parts = [f"{n} {ms(w)}" for (k, _c, n), w in zip(KINDS, (b.weights_ms, b.kv_ms, b.extra_compute_ms,
+                                                                   b.comm_ms, b.overhead_ms)) if w > 0.0005]
+        parts[0] += f" (at the achieved {self.facts.values['achieved_bw']})"
+        texts = {"floor": f"Floor {ms(b.floor_ms)}: weights {ms(b.floor_weights_ms)} + KV cache "
+                          f"{ms(b.floor_kv_ms)} at the datasheet {self.facts.values['bw']}",
+                 "realistic": f"Realistic {ms(b.total_ms)} = " + " + ".join(parts),
+                 "maths": f"Tensor-core maths {ms(b.compute_ms)}: "
+                          + ("runs while the bytes stream in" if b.extra_compute_ms <= 0 else "longer than the reads")}
+        for r, lab in self.row_labels.items():
+            lab.setText(texts[r])
+            lab.setColor(t.text)
+            lab.setPos(0, ROWS.index(r) - BAR_H / 2 - 0.04)
+        self.names.names = ["maths", "realistic", "floor"]
+        self.names.setTicks([[(i, n) for i, n in enumerate(self.names.names)]])
+        self.plot.getPlotItem().vb.setRange(xRange=(0, x_max), yRange=(-0.75, 2.35), padding=0)
+        self.title_row.setText(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} · BATCH "
+                               f"{e.scenario.batch} · {e.scenario.gpus} GPU{'S' if e.scenario.gpus > 1 else ''}")
+        tips = self.plot.tips
+        tips.clear()
+        for (k, _c, name) in KINDS:
+            for r, x0, w in seg[k]:
+                if w > 0:
+                    tips.rect(x0, r - BAR_H / 2, x0 + w, r + BAR_H / 2, f"{ROWS[r]}: {name} {ms(w)}")
+        self.plot.setToolTip("One decode step: the floor at datasheet bandwidth, the realistic time and its parts, "
+                             "and the tensor-core maths")
 
     def csv_rows(self):
-        e = self.estimate
-        keys = ("decode_floor_ms_per_token", "decode_ms_per_token", "weight_bytes_per_step", "kv_bytes_per_step",
-                "activation_bytes_per_step", "peak_bandwidth_bytes_per_s", "arithmetic_intensity_flops_per_byte",
-                "ridge_flops_per_byte", "mbu", "mfu", "output_tokens_per_s", "memory_needed_bytes_per_gpu",
-                "hbm_capacity_bytes", "fits", "bound")
-        s = e.scenario
-        return ["quantity", "value"], [["gpu", s.gpu], ["model", s.model], ["precision", s.precision],
-                                       ["batch", s.batch], ["gpus", s.gpus]] + [[k, getattr(e, k)] for k in keys]
+        b = self.breakdown
+        header = ["part", "floor_ms", "realistic_ms"]
+        return header, [["weights", b.floor_weights_ms, b.weights_ms], ["kv_cache_and_activations", b.floor_kv_ms,
+                                                                         b.kv_ms],
+                        ["maths_beyond_reads", 0.0, b.extra_compute_ms], ["all_reduces", 0.0, b.comm_ms],
+                        ["overhead", 0.0, b.overhead_ms], ["total", b.floor_ms, b.total_ms],
+                        ["tensor_core_maths", b.compute_ms, b.compute_ms]]

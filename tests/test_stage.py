@@ -1,0 +1,104 @@
+"""Readable from the back of the room: every chapter state in presenter mode.
+
+At 1920×1080 every visible text (labels, buttons, plot text items, axis titles, axis tick
+labels) is at least 18 px and each key number at least 40 px; at 1920×1080 and 1280×720
+no text overlaps another and none is clipped by its parent (tests/stage_text.py measures
+them). Also: the lessons page never shows the Explore footer, presenter mode hides the
+control panel until C, and every control is reachable by keyboard with an accessible name.
+"""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QApplication, QWidget
+
+from model.lessons import default_chapters
+from stage_text import problems, texts
+
+CHAPTERS = default_chapters()
+MIN_PX, KEY_PX = 18, 40
+
+
+@pytest.fixture
+def stage(lessons_window):
+    lessons_window.enter_presenter(fullscreen=False)
+    return lessons_window
+
+
+def settle(w, number, index):
+    w.show_chapter(number, index)
+    w.controller.flush()
+    v = w.lessons.current_view
+    v.ensure_fresh()
+    QApplication.processEvents()
+    assert v.error_text == "", v.error_text
+    return v
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+@pytest.mark.parametrize("number", range(1, 9))
+def test_every_state_is_readable_on_stage(stage, qtbot, number, size):
+    stage.resize(*size)
+    qtbot.waitUntil(lambda: stage.size().width() == size[0], timeout=2000)
+    big = size[0] >= 1920
+    for index in range(len(CHAPTERS[number - 1].states)):
+        v = settle(stage, number, index)
+        found = texts(stage)
+        assert any(t.key for t in found), "the key number is on screen"
+        assert any(t.kind == "tick" for t in found) and any(t.kind == "item" for t in found)
+        bad = problems(stage, MIN_PX if big else 0, KEY_PX if big else 0)
+        assert not bad, f"chapter {number} state {index + 1} at {size}:\n" + "\n".join(bad)
+        v.details_button.setChecked(True)            # the details fit too, when shown
+        QApplication.processEvents()
+        head = v.details_label.text()[:30]
+        bad = [b for b in problems(stage, MIN_PX if big else 0) if repr(head)[1:-1][:20] in b]
+        v.details_button.setChecked(False)
+        assert not bad, f"details of chapter {number} state {index + 1} at {size}:\n" + "\n".join(bad)
+
+
+def test_the_checker_finds_what_it_must(stage):
+    """The stage check is not vacuous: a shrunken, overlapping text is caught."""
+    v = settle(stage, 4, 0)
+    v.key_label.setStyleSheet("font-size: 12px;")
+    QApplication.processEvents()
+    bad = problems(stage, MIN_PX, KEY_PX)
+    assert any("key number too small" in b for b in bad) and any("too small" in b for b in bad)
+    v.key_label.setStyleSheet("")
+    v.labels["dot"].setPos(v.labels["roof"].pos())    # one plot label over another
+    assert any(b.startswith("overlap") for b in problems(stage))
+
+
+def test_lessons_hide_the_explore_footer_and_presenter_hides_the_controls(lessons_window, qtbot):
+    w = lessons_window
+    footer = w.findChild(QWidget, "footer")
+    w.show_explore()
+    assert footer.isVisible()
+    w.show_lessons()
+    assert not footer.isVisible()
+    w.show_explore()
+    assert footer.isVisible()
+    w.enter_presenter(fullscreen=False)
+    assert not footer.isVisible() and not w.controls_scroll.isVisible()
+    w.presenter.handle_key(Qt.Key_C)
+    assert w.controls_scroll.isVisible()
+    w.presenter.handle_key(Qt.Key_C)
+    assert not w.controls_scroll.isVisible()
+    w.presenter.leave()
+    assert not footer.isVisible()                     # still on the lessons page
+
+
+@pytest.mark.parametrize("number", range(1, 9))
+def test_chapter_controls_are_keyboard_reachable_and_named(lessons_window, number):
+    w = lessons_window
+    w.show_lessons()
+    v = settle(w, number, 0)
+    controls = [c for c in v.findChildren(QWidget) if isinstance(c, (QAbstractButton, QAbstractSlider))
+                and c.isVisibleTo(w)]
+    assert v.details_button in controls
+    for c in controls:
+        assert c.focusPolicy() & Qt.TabFocus, c
+        assert c.accessibleName() or (isinstance(c, QAbstractButton) and c.text()), c
+    assert ":focus" in v.styleSheet()                  # a visible focus ring
+    assert v.chart.accessibleName() and v.key_label.text() in v.chart.accessibleDescription()
+    for p in v.plots:
+        assert p.accessibleDescription() == v.chart.accessibleDescription()
