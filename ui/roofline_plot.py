@@ -10,6 +10,7 @@ numbers (ui.hover, the one hover engine).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import pyqtgraph as pg
@@ -26,6 +27,18 @@ from ui.roofline_labels import RooflineLabelsMixin, _log
 MAX_ROOFS = 8
 TRAIL_LABELS = (1, 16, 256)
 HOVER_PX = 13.0      # points within 13 px; lines within 9 px (ui.hover's line penalty)
+
+
+@lru_cache(maxsize=64)
+def _brush(colour: str):
+    """One brush per colour: pyqtgraph's symbol atlas keys each new pen/brush object anew and
+    keeps its picture, so fresh ones per update grow it without bound (benches/soak_ui.py)."""
+    return pg.mkBrush(colour)
+
+
+@lru_cache(maxsize=64)
+def _pen(colour: str):
+    return pg.mkPen(colour)
 
 
 class SIAxis(pg.AxisItem):
@@ -283,8 +296,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         key = (bx.tobytes(), by.tobytes(), fits.tobytes(), t)     # the same trail for every batch
         if key != getattr(self, "_drawn_trail", None):
             self._drawn_trail = key
-            self.trail.setData(bx, by, symbolBrush=[pg.mkBrush(t.trail if f else t.bg) for f in fits],
-                               symbolPen=[pg.mkPen(t.bg if f else th.VERMILLION) for f in fits])
+            self.trail.setData(bx, by, symbolBrush=[_brush(t.trail if f else t.bg) for f in fits],
+                               symbolPen=[_pen(t.bg if f else th.VERMILLION) for f in fits])
         for lab, b in zip(self.trail_labels, TRAIL_LABELS):
             idx = np.nonzero(sw.batch == b)[0]
             if idx.size and b != e.scenario.batch:
