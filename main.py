@@ -4,6 +4,7 @@
     python main.py                                    open the window (last scenario)
     python main.py scenario.json                      open the window on a saved scenario
     python main.py --screenshot out.png [flags]       render the window offscreen to a PNG
+    python main.py --record chip.gif [--chapter N]    an animated GIF (or .mp4) for slides
     python main.py estimate --gpu h100 --model llama-3.1-70b --precision bf16 [--json]
     python main.py list [gpus|models|precisions] [--json]
     python main.py sweep --gpu h100 --model llama-3.1-8b --precision fp8 > sweep.csv
@@ -63,13 +64,15 @@ def add_scenario_flags(p: argparse.ArgumentParser, defaults: bool = True) -> Non
     g.add_argument("--input-len", type=_positive_int("input length"), default=d.input_len if defaults else None)
     g.add_argument("--output-len", type=_positive_int("output length"), default=d.output_len if defaults else None)
     g.add_argument("--phase", default=d.phase if defaults else None, help="decode | prefill")
+    g.add_argument("--engine", default=d.engine if defaults else None,
+                   help="auto | ideal | tensorrt-llm vllm sglang llama.cpp exllamav2 mlc-llm transformers deepspeed")
 
 
 def scenario_from_args(args, base=None):
     from model.scenario import Scenario
     s = base or Scenario()
     changes = {k: getattr(args, k) for k in ("gpu", "model", "precision", "kv_precision", "batch", "gpus",
-                                             "interconnect", "input_len", "output_len", "phase")
+                                             "interconnect", "input_len", "output_len", "phase", "engine")
                if getattr(args, k, None) is not None}
     return s.with_(**changes)
 
@@ -158,54 +161,8 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from model.validate import by_gpu, by_split, compare, ideal_table, summarize
-    cs = compare()
-    if args.markdown:
-        print(validation_markdown(cs))
-        return 0
-    if args.json:
-        print(json.dumps({
-            "rows": [{"row_id": c.row.row_id, "split": c.row.split, "label": c.row.label, "metric": c.row.metric,
-                      "measured": c.row.value, "predicted": c.predicted, "error": c.error} for c in cs],
-            "summary": {k: vars(v) for k, v in by_split(cs).items()},
-            "holdout_by_gpu": {k: vars(v) for k, v in by_gpu(cs, "holdout").items()},
-        }, indent=2))
-        return 0
-    print(f"{'row':4s} {'split':9s} {'scenario':88s} {'measured':>10s} {'predicted':>10s} {'error':>7s}")
-    for c in cs:
-        unit = "s" if c.row.metric == "end_to_end_latency_s" else "tok/s"
-        print(f"{c.row.row_id:4s} {c.row.split:9s} {c.row.label[:88]:88s} {c.row.value:>10.4g} "
-              f"{c.predicted:>10.4g} {100 * c.error:+6.0f}%  {unit}")
-    print()
-    for split, sm in by_split(cs).items():
-        print(f"{split:9s}: {sm.rows} rows, median |error| {100 * sm.median_abs_error:.1f}%, "
-              f"{100 * sm.within_25:.0f}% within ±25%")
-    floor = summarize(compare(efficiency=ideal_table()))
-    print(f"for scale, the pure roofline floor: median |error| {100 * floor.median_abs_error:.1f}%, "
-          f"{100 * floor.within_25:.0f}% within ±25%")
-    print("held-out rows by GPU:")
-    for gpu, sm in by_gpu(cs, "holdout").items():
-        print(f"  {gpu:16s} {sm.rows} rows, median |error| {100 * sm.median_abs_error:.1f}%, "
-              f"{100 * sm.within_25:.0f}% within ±25%")
-    return 0
-
-
-def validation_markdown(cs) -> str:
-    from model.validate import by_gpu, by_split, compare, ideal_table, summarize
-    lines = ["| row | split | scenario | measured | predicted | error |", "|---|---|---|---:|---:|---:|"]
-    for c in cs:
-        unit = "s" if c.row.metric == "end_to_end_latency_s" else "tok/s"
-        lines.append(f"| {c.row.row_id} | {c.row.split} | {c.row.label} | {c.row.value:.4g} {unit} | "
-                     f"{c.predicted:.4g} {unit} | {100 * c.error:+.0f}% |")
-    lines += ["", "| rows | count | median abs error | within ±25% |", "|---|---:|---:|---:|"]
-    floor = summarize(compare(efficiency=ideal_table()))
-    lines.append(f"| all, pure roofline floor (100% of peak, no overhead) | {floor.rows} | "
-                 f"{100 * floor.median_abs_error:.1f}% | {100 * floor.within_25:.0f}% |")
-    for split, sm in by_split(cs).items():
-        lines.append(f"| {split} | {sm.rows} | {100 * sm.median_abs_error:.1f}% | {100 * sm.within_25:.0f}% |")
-    for gpu, sm in by_gpu(cs, "holdout").items():
-        lines.append(f"| holdout, {gpu} | {sm.rows} | {100 * sm.median_abs_error:.1f}% | {100 * sm.within_25:.0f}% |")
-    return "\n".join(lines)
+    from model.validate import main as validate_main
+    return validate_main((["--json"] if args.json else []) + (["--markdown"] if args.markdown else []))
 
 
 def build_command_parser() -> argparse.ArgumentParser:
@@ -221,7 +178,7 @@ def build_command_parser() -> argparse.ArgumentParser:
     add_scenario_flags(sw)
     sw.add_argument("--batches", help="comma-separated batch sizes (default: powers of two up to --max-batch)")
     sw.add_argument("--max-batch", type=_positive_int("max batch"), default=4096)
-    v = sub.add_parser("validate", help="predicted vs measured for every published row")
+    v = sub.add_parser("validate", help="leave-one-source-out: each source predicted from the others")
     v.add_argument("--json", action="store_true")
     v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
     from model.custom_commands import add_commands, add_custom_flags
@@ -245,6 +202,10 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--large-text", action="store_true")
     p.add_argument("--smoke", action="store_true", help="start, render every view once, exit 0")
     p.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)  # benches: paint once, exit
+    p.add_argument("--record", metavar="OUT.gif", help="record the chip (or --chapter N gliding through its "
+                   "states) as a looping GIF or an MP4, then exit (ui/recording.py)")
+    p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
+    p.add_argument("--fps", type=float, default=None, help="frames per second of --record (default 20)")
     from model.custom_commands import add_custom_flags
     add_custom_flags(p)
     return p
@@ -275,7 +236,8 @@ def run_app(argv: list[str]) -> int:
     if chapter is not None and not 1 <= chapter <= 8:
         raise UsageError(f"--chapter must be 1-8, got {chapter}")
     flags_given = any(getattr(args, k) is not None for k in ("gpu", "model", "precision", "kv_precision", "batch",
-                                                              "gpus", "interconnect", "input_len", "output_len", "phase"))
+                                                              "gpus", "interconnect", "input_len", "output_len", "phase",
+                                                              "engine"))
     scenario = scenario_from_args(args, base) if (base or flags_given) else None
     if scenario is not None:
         from model import estimate
@@ -293,6 +255,10 @@ def run_app(argv: list[str]) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 2
+    if args.record:
+        from ui.recording import record_cli
+        return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
+                          size=_parse_size(args.size), fps=args.fps, theme=args.theme)
     from ui.app import run
     return run(scenario, screenshot=args.screenshot, size=_parse_size(args.size), view=args.view,
                chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from model.catalog import Catalog
-from model.efficiency import Efficiency, EfficiencyTable, default_efficiency
+from model.efficiency import IDEAL_ID, Efficiency, EfficiencyTable, default_efficiency
 from model.memory import Footprint, fit_note, footprint
 from model.roofline import critical_batch, ridge_flops_per_byte
 from model.scenario import ResolvedScenario, Scenario, resolve
@@ -83,6 +83,8 @@ class Estimate:
     usd_per_million_tokens: float
     joules_per_token: float
     efficiency_stack: str
+    engine_id: str                        # the engine the realistic numbers are for (auto resolved)
+    engine_name: str
     notes: tuple[str, ...]
     # the prefill pass, per GPU, in the same terms as the decode step (defaults: not computed)
     prefill_memory_ms: float = math.nan
@@ -151,7 +153,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     """The whole picture for one scenario. Raises ScenarioError/UnknownIdError on bad input."""
     rs = resolve(scenario, catalog)
     table = efficiency or default_efficiency()
-    eff = table.for_vendor(rs.hw.vendor)
+    eff = table.efficiency(rs.engine, rs.hw)
     s, hw = rs.scenario, rs.hw
     n = s.gpus
     mean_ctx = s.input_len + s.output_len / 2.0
@@ -201,12 +203,17 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         kv_cache_bytes_per_gpu=fp.kv_bytes, workspace_bytes_per_gpu=fp.workspace_bytes,
         memory_needed_bytes_per_gpu=fp.needed_bytes, fits=fp.fits, max_batch_that_fits=max_fit,
         usd_per_million_tokens=usd, joules_per_token=joules, efficiency_stack=eff.stack,
-        notes=tuple(notes),
+        engine_id=rs.engine, engine_name=engine_label(table, rs.engine), notes=tuple(notes),
         prefill_memory_ms=_f(pre.memory_s) * 1e3, prefill_compute_ms=_f(pre.compute_s) * 1e3,
         prefill_comm_ms=_f(pre.comm_s) * 1e3, prefill_overhead_ms=_f(pre.overhead_s) * 1e3,
         prefill_weight_bytes=_f(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_f(pre.kv_bytes) / rs.pp,
         prefill_activation_bytes=_f(pre.activation_bytes) / rs.pp, prefill_flops=_f(pre.flops) / rs.pp,
     )
+
+
+def engine_label(table: EfficiencyTable, engine_id: str) -> str:
+    """Readable engine name; the roofline floor for ``ideal``."""
+    return "ideal" if engine_id == IDEAL_ID else table.engine(engine_id).name
 
 
 def is_finite_estimate(e: Estimate) -> bool:

@@ -96,7 +96,7 @@ def compute_bound_batch(s: Scenario, ideal: bool = False, catalog: Catalog | Non
     """The first batch at which a decode step's compute time exceeds its memory time (None: never
     up to max_batch). ideal=True uses the peaks (the critical batch); otherwise the achieved fractions."""
     rs = resolve(s, catalog)
-    eff = IDEAL if ideal else default_efficiency().for_vendor(rs.hw.vendor)
+    eff = IDEAL if ideal else default_efficiency().efficiency(rs.scenario.engine, rs.hw)
     b = np.arange(1, max_batch + 1, dtype=float)
     p = decode_pass(rs, b, s.input_len + s.output_len / 2.0, eff)
     over = np.nonzero(np.asarray(p.compute_s) > np.asarray(p.memory_s))[0]
@@ -108,7 +108,8 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
     real = compute_bound_batch(s, False, catalog)
     ideal = compute_bound_batch(s, True, catalog)
     base = estimate(s.with_(batch=1), catalog)
-    eff = default_efficiency().for_vendor(resolve(s, catalog).hw.vendor)
+    rs = resolve(s, catalog)
+    eff = default_efficiency().efficiency(rs.scenario.engine, rs.hw)
     r = readouts(e)
     vals = {"batch": f"{s.batch:,}", "tokens_per_s": r["output_tokens_per_s"].text,
             "gain": times(e.output_tokens_per_s / base.output_tokens_per_s),

@@ -1,11 +1,19 @@
 """Published measured inference results (assets/measured.csv) and the model's prediction of each.
 
-Two kinds of row:
-  [LIB] LLM-Inference-Bench: wall time of a whole batch, prefill included, input = output
-        → predicted by end-to-end latency (in waves if the batch's KV cache does not fit).
-  [T12]/[T10] TensorRT-LLM max-throughput tables, batch not reported
-        → predicted as batch × output / end-to-end time at the largest batch that fits
-          (capped at the engine's default in-flight batch limit).
+Every row names its source (``source_id``), engine and conditions; it is predicted under
+those conditions with its own engine's factors. Metrics, with B the row's batch (for
+``max`` rows: the largest batch that fits, capped at the engine's in-flight limit):
+
+    end_to_end_latency_s        prefill(B) + Σ decode steps (in waves if B's KV cache does not fit)
+    total_output_tokens_per_s   B × output / end-to-end(B)
+    ms_per_output_token         mean decode step at B (TPOT, ITL)
+    output_tokens_per_s_per_user  1 / mean decode step at B
+    ttft_ms                     prefill of B prompts
+    prefill_tokens_per_s        B × input / prefill(B)
+
+Each prediction is a weighted sum T of pass times, reported as T × k or k / T: the
+``RowPlan`` holds the factor-free terms so the calibration can apply any factors to all rows
+at once; ``predict`` applies the stored ones.
 """
 from __future__ import annotations
 
@@ -14,12 +22,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from model.catalog import ASSETS_DIR, Catalog, default_catalog
-from model.efficiency import EfficiencyTable, default_efficiency
-from model.errors import AssetError
-from model.estimate import e2e_seconds, e2e_with_waves
+import numpy as np
+
+from model.catalog import ASSETS_DIR, Catalog, Hardware, default_catalog
+from model.efficiency import Efficiency, EfficiencyTable, default_efficiency
+from model.errors import AssetError, ModelError
+from model.estimate import decode_contexts
 from model.memory import footprint
 from model.scenario import Scenario, resolve
+from model.step import PassTerms, decode_terms, pass_cost, prefill_terms
+
+METRICS = ("end_to_end_latency_s", "total_output_tokens_per_s", "ms_per_output_token",
+           "output_tokens_per_s_per_user", "ttft_ms", "prefill_tokens_per_s")
 
 
 @dataclass(frozen=True)
@@ -33,13 +47,18 @@ class MeasuredRow:
     batch: int | None          # None: "max" (in-flight, not reported)
     input_len: int
     output_len: int
-    metric: str                # end_to_end_latency_s | total_output_tokens_per_s
+    metric: str                # one of METRICS
     value: float
     framework: str
     tag: str
-    split: str                 # calibrate | holdout
+    split: str
     source: str
     notes: str
+    source_id: str = ""
+    engine: str = ""           # an engine id (derived from ``framework`` when the column is empty)
+    engine_version: str = ""
+    tp: int | None = None
+    pp: int | None = None
 
     @property
     def label(self) -> str:
@@ -50,26 +69,52 @@ class MeasuredRow:
     def scenario(self) -> Scenario:
         return Scenario(gpu=self.gpu, model=self.model, precision=self.precision, kv_precision=self.kv_precision,
                         batch=self.batch or 1, gpus=self.n_gpus, interconnect="nvlink",
-                        input_len=self.input_len, output_len=self.output_len)
+                        input_len=self.input_len, output_len=self.output_len, engine=self.engine or "auto")
+
+
+def engine_of(framework: str, table: EfficiencyTable) -> str:
+    """The engine id a published framework name refers to ('' when none matches)."""
+    text = framework.lower()
+    for e in table.engines:
+        if any(m in text for m in e.framework_match):
+            return e.id
+    return ""
+
+
+def _opt_int(text: str | None) -> int | None:
+    return int(text) if text not in (None, "") else None
+
+
+def _row(r: dict, table: EfficiencyTable) -> MeasuredRow:
+    engine = (r.get("engine") or "").strip()
+    engine = table.canonical(engine) if engine else engine_of(r["framework"], table)
+    return MeasuredRow(
+        row_id=r["row_id"], model=r["model"], gpu=r["gpu"], n_gpus=int(r["n_gpus"]),
+        precision=r["precision"], kv_precision=r["kv_precision"],
+        batch=None if r["batch"] == "max" else int(r["batch"]),
+        input_len=int(r["input_len"]), output_len=int(r["output_len"]), metric=r["metric"],
+        value=float(r["value"]), framework=r["framework"], tag=r.get("tag", ""), split=r.get("split", ""),
+        source=r["source"], notes="; ".join(x for x in (r.get("notes"), r.get("mapping_notes")) if x),
+        source_id=(r.get("source_id") or r.get("tag") or r["source"]).strip(), engine=engine,
+        engine_version=r.get("engine_version") or "", tp=_opt_int(r.get("tp")), pp=_opt_int(r.get("pp")),
+    )
 
 
 def load_measured(path: Path | str | None = None) -> tuple[MeasuredRow, ...]:
     p = Path(path) if path else ASSETS_DIR / "measured.csv"
+    table = default_efficiency()
     try:
         with p.open(encoding="utf-8", newline="") as fh:
-            raw = list(csv.DictReader(fh))
-        rows = tuple(MeasuredRow(
-            row_id=r["row_id"], model=r["model"], gpu=r["gpu"], n_gpus=int(r["n_gpus"]),
-            precision=r["precision"], kv_precision=r["kv_precision"],
-            batch=None if r["batch"] == "max" else int(r["batch"]),
-            input_len=int(r["input_len"]), output_len=int(r["output_len"]), metric=r["metric"],
-            value=float(r["value"]), framework=r["framework"], tag=r["tag"], split=r["split"],
-            source=r["source"], notes="; ".join(x for x in (r["notes"], r["mapping_notes"]) if x),
-        ) for r in raw)
+            rows = tuple(_row(r, table) for r in csv.DictReader(fh))
     except FileNotFoundError:
         raise AssetError(f"missing data file {p}") from None
-    except (KeyError, ValueError) as exc:
+    except (KeyError, ValueError, TypeError, ModelError) as exc:
         raise AssetError(f"{p.name} is malformed: {exc}") from None
+    for r in rows:
+        if r.metric not in METRICS:
+            raise AssetError(f"{p.name}: row {r.row_id} has unknown metric '{r.metric}'")
+        if not r.engine:
+            raise AssetError(f"{p.name}: row {r.row_id}: no engine matches framework '{r.framework}'")
     return rows
 
 
@@ -78,15 +123,72 @@ def default_measured() -> tuple[MeasuredRow, ...]:
     return load_measured()
 
 
-def predict(row: MeasuredRow, catalog: Catalog | None = None, efficiency: EfficiencyTable | None = None) -> float:
-    """The model's value for ``row.metric`` under the row's conditions."""
-    table = efficiency or default_efficiency()
+@dataclass(frozen=True)
+class RowPlan:
+    """A row's prediction before any engine factor: value = k·T (or k/T when ``inverse``),
+    T = Σ weight × time of each pass."""
+
+    row: MeasuredRow
+    hw: Hardware
+    engine: str                                   # concrete engine id
+    passes: tuple[tuple[PassTerms, bool, np.ndarray], ...]   # (terms, is prefill, weights)
+    k: float
+    inverse: bool
+
+
+def _run(rs, batch: int, waves: float, with_prefill: bool, decode_weight: float, prefill_weight: float = 1.0):
+    """Passes of ``waves`` runs of a batch: a prefill and the decode steps at 16 midpoints."""
+    s = rs.scenario
+    ctx = decode_contexts(s.input_len, s.output_len)
+    out = []
+    if with_prefill:
+        out.append((prefill_terms(rs, batch, s.input_len), True, np.array([waves * prefill_weight])))
+    if decode_weight:
+        out.append((decode_terms(rs, batch, ctx), False, np.full(ctx.shape, waves * decode_weight / len(ctx))))
+    return out
+
+
+def plan(row: MeasuredRow, catalog: Catalog | None = None, table: EfficiencyTable | None = None) -> RowPlan:
+    table = table or default_efficiency()
     rs = resolve(row.scenario(), catalog or default_catalog())
-    eff = table.for_vendor(rs.hw.vendor)
     fit = footprint(rs, table.workspace_fraction).max_batch
-    if row.metric == "end_to_end_latency_s":
-        return e2e_with_waves(rs, row.batch or 1, fit, eff)[0]
-    if row.metric == "total_output_tokens_per_s":
-        batch = max(1, min(fit, table.max_inflight_batch))
-        return batch * row.output_len / e2e_seconds(rs, batch, eff)
-    raise AssetError(f"measured row {row.row_id}: unknown metric {row.metric}")
+    s = rs.scenario
+    batch = row.batch if row.batch is not None else max(1, min(fit, table.max_inflight_batch))
+    run_b = min(batch, fit) if fit >= 1 else batch
+    m = row.metric
+    if m == "end_to_end_latency_s":
+        if fit < 1 or batch <= fit:
+            passes = _run(rs, batch, 1, True, s.output_len)
+        else:
+            full, rest = divmod(batch, fit)
+            passes = _run(rs, fit, full, True, s.output_len) + (_run(rs, rest, 1, True, s.output_len) if rest else [])
+        return RowPlan(row, rs.hw, rs.engine, tuple(passes), 1.0, False)
+    if m == "total_output_tokens_per_s":
+        return RowPlan(row, rs.hw, rs.engine, tuple(_run(rs, run_b, 1, True, s.output_len)),
+                       run_b * s.output_len, True)
+    if m in ("ms_per_output_token", "output_tokens_per_s_per_user"):
+        inverse = m == "output_tokens_per_s_per_user"
+        return RowPlan(row, rs.hw, rs.engine, tuple(_run(rs, run_b, 1, False, 1.0)), 1.0 if inverse else 1e3, inverse)
+    if m in ("ttft_ms", "prefill_tokens_per_s"):
+        inverse = m == "prefill_tokens_per_s"
+        return RowPlan(row, rs.hw, rs.engine, tuple(_run(rs, run_b, 1, True, 0.0)),
+                       run_b * s.input_len if inverse else 1e3, inverse)
+    raise AssetError(f"measured row {row.row_id}: unknown metric {m}")
+
+
+def evaluate(p: RowPlan, eff: Efficiency) -> float:
+    """The plan's value under one set of factors (already scaled to the part's bandwidth)."""
+    total = 0.0
+    for terms, is_prefill, weights in p.passes:
+        frac = eff.compute_fraction_prefill if is_prefill else eff.compute_fraction_decode
+        total += float(np.sum(weights * pass_cost(terms, eff, frac).time_s))
+    return p.k / total if p.inverse else p.k * total
+
+
+def predict(row: MeasuredRow, catalog: Catalog | None = None, efficiency: EfficiencyTable | None = None,
+            engine: str | None = None) -> float:
+    """The model's value for ``row.metric`` under the row's conditions, with the row's engine
+    (or ``engine``, e.g. ``ideal`` for the roofline floor)."""
+    table = efficiency or default_efficiency()
+    p = plan(row, catalog, table)
+    return evaluate(p, table.efficiency(engine or p.engine, p.hw))

@@ -6,7 +6,8 @@ The one place that says what is legal:
     the query heads; pipeline stages  pp = GPUs / tp  across nodes, at most one per layer.
 Interconnect: the fabric the tensor-parallel all-reduces cross — ``nvlink`` (the part's
 scale-up fabric: NVLink, Infinity Fabric, ICI, Gaudi RoCE), ``pcie``, or ``network`` (one
-GPU per node). Pipeline hops beyond a node always cross the network.
+GPU per node). Pipeline hops beyond a node always cross the network. Engine: an id or alias of
+``assets/engines.json`` (``auto`` picks by hardware, ``ideal`` is the roofline floor).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 from model.catalog import Catalog, Hardware, KVPrecision, Link, LLM, Precision, default_catalog
+from model.efficiency import default_efficiency
 from model.errors import ScenarioError
 
 INTERCONNECTS = ("nvlink", "pcie", "network")
@@ -41,6 +43,7 @@ class Scenario:
     input_len: int = 1024
     output_len: int = 1024
     phase: str = "decode"
+    engine: str = "auto"                 # an engine id or alias (model/efficiency.py); auto: by hardware
 
     def with_(self, **changes: Any) -> "Scenario":
         return replace(self, **changes)
@@ -72,6 +75,7 @@ class ResolvedScenario:
     pp: int
     tp_link: Link | None
     notes: tuple[str, ...]
+    engine: str = "ideal"                # the concrete engine (auto resolved)
 
     @property
     def peak_flops(self) -> float:
@@ -145,6 +149,9 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
     phase = str(s.phase).lower()
     if phase not in PHASES:
         raise ScenarioError(f"phase must be decode or prefill, got '{s.phase}'")
+    engines = default_efficiency()
+    engine_choice = engines.canonical(s.engine if s.engine is not None else "auto")
+    engine = engines.resolve_engine(engine_choice, hw)
     compute, emulated, note = _compute_path(hw, p)
     notes = [note] if note else []
 
@@ -152,6 +159,8 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
     if interconnect == "nvlink" and hw.scale_up is not None:
         per_node = max(8, min(hw.scale_up.max_gpus, 72)) if hw.scale_up.max_gpus > 8 else 8
     tp = gpus if interconnect == "network" else min(gpus, per_node)
+    if engines.splits_layers(engine):
+        tp = 1              # consecutive layers on each GPU: pipeline stages, one after another
     if gpus % tp:
         raise ScenarioError(f"{gpus} GPUs do not split into nodes of {tp}")
     pp = gpus // tp
@@ -161,9 +170,13 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
         raise ScenarioError(f"{llm.name} has {llm.layers} layers: too few for {pp} pipeline stages")
     link, link_notes = _tp_link(hw, interconnect, tp)
     notes += link_notes
-    if pp > 1:
+    if pp > 1 and tp == 1 and engines.splits_layers(engine):
+        notes.append(f"{engines.engine(engine).name} puts consecutive layers on each of the {gpus} GPUs: "
+                     "they work one after another, so per-token latency does not drop with more GPUs")
+    elif pp > 1:
         notes.append(f"{gpus} GPUs = {pp} pipeline stages of {tp} (tensor parallel inside a node); "
                      "per-token latency does not drop with more stages")
     clean = replace(s, gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
-                    input_len=input_len, output_len=output_len, interconnect=interconnect, phase=phase)
-    return ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, tuple(notes))
+                    input_len=input_len, output_len=output_len, interconnect=interconnect, phase=phase,
+                    engine=engine_choice)
+    return ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, tuple(notes), engine)

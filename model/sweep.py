@@ -54,7 +54,7 @@ def sweep_batch(scenario: Scenario, batches=None, catalog: Catalog | None = None
                 efficiency: EfficiencyTable | None = None) -> BatchSweep:
     rs = resolve(scenario, catalog)
     table = efficiency or default_efficiency()
-    eff = table.for_vendor(rs.hw.vendor)
+    eff = table.efficiency(rs.engine, rs.hw)
     b = np.asarray(default_batches() if batches is None else batches, dtype=float)
     if b.ndim != 1 or b.size == 0 or not np.all((b >= 1) & (b <= MAX_BATCH) & (b == np.round(b))):
         raise ScenarioError(f"batches must be whole numbers from 1 to {MAX_BATCH:,}")

@@ -7,7 +7,8 @@ from model.errors import AssetError, UnknownIdError
 
 GPU_IDS = ("v100-sxm2-32gb a100-sxm4-40gb a100-sxm4-80gb a100-pcie-80gb h100-sxm5-80gb h100-pcie-80gb "
            "h100-nvl-94gb gh200-96gb h200-sxm-141gb b200-180gb gb200-186gb l40s-48gb l4-24gb rtx-a6000-48gb "
-           "rtx-4090-24gb rtx-5090-32gb mi250x-128gb mi300x-192gb mi325x-256gb gaudi2-96gb gaudi3-128gb "
+           "rtx-6000-ada-48gb rtx-3090-24gb rtx-4080-16gb rtx-4090-24gb rtx-5090-32gb m1-max-64gb m2-ultra-192gb m3-max-128gb m4-max-128gb "
+           "mi250x-128gb mi300x-192gb mi325x-256gb gaudi2-96gb gaudi3-128gb "
            "tpu-v5e-16gb tpu-v5p-95gb").split()
 MODEL_IDS = ("llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b llama-3.1-70b llama-3.1-405b gpt-j-6b "
              "mistral-7b mixtral-8x7b qwen2.5-72b deepseek-v3").split()
@@ -96,7 +97,7 @@ def test_memory_levels_ladder_down_in_bandwidth():
 
 
 def test_broken_asset_file_gives_one_line_error(tmp_path):
-    for name in ("models.json", "precisions.json", "efficiency.json"):
+    for name in ("models.json", "precisions.json", "engines.json"):
         (tmp_path / name).write_text((ASSETS_DIR / name).read_text())
     (tmp_path / "hardware.json").write_text("{ not json")
     with pytest.raises(AssetError, match="broken data file hardware.json") as exc:

@@ -125,8 +125,8 @@ def test_prefill_flow_is_the_estimates_prefill_pass_with_its_own_efficiency():
     from dataclasses import replace
     from model.efficiency import default_efficiency
     table = default_efficiency()
-    slow = replace(table, stacks=tuple((k, replace(v, compute_fraction_prefill=v.compute_fraction_prefill / 2))
-                                       for k, v in table.stacks))
+    slow = table.with_fits({(e.id, plat): replace(f, compute_fraction_prefill=f.compute_fraction_prefill / 2)
+                            for e in table.engines for plat, f in e.fitted})
     s = Scenario(model="llama-3.1-8b", batch=8, input_len=1024, phase="prefill")
     fast_e, slow_e = estimate(s), estimate(s, efficiency=slow)
     assert slow_e.prefill_ms > fast_e.prefill_ms * 1.5

@@ -63,8 +63,10 @@ def test_more_bandwidth_never_slows_a_step(s, factor):
 @settings(max_examples=80, deadline=None)
 @given(scenarios)
 def test_fewer_bytes_per_weight_never_slows_decode(s):
-    # FP16, INT8 weight-only and INT4 weight-only all compute in FP16: only the bytes differ.
-    times = [_estimate(s.with_(precision=p, kv_precision="fp16")).decode_ms_per_token
+    # FP16, INT8 weight-only and INT4 weight-only all compute in FP16: at the floor only the bytes
+    # differ. (A real engine also pays to unpack each weight, so at large batches W4A16 can be
+    # slower than FP16: model/step.py, dequantisation.)
+    times = [_estimate(s.with_(precision=p, kv_precision="fp16", engine="ideal")).decode_ms_per_token
              for p in ("fp16", "w8a16", "int4")]
     assert times[0] >= times[1] >= times[2]
 

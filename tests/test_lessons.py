@@ -111,6 +111,7 @@ def test_broken_lessons_file(tmp_path):
 import re  # noqa: E402
 
 from model.lesson_numbers import Facts, KeyNumber, ladder_facts, warp_curve  # noqa: E402
+from model.speaker_notes import speaker_notes  # noqa: E402
 from model.lesson_serving import (batching_facts, chapter_facts, compute_bound_batch, decode_breakdown,  # noqa: E402
                                   gpu_bars, multi_gpu_measured)
 
@@ -129,7 +130,8 @@ def test_every_claim_is_filled_from_the_model_and_every_note_number_is_the_model
     claim = f.fill(st.caption)
     assert "{" not in claim and "}" not in claim, claim
     assert f.key.text and f.key.text != "—" and f.key.label
-    notes = st.notes
+    notes = speaker_notes(number, index)
+    assert "{" not in notes and "}" not in notes and "…" not in notes, notes
     assert 2 <= len(re.findall(r"[.!?](?:\s|$)", notes)) <= 5, notes   # 2-4 sentences (+ the question)
     said = " ".join([claim, f.key.text, f.key.label, *f.values.values(), *f.details,
                      str(st.scenario.batch), str(st.scenario.gpus), f"{st.scenario.input_len:,}",

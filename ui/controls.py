@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox,
                                QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
+from model.efficiency import engine_choices
 from model.explain import hardware_summary, model_summary
 from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
 
@@ -276,6 +277,12 @@ class ControlPanel(QWidget):
                                ["One token per sequence per step", "The whole prompt in one pass"])
         lay.addWidget(self.phase)
 
+        label("Engine", "Whose realistic numbers the gauges show; ideal = the roofline floor")
+        self.engine = SearchCombo()
+        self.engine.set_items([(None, engine_choices())])
+        self.engine.setObjectName("engineCombo")
+        lay.addWidget(self.engine)
+
     def _build_rest(self, cat) -> None:
         """The comparison GPU, Reset all, theme and larger text."""
         lay, label = self._lay, self._label
@@ -312,6 +319,7 @@ class ControlPanel(QWidget):
         self.input_len.valueChanged.connect(lambda v: c.set(input_len=v))
         self.output_len.valueChanged.connect(lambda v: c.set(output_len=v))
         self.phase.chosen.connect(lambda v: c.set(phase=v))
+        self.engine.chosen.connect(lambda v: c.set(engine=v))
         self.compare.chosen.connect(c.set_compare)
         self.reset_button.clicked.connect(c.reset)
         self.theme_button.clicked.connect(self.theme_toggled)
@@ -365,6 +373,7 @@ class ControlPanel(QWidget):
         self.gpus.set_value(s.gpus)
         self.interconnect.set_value(s.interconnect)
         self.phase.set_value(s.phase)
+        self.engine.set_current_id(s.engine)
 
     def set_theme(self, t) -> None:
         """The panel protocol's theme hook: the batch box's width follows the type size."""

@@ -1,6 +1,9 @@
 """Presenter mode for the stage, and the glide between prepared states.
 
-    F5 (or Present)          full screen, large type, the control panel folded away (C shows it)
+    F5 (or Present)          full screen, large type, the control panel folded away (C shows it);
+                             with two screens the audience view goes to the projector and the
+                             speaker view (notes, next state, clock) to the laptop (ui.stage)
+    S                        rehearsal: the speaker view beside the audience view, one window
     → ↓ Page Down Space      next prepared state (then the next chapter); a clicker sends Page Up/Down
     ← ↑ Page Up              previous state
     Home or R                back to the prepared state after live changes
@@ -19,6 +22,7 @@ import math
 from dataclasses import fields
 
 from PySide6.QtCore import QEasingCurve, QEvent, QObject, Qt, QVariantAnimation
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QWidget)
 
 GLIDE_MS = 450
@@ -141,6 +145,10 @@ class Presenter(QObject):
         self.blank.setAttribute(Qt.WA_StyledBackground, True)
         self.blank.setStyleSheet("#presenterBlank { background: #000000; }")
         self.blank.hide()
+        from ui.slide_export import install
+        from ui.stage import Stage
+        self.stage = Stage(window)
+        install(window)                       # slide exports and the Record… button
         QApplication.instance().installEventFilter(self)
 
     # ---------------------------------------------------------------- modes
@@ -151,11 +159,10 @@ class Presenter(QObject):
     def enter(self, fullscreen: bool = True) -> None:
         w = self.window
         if not self.active:
-            self._was = (w.isFullScreen(), w.isMaximized())
+            self._was = (w.isFullScreen(), w.isMaximized(), w.normalGeometry(), w.screen())
         self.active = True
         w.set_presenting(True)
-        if fullscreen and not w.isFullScreen():
-            w.showFullScreen()
+        self.stage.start(fullscreen)
 
     def leave(self) -> None:
         if not self.active:
@@ -164,9 +171,17 @@ class Presenter(QObject):
         self.set_blank(False)
         w = self.window
         w.set_presenting(False)
-        was_full, was_max = self._was or (False, False)
+        self.stage.stop()
+        was_full, was_max, geometry, screen = self._was or (False, False, None, None)
         if w.isFullScreen() and not was_full:
-            w.showMaximized() if was_max else w.showNormal()
+            w.showNormal()
+            handle = w.windowHandle()
+            if screen in QGuiApplication.screens() and handle is not None and handle.screen() is not screen:
+                handle.setScreen(screen)           # back to the laptop from the projector
+            if geometry is not None and geometry.isValid():
+                w.setGeometry(geometry)
+            if was_max:
+                w.showMaximized()
 
     def toggle(self) -> None:
         self.leave() if self.active else self.enter()
@@ -181,9 +196,16 @@ class Presenter(QObject):
 
     # ---------------------------------------------------------------- keys
     def eventFilter(self, obj, ev) -> bool:
-        if ev.type() != QEvent.KeyPress:
+        kind = ev.type()
+        if kind == QEvent.StyleChange and obj is self.window:
+            self.stage.sync_theme()
             return False
-        if not isinstance(obj, QWidget) or obj.window() is not self.window:
+        if kind == QEvent.Close and obj is self.window:
+            self.stage.stop()                # the speaker window goes with the main window
+            return False
+        if kind != QEvent.KeyPress or not isinstance(obj, QWidget):
+            return False
+        if obj.window() is not self.window and obj.window() not in self.stage.key_windows():
             return False
         return self.handle_key(ev.key(), ev.modifiers(), obj)
 
@@ -225,6 +247,8 @@ class Presenter(QObject):
             self.set_blank(True)
         elif key == Qt.Key_C:
             w.toggle_presenter_controls()
+        elif key == Qt.Key_S:
+            self.stage.toggle_rehearsal()
         else:
             return False
         return True

@@ -1,0 +1,264 @@
+"""Recordings for slides: an animated GIF (Pillow) or an MP4 (imageio-ffmpeg, optional) of
+the chip, or of a chapter gliding through its prepared states.
+
+    python main.py --record chip.gif [--view hierarchy | --chapter N] [--seconds S]
+                   [--size WxH] [--fps F] [--theme light]
+
+Frames are drawn off screen (ui.offscreen) at a fixed time step: frame k shows the picture at
+t = k / fps, and the chip's clock moves by exactly 1 / fps between frames, so a recording is
+as smooth on a slow laptop as on a fast one (it only takes longer to make).
+
+A chapter's glide: its S seconds are split evenly over its prepared states; each part opens
+with the presenter's glide from the previous state (GLIDE_S, eased) and then holds the state.
+GIF frame delays are whole centiseconds: frame k lasts round(100(k+1)/fps) − round(100k/fps)
+cs, so the whole loop lasts S seconds to the centisecond. Pillow merges identical neighbouring
+frames (a held state) into one longer frame; the chip changes every frame.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+FORMATS = (".gif", ".mp4")
+MAX_SIZE = (3840, 2160)
+MIN_SIZE = (160, 90)
+MAX_SECONDS = 120.0
+MAX_FPS = 60
+GLIDE_S = 0.45                 # as the presenter's glide (ui.presenter.GLIDE_MS)
+DEFAULT_SIZE = (960, 540)
+DEFAULT_FPS = 20               # 5 cs per frame: GIF delays are exact
+DEFAULT_CHIP_S = 3.0
+DEFAULT_STATE_S = 2.0          # per prepared state, for a chapter
+
+
+class RecordingError(ValueError):
+    """A recording that cannot be made, in one line."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    path: str
+    what: str                  # "chip" or "chapter N"
+    frames: int                # frames drawn
+    stored_frames: int         # frames in the file (a GIF merges identical neighbours: held states)
+    seconds: float
+    size: tuple[int, int]
+    fps: float
+    bytes: int
+
+    def summary(self) -> str:
+        stored = f" ({self.stored_frames} stored: held states merge)" if self.stored_frames != self.frames else ""
+        return (f"wrote {self.path}: {self.what}, {self.frames} frames{stored} at {self.fps:g} fps = "
+                f"{self.seconds:g} s, {self.size[0]}×{self.size[1]}, {self.bytes:,} bytes")
+
+
+# ---------------------------------------------------------------- checks (one line each)
+
+def check_request(path: str, size: tuple[int, int], seconds: float, fps: float) -> str:
+    """The format (".gif" or ".mp4") of a valid request; RecordingError otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise RecordingError(f"--record needs a .gif or .mp4 file name, got '{path}'")
+    folder = Path(path).expanduser().resolve().parent
+    if not folder.is_dir():
+        raise RecordingError(f"cannot write {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise RecordingError(f"cannot write {path}: the folder {folder} is not writable")
+    if Path(path).is_dir():
+        raise RecordingError(f"cannot write {path}: it is a folder")
+    w, h = size
+    if not (MIN_SIZE[0] <= w <= MAX_SIZE[0] and MIN_SIZE[1] <= h <= MAX_SIZE[1]):
+        raise RecordingError(f"a recording must be between {MIN_SIZE[0]}x{MIN_SIZE[1]} and "
+                             f"{MAX_SIZE[0]}x{MAX_SIZE[1]}, got {w}x{h}")
+    if suffix == ".mp4" and (w % 2 or h % 2):
+        raise RecordingError(f"an MP4 needs an even width and height, got {w}x{h}")
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+        raise RecordingError(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, got {seconds:g}")
+    if not (math.isfinite(fps) and 1 <= fps <= MAX_FPS):
+        raise RecordingError(f"--fps must be between 1 and {MAX_FPS}, got {fps:g}")
+    if suffix == ".mp4":
+        mp4_encoder()
+    else:
+        try:
+            import PIL.Image  # noqa: F401
+        except ImportError:
+            raise RecordingError("a GIF needs the Pillow package (pip install Pillow)") from None
+    return suffix
+
+
+def mp4_encoder():
+    """imageio-ffmpeg (an optional extra: pip install 'memory-wall[video]'), or RecordingError."""
+    try:
+        import imageio_ffmpeg
+        imageio_ffmpeg.get_ffmpeg_exe()
+    except (ImportError, RuntimeError) as exc:
+        raise RecordingError("MP4 needs the optional imageio-ffmpeg package (pip install imageio-ffmpeg), "
+                             f"which is not usable here ({type(exc).__name__}); a .gif needs nothing extra") from None
+    return imageio_ffmpeg
+
+
+def frame_count(seconds: float, fps: float) -> int:
+    return max(1, int(round(seconds * fps)))
+
+
+def gif_durations_ms(frames: int, fps: float) -> list[int]:
+    """Per-frame delays in ms, whole centiseconds, adding up to frames / fps (to the cs)."""
+    edges = [int(round(100 * k / fps)) for k in range(frames + 1)]
+    return [10 * max(1, b - a) for a, b in zip(edges, edges[1:])]
+
+
+def glide_plan(states: int, frames: int, fps: float, glide_s: float = GLIDE_S) -> list[tuple[int, int, float]]:
+    """For each frame: (from state, to state, linear fraction of the glide), at t = k / fps.
+    The recording's time is split evenly over the states; each part but the first opens with
+    a glide from the previous state."""
+    total_s = frames / fps
+    part_s = total_s / max(1, states)
+    glide = min(glide_s, part_s / 2)
+    plan = []
+    for k in range(frames):
+        t = k / fps
+        j = min(states - 1, int(t // part_s))
+        local = t - j * part_s
+        if j > 0 and local < glide:
+            plan.append((j - 1, j, local / glide))
+        else:
+            plan.append((j, j, 1.0))
+    return plan
+
+
+# ---------------------------------------------------------------- frames
+
+def chip_frames(scenario, size: tuple[int, int], fps: float, frames: int, theme_name: str) -> Iterator:
+    """QImages of the animated chip, one every 1 / fps seconds of chip-view time."""
+    from ui import theme as th
+    from ui.offscreen import OffscreenChip
+    chip = OffscreenChip(scenario, th.get_theme(theme_name, th.type_scale(size[1], False)), size)
+    try:
+        for _ in range(frames):
+            yield chip.image()
+            chip.advance(1.0 / fps)
+    finally:
+        chip.close()
+
+
+def chapter_frames(number: int, size: tuple[int, int], fps: float, frames: int, theme_name: str) -> Iterator:
+    """QImages of chapter ``number`` gliding through its prepared states (its chip, if it has
+    one, moving 1 / fps seconds per frame)."""
+    from ui import theme as th
+    from ui.offscreen import OffscreenChapter, advance_animations, eased
+    chapter = OffscreenChapter(number, th.get_theme(theme_name, th.type_scale(size[1], False)), size)
+    try:
+        chapter.show_state(0)
+        for a, b, f in glide_plan(len(chapter.states), frames, fps):
+            chapter.show_between(a, b, eased(f))
+            yield chapter.image()
+            advance_animations(chapter.host, 1.0 / fps)
+    finally:
+        chapter.close()
+
+
+def to_pil(image):
+    """A QImage as a Pillow RGB image (copied)."""
+    from PIL import Image
+    from PySide6.QtGui import QImage
+    rgb = image.convertToFormat(QImage.Format_RGB888)
+    return Image.frombuffer("RGB", (rgb.width(), rgb.height()), bytes(rgb.constBits()), "raw", "RGB",
+                            rgb.bytesPerLine(), 1).copy()
+
+
+# ---------------------------------------------------------------- encoders
+
+def write_gif(path: str, images: Iterator, frames: int, fps: float, progress: Callable[[int], None]) -> None:
+    """An endlessly looping GIF (Pillow: a 256-colour octree palette per frame, no dither, so
+    the flat colours of the legend survive; only the changed rectangle is stored per frame)."""
+    from PIL import Image
+
+    def pil_frames():
+        for k, img in enumerate(images):
+            yield to_pil(img).quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+            progress(k + 1)
+    it = pil_frames()
+    first = next(it)
+    first.save(path, format="GIF", save_all=True, append_images=it, loop=0,
+               duration=gif_durations_ms(frames, fps), disposal=1, optimize=False)
+
+
+def write_mp4(path: str, images: Iterator, size: tuple[int, int], fps: float,
+              progress: Callable[[int], None]) -> None:
+    """H.264 in an MP4 through imageio-ffmpeg (yuv420p, plays in slide tools and browsers)."""
+    iio = mp4_encoder()
+    writer = iio.write_frames(path, size, fps=fps, codec="libx264", pix_fmt_in="rgb24", pix_fmt_out="yuv420p",
+                              macro_block_size=2, quality=7, output_params=["-movflags", "+faststart"])
+    writer.send(None)
+    try:
+        for k, img in enumerate(images):
+            writer.send(to_pil(img).tobytes())
+            progress(k + 1)
+    finally:
+        writer.close()
+
+
+# ---------------------------------------------------------------- one call
+
+def record(path: str, *, chapter: int | None = None, scenario=None, seconds: float | None = None,
+           size: tuple[int, int] = DEFAULT_SIZE, fps: float = DEFAULT_FPS, theme: str = "dark",
+           progress: Callable[[int], None] = lambda _k: None) -> Recording:
+    """Draw and encode a recording; RecordingError (one line) when it cannot be made."""
+    from model.lessons import default_chapters
+    if chapter is not None and not 1 <= int(chapter) <= len(default_chapters()):
+        raise RecordingError(f"--chapter must be 1-{len(default_chapters())}, got {chapter}")
+    if seconds is None:
+        seconds = DEFAULT_CHIP_S if chapter is None else DEFAULT_STATE_S * len(default_chapters()[chapter - 1].states)
+    suffix = check_request(path, size, float(seconds), float(fps))
+    frames = frame_count(seconds, fps)
+    if chapter is None:
+        from model import Scenario
+        images, what = chip_frames(scenario or Scenario(), size, fps, frames, theme), "the chip"
+    else:
+        images, what = chapter_frames(int(chapter), size, fps, frames, theme), f"chapter {chapter}"
+    tmp = str(Path(path).with_name(Path(path).name + ".part" + suffix))
+    try:
+        if suffix == ".gif":
+            write_gif(tmp, images, frames, fps, progress)
+        else:
+            write_mp4(tmp, images, size, fps, progress)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise RecordingError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return Recording(str(path), what, frames, stored_frames(path, frames), frames / fps, tuple(size), float(fps),
+                     os.path.getsize(path))
+
+
+def stored_frames(path: str, drawn: int) -> int:
+    """How many frames the file holds (read back with Pillow for a GIF)."""
+    if Path(path).suffix.lower() != ".gif":
+        return drawn
+    from PIL import Image
+    with Image.open(path) as im:
+        return int(getattr(im, "n_frames", 1))
+
+
+def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | None, size: tuple[int, int] | None,
+               fps: float | None, theme: str | None) -> int:
+    """main.py --record: 0 and one line on stdout, or 2 and one line on stderr."""
+    import sys
+    if os.environ.get("QT_QPA_PLATFORM") is None:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"      # drawn off screen; no display needed
+    try:
+        from ui.app import ensure_app
+        ensure_app()
+        import pyqtgraph as pg
+        pg.setConfigOptions(antialias=True, useOpenGL=False)
+        rec = record(path, chapter=chapter, scenario=scenario, seconds=seconds, size=size or DEFAULT_SIZE,
+                     fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark")
+    except RecordingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(rec.summary())
+    return 0
