@@ -8,6 +8,8 @@ Used by tests/test_fuzz_ui.py (≥ 1 500 actions per CI run) and benches/soak_ui
 File dialogs are replaced for the walk by a chooser that returns hostile and ordinary paths
 (a FIFO named x.json, /dev/zero, 100 000 nested brackets, a 400-digit batch, a missing folder,
 a read-only file, an empty path), so Save…/Open…/Export go through the window's real code.
+Modal dialogs (QDialog.exec, which would wait for a person) are built, shown, and then
+accepted or cancelled at random.
 """
 from __future__ import annotations
 
@@ -19,8 +21,8 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QComboBox, QFileDialog,
-                               QSpinBox)
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QComboBox, QDialog,
+                               QFileDialog, QSpinBox)
 
 KEYS = [Qt.Key_Space, Qt.Key_Right, Qt.Key_Left, Qt.Key_Up, Qt.Key_Down, Qt.Key_PageUp, Qt.Key_PageDown,
         Qt.Key_Home, Qt.Key_End, Qt.Key_R, Qt.Key_B, Qt.Key_C, Qt.Key_Escape, Qt.Key_F5, Qt.Key_Tab,
@@ -93,9 +95,19 @@ class FuzzWalk:
                                                    str(self.out / f"e{rng.randrange(4)}.svg")]), "")
         QFileDialog.getOpenFileName = staticmethod(open_choice)
         QFileDialog.getSaveFileName = staticmethod(save_choice)
+        self._saved_exec = QDialog.exec
+
+        def modal(dialog) -> int:             # shown, then accepted or cancelled: never waits
+            dialog.show()
+            QApplication.processEvents()
+            done = rng.random() < 0.5
+            dialog.accept() if done else dialog.reject()
+            return int(done)
+        QDialog.exec = modal
         return self
 
     def __exit__(self, *exc):
+        QDialog.exec = self._saved_exec
         for name, fn in self._saved.items():
             if fn is None:
                 delattr(QFileDialog, name)
