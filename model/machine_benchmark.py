@@ -18,10 +18,12 @@ import os
 import platform
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+
+from model.architecture import param_breakdown
 
 NUMPY_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int8": np.int8}
 BLAS_DTYPES = ("fp32",)         # numpy's fast (BLAS) path; the others run numpy's own loops
@@ -39,13 +41,11 @@ class DecodeShape:
     ffn: int
 
     @property
-    def params_per_layer(self) -> int:
-        d, hk, gk = self.hidden, self.heads * self.head_dim, self.kv_heads * self.head_dim
-        return d * (hk + 2 * gk) + hk * d + 3 * d * self.ffn
-
-    @property
     def params(self) -> int:
-        return self.layers * self.params_per_layer
+        """L·(d·h·k + 2·d·g·k + h·k·d + 3·d·f): the catalogue's count (model.architecture) of the
+        attention and gated-FFN weights, without embeddings and norms (the benchmark has none)."""
+        p = param_breakdown({**asdict(self), "ffn_gated": True, "vocab": 0})
+        return int(p.attention + p.dense_ffn)
 
     def label(self) -> str:
         return (f"{self.layers} layers of d={self.hidden}, {self.heads} heads ({self.kv_heads} KV) × {self.head_dim}, "

@@ -112,3 +112,36 @@ def test_glide_plan_visits_every_state_in_order():
     assert gliding and all(0 <= f < 1 for f in gliding)
     with pytest.raises(RecordingError):
         check_request("x.gif", (320, 180), 0.0, 10)
+
+
+def test_recorded_chip_frames_leave_out_the_control_bar(qtbot):
+    """A recording is the chip alone: the view reports its Pause/Step/speed bar hidden, and the
+    strip where that bar sits in the window differs in a recorded frame."""
+    from PySide6.QtCore import QPoint
+
+    from model import Scenario
+    from ui import theme as th
+    from ui.offscreen import OffscreenChip
+    from ui.recording import chip_frames, to_pil
+    size = (640, 360)
+    frames = chip_frames(Scenario(), size, 10, 1, "dark")
+    recorded = to_pil(next(frames))
+    frames.close()
+    chip = OffscreenChip(Scenario(), th.get_theme("dark", th.type_scale(size[1], False)), size)
+    try:
+        assert chip.view.controls_visible
+        with_bar = to_pil(chip.image())
+        scale = with_bar.height / chip.host.height()
+        button = chip.view.pause_button
+        x, y = (v * scale for v in (button.mapTo(chip.host, QPoint(0, 0)).x(), button.mapTo(chip.host, QPoint(0, 0)).y()))
+        box = tuple(int(v) for v in (x, y, x + button.width() * scale, y + button.height() * scale))
+        assert 0.7 * size[1] < box[1] < size[1]                       # the bar is the bottom strip
+        chip.view.set_controls_visible(False)
+        assert not chip.view.controls_visible
+        assert not button.isVisibleTo(chip.host)
+    finally:
+        chip.close()
+    assert recorded.size == size
+    diff = ImageChops.difference(recorded.crop(box), with_bar.crop(box)).convert("L")
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    assert sum(diff.histogram()[16:]) > 0.3 * area, "the Pause button is still in the recorded frame"

@@ -18,6 +18,7 @@ from model.errors import ModelError
 from model.hardware_edit import WHAT_IFS, apply_what_if, editor_fields, field_problems, field_text, set_field_text
 from model.hardware_file import export_document, hardware_from_document
 from ui import custom_store
+from ui.dialog_buttons import action_row, status_line
 from ui.theme import BLUISH_GREEN, VERMILLION
 
 ERROR_STYLE = f"color: {VERMILLION}; font-weight: 600;"     # the theme's warning colour, with words
@@ -65,22 +66,11 @@ class HardwareEditor(QDialog):
 
         lay.addWidget(self._field_grid(), 1)
 
-        self.status = QLabel("")
-        self.status.setObjectName("editorStatus")
-        self.status.setWordWrap(True)
+        self.status = status_line("editorStatus")
         lay.addWidget(self.status)
-        buttons = QHBoxLayout()
         self.delete_button = QPushButton("Remove this custom hardware")
         self.delete_button.clicked.connect(self.remove_current)
-        buttons.addWidget(self.delete_button)
-        buttons.addStretch(1)
-        cancel = QPushButton("Cancel")
-        cancel.clicked.connect(self.reject)
-        self.save_button = QPushButton("Save")
-        self.save_button.setDefault(True)
-        self.save_button.clicked.connect(self.save)
-        buttons.addWidget(cancel)
-        buttons.addWidget(self.save_button)
+        buttons, self.save_button = action_row(self, "Save", self.save, left=self.delete_button)
         lay.addLayout(buttons)
 
         self.start.currentIndexChanged.connect(lambda _i: self.start_from(self.start.currentData()))

@@ -19,6 +19,7 @@ from model.safe_io import check_writable_target
 from model.lessons import default_chapters
 from model.scenario_file import load_scenario_with_chapter, save_scenario
 from ui import theme as th
+from ui.fit_text import first_fitting
 from ui.chapters import SHORT_TITLES, chapter_class
 from ui.chapters.base import focus_style
 from ui.presenter import ScenarioGlide
@@ -94,8 +95,7 @@ class ChapterStrip(QWidget):
             f = bold if here else font
             p.setFont(f)
             p.setPen(QColor(t.text if here else t.secondary))
-            text = QFontMetrics(f).elidedText(f"{ch.number}  {SHORT_TITLES.get(ch.number, ch.title)}",
-                                              Qt.ElideRight, int(box.width() - 12))
+            text = first_fitting([f"{ch.number}  {SHORT_TITLES.get(ch.number, ch.title)}"], f, box.width() - 12)
             p.drawText(box.adjusted(8, 3, -4, 0), Qt.AlignLeft | Qt.AlignTop, text)
             k = len(ch.states)
             step = (box.width() - 12) / max(1, k)

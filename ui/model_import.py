@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from model.errors import ModelError
 from model.hardware_file import read_json_file
 from model.hf_config import default_name, llm_from_config, summary
 from ui import custom_store
+from ui.dialog_buttons import action_row, status_line
 from ui.hardware_editor import ERROR_STYLE
 
 
@@ -42,20 +43,10 @@ class ModelImportDialog(QDialog):
         hint = QLabel("Check the parameter count against the model card before you trust the estimates.")
         hint.setWordWrap(True)
         lay.addWidget(hint)
-        self.status = QLabel("")
-        self.status.setObjectName("importStatus")
-        self.status.setWordWrap(True)
+        self.status = status_line("importStatus")
         self.status.setStyleSheet(ERROR_STYLE)
         lay.addWidget(self.status)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        cancel = QPushButton("Cancel")
-        cancel.clicked.connect(self.reject)
-        self.add_button = QPushButton("Add model")
-        self.add_button.setDefault(True)
-        self.add_button.clicked.connect(self.add)
-        buttons.addWidget(cancel)
-        buttons.addWidget(self.add_button)
+        buttons, self.add_button = action_row(self, "Add model", self.add)
         lay.addLayout(buttons)
         try:
             self.cfg = read_json_file(self.path, "config.json")

@@ -136,6 +136,7 @@ def chip_frames(scenario, size: tuple[int, int], fps: float, frames: int, theme_
     from ui import theme as th
     from ui.offscreen import OffscreenChip
     chip = OffscreenChip(scenario, th.get_theme(theme_name, th.type_scale(size[1], False)), size)
+    chip.view.set_controls_visible(False)          # the frames are the chip, not its Pause/Step/speed bar
     try:
         for _ in range(frames):
             yield chip.image()

@@ -5,6 +5,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from ui.chip.paint.common import Palette
+from ui.fit_text import first_fitting
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -57,11 +58,7 @@ class FitLabel(QLabel):
         self._fit()
 
     def _fit(self) -> None:
-        room = self.contentsRect().width()
-        fm = self.fontMetrics()
-        shown = next((f for f in self._forms if fm.horizontalAdvance(f) <= room), None)
-        if shown is None:
-            shown = fm.elidedText(self._forms[-1], Qt.ElideRight, room)
+        shown = first_fitting(self._forms, self.font(), self.contentsRect().width())
         if shown != self.text():
             self.setText(shown)
 

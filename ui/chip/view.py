@@ -225,6 +225,15 @@ class HierarchyView(QWidget):
         self._static = None
         self.canvas.update()
 
+    def set_controls_visible(self, visible: bool) -> None:
+        """Show or hide the Pause / Step / speed bar under the chip (recordings show the chip alone)."""
+        self._bar.setVisible(bool(visible))
+
+    @property
+    def controls_visible(self) -> bool:
+        """Whether the control bar is part of the view (even while the view itself is hidden)."""
+        return not self._bar.isHidden()
+
     def _bar_px(self) -> int:
         return max(13, (self.lay.fs if self.lay else 13) - 1)
 

@@ -14,6 +14,7 @@ from model.chip_transform import PacketScale
 from model.estimate import Estimate
 from model.flow import Flow
 from ui import theme as th
+from ui.fit_text import first_fitting
 from ui.chip.layout import ChipLayout, Rect
 
 K_WEIGHTS, K_KV, K_ACT, K_AR = 0, 1, 2, 3
@@ -93,11 +94,10 @@ def text(p: QPainter, rect: QRectF, s: str, f: QFont, colour: QColor, align=Qt.A
     """Draw ``s`` in ``rect`` on one line, elided if it must be; returns the width used."""
     p.setFont(f)
     p.setPen(colour)
-    fm = QFontMetrics(f)
-    shown = fm.elidedText(s, Qt.ElideRight, int(rect.width()))
+    shown = first_fitting([s], f, rect.width())
     p.drawText(rect, int(align), shown)
     note(shown)
-    return fm.horizontalAdvance(shown)
+    return QFontMetrics(f).horizontalAdvance(shown)
 
 
 def fit(p: QPainter, rect: QRectF, forms, f: QFont, colour: QColor, align=Qt.AlignLeft | Qt.AlignVCenter,
@@ -107,19 +107,20 @@ def fit(p: QPainter, rect: QRectF, forms, f: QFont, colour: QColor, align=Qt.Ali
     forms = [t for t in forms if t]
     if not forms:
         return 0.0
+    if not wrap:
+        return text(p, rect, first_fitting(forms, f, rect.width()), f, colour, align)
     fm = QFontMetrics(f)
     flags = int(align) | int(Qt.TextWordWrap)
     for s in forms:
         if fm.horizontalAdvance(s) <= rect.width():
             return text(p, rect, s, f, colour, align)
-        if wrap:
-            br = fm.boundingRect(rect.toRect(), flags, s)
-            if br.height() <= rect.height() + 1 and br.width() <= rect.width():
-                p.setFont(f)
-                p.setPen(colour)
-                p.drawText(rect, flags, s)
-                note(s)
-                return float(br.width())
+        br = fm.boundingRect(rect.toRect(), flags, s)
+        if br.height() <= rect.height() + 1 and br.width() <= rect.width():
+            p.setFont(f)
+            p.setPen(colour)
+            p.drawText(rect, flags, s)
+            note(s)
+            return float(br.width())
     return text(p, rect, forms[-1], f, colour, align)
 
 

@@ -1,0 +1,32 @@
+"""The foot of the app's dialogs: a wrapping status line for the one-line reasons, and the
+Cancel / default-action button row (Cancel rejects; Enter presses the default action)."""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+
+
+def status_line(object_name: str) -> QLabel:
+    """An empty word-wrapped label where a dialog says what is wrong (or what it did)."""
+    label = QLabel("")
+    label.setObjectName(object_name)
+    label.setWordWrap(True)
+    return label
+
+
+def action_row(dialog: QDialog, action_text: str, on_action: Callable[[], object],
+               left: QWidget | None = None) -> tuple[QHBoxLayout, QPushButton]:
+    """``[left] … Cancel  <action_text>``: the row and its default (action) button."""
+    row = QHBoxLayout()
+    if left is not None:
+        row.addWidget(left)
+    row.addStretch(1)
+    cancel = QPushButton("Cancel")
+    cancel.clicked.connect(dialog.reject)
+    action = QPushButton(action_text)
+    action.setDefault(True)
+    action.clicked.connect(lambda _=False: on_action())
+    row.addWidget(cancel)
+    row.addWidget(action)
+    return row, action
