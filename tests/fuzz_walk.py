@@ -96,6 +96,8 @@ class FuzzWalk:
         QFileDialog.getOpenFileName = staticmethod(open_choice)
         QFileDialog.getSaveFileName = staticmethod(save_choice)
         self._saved_exec = QDialog.exec
+        from model import catalog
+        self._catalog = catalog._active       # the walk may add custom hardware: put it back after
 
         def modal(dialog) -> int:             # shown, then accepted or cancelled: never waits
             dialog.show()
@@ -107,6 +109,8 @@ class FuzzWalk:
         return self
 
     def __exit__(self, *exc):
+        from model.catalog import set_default_catalog
+        set_default_catalog(self._catalog)
         QDialog.exec = self._saved_exec
         for name, fn in self._saved.items():
             if fn is None:
