@@ -138,7 +138,7 @@ def cmd_list(args) -> int:
     if "precisions" in out:
         print("Precisions")
         for p in cat.precisions:
-            print(f"  {p.id:8s} {p.name:22s} {p.weight_bits:g} bits/weight, maths in {p.compute.upper()}")
+            print(f"  {p.id:10s} {p.name:22s} {p.weight_bits:g} bits/weight, maths in {p.compute.upper()}")
         print("KV-cache precisions: " + ", ".join(k.id for k in cat.kv_precisions if not k.hidden))
     return 0
 

@@ -149,14 +149,15 @@ class EfficiencyTable:
         """Peak FLOP/s an engine's matmuls run against. Tensor cores by default; an engine whose
         quantised kernels use CUDA cores (dp4a) gets min(tensor peak, vector_matmul_per_fp32 × FP32);
         an engine accumulating FP16 in FP16 on a part that halves FP32-accumulate (GeForce) gets
-        the full FP16-accumulate rate."""
+        the full FP16-accumulate rate, for quantised weights too when its tensor-core path first
+        dequantises them to FP16."""
         tensor = hw.peak(dtype) or 0.0
         if engine_id in (AUTO, IDEAL_ID):
             return tensor
         e = self.engine(engine_id)
         if quantised and e.matmul_units == "vector":
             return min(tensor, self.vector_matmul_per_fp32 * (hw.peak("fp32") or tensor))
-        if (not quantised and e.fp16_accumulate and dtype == "fp16"
+        if (e.fp16_accumulate and dtype == "fp16"
                 and self.fp16_accumulate_match and self.fp16_accumulate_match.lower() in hw.name.lower()):
             return tensor * self.fp16_accumulate_speedup
         return tensor

@@ -148,6 +148,19 @@ def _run(rs, batch: int, waves: float, with_prefill: bool, decode_weight: float,
     return out
 
 
+def interleaved_prefill_share(batch: int, output_len: int) -> float:
+    """Prefill passes (of the whole batch) that stall each decode step under continuous batching.
+
+    With B requests in flight, each decoding O tokens, B/O requests finish per step and as many
+    new ones are admitted; their prompts are prefilled between (or chunked into) the running
+    requests' decode steps. A request's time per output token therefore carries the other
+    requests' prefills: ITL = t_decode(B) + t_prefill(B, L) · (B − 1)/B / O. A single stream
+    (B = 1) sees only its own prefill, which its TTFT counts, not its ITL."""
+    if batch <= 1:
+        return 0.0
+    return (batch - 1) / batch / max(output_len, 1)
+
+
 def plan(row: MeasuredRow, catalog: Catalog | None = None, table: EfficiencyTable | None = None) -> RowPlan:
     table = table or default_efficiency()
     rs = resolve(row.scenario(), catalog or default_catalog())
@@ -168,7 +181,9 @@ def plan(row: MeasuredRow, catalog: Catalog | None = None, table: EfficiencyTabl
                        run_b * s.output_len, True)
     if m in ("ms_per_output_token", "output_tokens_per_s_per_user"):
         inverse = m == "output_tokens_per_s_per_user"
-        return RowPlan(row, rs.hw, rs.engine, tuple(_run(rs, run_b, 1, False, 1.0)), 1.0 if inverse else 1e3, inverse)
+        share = interleaved_prefill_share(run_b, s.output_len)
+        return RowPlan(row, rs.hw, rs.engine, tuple(_run(rs, run_b, 1, share > 0, 1.0, share)),
+                       1.0 if inverse else 1e3, inverse)
     if m in ("ttft_ms", "prefill_tokens_per_s"):
         inverse = m == "prefill_tokens_per_s"
         return RowPlan(row, rs.hw, rs.engine, tuple(_run(rs, run_b, 1, True, 0.0)),

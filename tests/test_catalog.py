@@ -12,7 +12,7 @@ GPU_IDS = ("v100-sxm2-32gb a100-sxm4-40gb a100-sxm4-80gb a100-pcie-80gb h100-sxm
            "tpu-v5e-16gb tpu-v5p-95gb").split()
 MODEL_IDS = ("llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b llama-3.1-70b llama-3.1-405b gpt-j-6b "
              "mistral-7b mixtral-8x7b qwen2.5-72b deepseek-v3").split()
-PRECISION_IDS = "fp32 bf16 fp16 fp8 int8 w8a16 int4 fp4".split()
+PRECISION_IDS = "fp32 bf16 fp16 fp8 int8 w8a16 int4 q8_0 q6_k q5_k_m q4_k_m q4_0 q4f16_1 exl2-4bpw exl2-8bpw fp4".split()
 KV_IDS = "bf16 fp16 fp8 int8 int4".split()
 
 
