@@ -22,6 +22,7 @@ from typing import Mapping
 import numpy as np
 
 from model.catalog import Catalog, Hardware, default_catalog
+from model.errors import ModelError
 from model.format import duration, si, sig3
 from model.lessons import AMD_LINE, NVIDIA_LINE, generations, hbm_latency_cycles, latency_hiding, roofline_point
 
@@ -29,6 +30,10 @@ LINES = {"nvidia": NVIDIA_LINE, "amd": AMD_LINE}
 LESSON_PARTS = {"nvidia": ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb"), "amd": AMD_LINE}
 WARP_COMPUTE_CYCLES = 48          # lesson 2: maths between two loads (cycles)
 MAX_WARPS = 32
+
+
+UNMATCHED_CLAIM = ("This step's claim is about its prepared scenario, which this one does not match: "
+                   "press R (Prepared state) to go back to it")
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,16 @@ class Facts:
             if name is not None:
                 out.append(str(self.values.get(name, "{" + name + "}" if missing is None else missing)))
         return "".join(out)
+
+    def missing(self, template: str) -> tuple[str, ...]:
+        """The names in ``template`` this screen has no value for."""
+        return tuple(name for _lit, name, _spec, _conv in string.Formatter().parse(template)
+                     if name is not None and name not in self.values)
+
+    def claim(self, template: str) -> str:
+        """The claim on screen: the filled template, or, when this scenario lacks one of its
+        numbers (a published run that does not match it), UNMATCHED_CLAIM: never a claim with holes."""
+        return UNMATCHED_CLAIM if self.missing(template) else self.fill(template)
 
 
 def times(x: float) -> str:
@@ -147,6 +162,10 @@ class LadderPoint:
 
 def ladder_points(hw: Hardware) -> tuple[LadderPoint, ...]:
     levels = [lv for lv in hw.levels if lv.bandwidth_bytes_per_s and lv.latency_s]
+    keys = [lv.key for lv in levels]
+    if not keys or keys[0] != "registers" or "hbm" not in keys[1:]:
+        raise ModelError(f"{hw.short_name}: no published bandwidth and latency for its registers, on-chip "
+                         f"memories and main memory, so there is no ladder to draw; pick another GPU")
     r = levels[0]
     return tuple(LadderPoint(lv.key, lv.label, lv.bandwidth_bytes_per_s, lv.latency_s, lv.capacity_bytes,
                              r.bandwidth_bytes_per_s / lv.bandwidth_bytes_per_s, lv.latency_s / r.latency_s)

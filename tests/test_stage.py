@@ -102,3 +102,63 @@ def test_chapter_controls_are_keyboard_reachable_and_named(lessons_window, numbe
     assert v.chart.accessibleName() and v.key_label.text() in v.chart.accessibleDescription()
     for p in v.plots:
         assert p.accessibleDescription() == v.chart.accessibleDescription()
+
+
+def _ring_pixels(strip, colour) -> int:
+    """How many pixels of the focus ring's colour the strip shows."""
+    from PySide6.QtGui import QColor
+    img = strip.grab().toImage()
+    want = QColor(colour).rgb() & 0xFFFFFF
+    return sum((img.pixel(x, y) & 0xFFFFFF) == want for x in range(0, img.width()) for y in range(0, img.height(), 2))
+
+
+def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(lessons_window, qtbot):
+    from ui.chapter_keys import ChapterKey
+    w = lessons_window
+    w.show_lessons()
+    w.activateWindow()
+    lv, strip = w.lessons, w.lessons.strip
+    settle(w, 1, 0)
+    names = [k.accessibleName() for k in strip.keys]
+    assert len(names) == len(CHAPTERS) == len(set(names))
+    assert all(f"Chapter {c.number} of {len(CHAPTERS)}" in n for c, n in zip(CHAPTERS, names))
+    assert [bool(k.focusPolicy() & Qt.TabFocus) for k in strip.keys] == [True] + [False] * (len(CHAPTERS) - 1)
+    assert strip.keys[0].accessibleDescription().startswith("current chapter")
+    w.mode_bar.lessons_button.setFocus()
+    qtbot.waitUntil(w.mode_bar.lessons_button.hasFocus, timeout=2000)
+    for _ in range(30):                                   # Tab on until the strip's key has the focus
+        if isinstance(QApplication.focusWidget(), ChapterKey):
+            break
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Tab)
+    assert QApplication.focusWidget() is strip.keys[0], QApplication.focusWidget()
+    ring = _ring_pixels(strip, w.theme.op_point)
+    qtbot.keyClick(strip.keys[0], Qt.Key_Right)
+    qtbot.keyClick(strip.keys[1], Qt.Key_Right)
+    assert strip.keys[2].hasFocus() and lv.number == 1          # arrows move the focus, not the chapter
+    qtbot.keyClick(strip.keys[2], Qt.Key_Return)
+    assert (lv.number, lv.index) == (3, 0) and strip.keys[2].hasFocus()
+    qtbot.keyClick(strip.keys[2], Qt.Key_Left)
+    qtbot.keyClick(strip.keys[1], Qt.Key_Space)
+    assert lv.number == 2 and strip.keys[1].hasFocus()
+    qtbot.keyClick(strip.keys[1], Qt.Key_End)
+    assert strip.keys[-1].hasFocus()
+    assert ring > 50, "a focused chapter key draws a visible ring"
+    strip.keys[-1].clearFocus()
+    assert _ring_pixels(strip, w.theme.op_point) < ring / 4, "no ring without focus"
+
+
+def test_presenter_arrows_step_states_even_when_the_strip_has_focus(lessons_window, qtbot):
+    w = lessons_window
+    w.enter_presenter(fullscreen=False)
+    w.activateWindow()
+    settle(w, 2, 0)
+    key = w.lessons.strip.keys[1]
+    key.setFocus()
+    qtbot.waitUntil(key.hasFocus, timeout=2000)
+    qtbot.keyClick(key, Qt.Key_Right)
+    assert (w.lessons.number, w.lessons.index) == (2, 1)        # the presenter's step, not a focus move
+    qtbot.keyClick(w.lessons.strip.keys[1], Qt.Key_Left)
+    assert (w.lessons.number, w.lessons.index) == (2, 0)
+    w.presenter.leave()
+    qtbot.keyClick(w.lessons.strip.keys[1], Qt.Key_Right)       # outside presenter mode the key keeps its arrows
+    assert (w.lessons.number, w.lessons.index) == (2, 0) and w.lessons.strip.keys[2].hasFocus()

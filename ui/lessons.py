@@ -19,6 +19,7 @@ from model.safe_io import check_writable_target
 from model.lessons import default_chapters
 from model.scenario_file import load_scenario_with_chapter, save_scenario
 from ui import theme as th
+from ui.chapter_keys import key_style, make_keys, set_current_key
 from ui.fit_text import first_fitting
 from ui.chapters import SHORT_TITLES, chapter_class
 from ui.chapters.base import focus_style
@@ -27,7 +28,8 @@ from ui.presenter import ScenarioGlide
 
 class ChapterStrip(QWidget):
     """Eight segments (number + short title), each with a dot per prepared state. Click a
-    segment for its chapter, a dot for its state."""
+    segment for its chapter, a dot for its state; by keyboard, a ChapterKey per segment
+    (ui.chapter_keys: Tab, Left/Right, Enter)."""
 
     picked = Signal(int, int)      # chapter number, state index
 
@@ -39,11 +41,14 @@ class ChapterStrip(QWidget):
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.setMouseTracking(True)
         self.setCursor(Qt.PointingHandCursor)
+        self.keys = make_keys(self, chapters, SHORT_TITLES)
+        set_current_key(self.keys, 1, 0, len(chapters[0].states))
         self._apply_height()
 
     def set_theme(self, t: th.Theme) -> None:
         self.theme = t
         self._apply_height()
+        self.setStyleSheet(key_style(t))
         self.update()
 
     def _apply_height(self) -> None:
@@ -52,7 +57,13 @@ class ChapterStrip(QWidget):
 
     def set_current(self, number: int, index: int) -> None:
         self.current = (number, index)
+        set_current_key(self.keys, number, index, len(self.chapters[number - 1].states))
         self.update()
+
+    def resizeEvent(self, ev) -> None:           # noqa: N802 (Qt name): each key over its segment
+        super().resizeEvent(ev)
+        for k, r in zip(self.keys, self._segments()):
+            k.setGeometry(r.toRect())
 
     def _segments(self):
         n = len(self.chapters)

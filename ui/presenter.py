@@ -223,7 +223,8 @@ class Presenter(QObject):
         lessons_shown = w.lessons_visible()
         if not (self.active or lessons_shown):
             return False
-        typing = isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox, QAbstractSlider))
+        typing = (isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox, QAbstractSlider))
+                  or getattr(focus, "keeps_arrows", False))       # e.g. a chapter key (ui.chapter_keys)
         if isinstance(focus, QLineEdit) and key not in (Qt.Key_PageUp, Qt.Key_PageDown):
             return False                      # typing in a search box keeps its keys
         if not self.active and typing and key in ARROWS + (Qt.Key_Home,):

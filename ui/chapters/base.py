@@ -59,7 +59,7 @@ class ClaimLabel(QLabel):
 
     def refill(self) -> None:
         f = self.view.facts
-        super().setText(f.fill(self.template, missing="…") if f is not None else
+        super().setText(f.claim(self.template) if f is not None else
                         re.sub(r"\{[^}]*\}", "…", self.template))
 
 
@@ -228,8 +228,10 @@ class ChapterView(QWidget):
             self._show_facts()
             self.update_view(e)
         except Exception as exc:   # never take the show down: say it in one line, keep going
+            self._clear_facts()
             self._show_error(exc)
             return False
+        self.chart.setVisible(True)
         if self.error_text:
             self.error_text = ""
             self.error_label.setVisible(False)
@@ -248,6 +250,16 @@ class ChapterView(QWidget):
         for p in self.plots:
             p.setAccessibleName(self.chart.accessibleName())
             p.setAccessibleDescription(summary)
+
+    def _clear_facts(self) -> None:
+        """No Facts for this scenario: the claim's numbers, the key number and the details go
+        and the chart (the previous scenario's numbers must not stay beside the error line)."""
+        self.facts = None
+        self.chart.setVisible(False)
+        self.caption_label.refill()
+        self.key_label.setText("—")
+        self.key_caption.setText("")
+        self.details_label.setText("")
 
     def extra_details(self) -> tuple[str, ...]:
         """More detail lines a chapter adds (e.g. published runs); plain text."""
