@@ -44,6 +44,8 @@ def _positive_int(name: str):
             raise argparse.ArgumentTypeError(f"{name} must be a whole number, got '{text}'") from None
         if not math.isfinite(value) or value != int(value):
             raise argparse.ArgumentTypeError(f"{name} must be a whole number, got '{text}'")
+        if abs(value) > 2 ** 53:
+            raise argparse.ArgumentTypeError(f"{name} is far too large, got '{text}'")
         return int(value)
     return parse
 
@@ -146,11 +148,9 @@ def cmd_sweep(args) -> int:
     from model.sweep import default_batches, sweep_batch
     if args.batches:
         try:
-            batches = np.array([int(x) for x in args.batches.split(",")], dtype=float)
-        except ValueError:
+            batches = np.array([_positive_int("batch")(x) for x in args.batches.split(",")], dtype=float)
+        except argparse.ArgumentTypeError:
             raise UsageError("--batches must be comma-separated whole numbers, e.g. 1,2,4,8") from None
-        if np.any(batches < 1):
-            raise UsageError("--batches must all be at least 1")
     else:
         batches = default_batches(args.max_batch)
     sw = sweep_batch(scenario_from_args(args), batches)
@@ -195,12 +195,13 @@ def build_app_parser() -> argparse.ArgumentParser:
     add_scenario_flags(p, defaults=False)
     p.add_argument("--screenshot", metavar="PNG", help="render offscreen and write a PNG, then exit")
     p.add_argument("--size", default=None, help="window size for --screenshot, e.g. 1600x900")
-    p.add_argument("--view", default="main", help="main | hierarchy")
+    p.add_argument("--view", default="main", choices=("main", "hierarchy"))
     p.add_argument("--chapter", type=_positive_int("chapter"), default=None, help="open lesson N (1-8)")
     p.add_argument("--presenter", action="store_true", help="start in presenter mode")
     p.add_argument("--theme", choices=("dark", "light"), default=None)
     p.add_argument("--large-text", action="store_true")
     p.add_argument("--smoke", action="store_true", help="start, render every view once, exit 0")
+    p.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)  # benches: paint once, exit
     p.add_argument("--record", metavar="OUT.gif", help="record the chip (or --chapter N gliding through its "
                    "states) as a looping GIF or an MP4, then exit (ui/recording.py)")
     p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
@@ -229,6 +230,7 @@ def run_app(argv: list[str]) -> int:
     base, chapter = None, args.chapter
     if args.scenario_file:
         from model.scenario_file import load_scenario_with_chapter
+        _not_a_command_typo(args.scenario_file)
         base, saved_chapter = load_scenario_with_chapter(args.scenario_file)
         chapter = chapter or saved_chapter
     if chapter is not None and not 1 <= chapter <= 8:
@@ -240,7 +242,7 @@ def run_app(argv: list[str]) -> int:
     if scenario is not None:
         from model import estimate
         estimate(scenario)  # validate before any window opens: bad flags exit 2 with one line
-    if args.screenshot or args.smoke:
+    if args.screenshot or args.smoke or args.first_paint:
         import os
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
@@ -260,25 +262,41 @@ def run_app(argv: list[str]) -> int:
     from ui.app import run
     return run(scenario, screenshot=args.screenshot, size=_parse_size(args.size), view=args.view,
                chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
-               large_text=args.large_text)
+               large_text=args.large_text, first_paint=args.first_paint)
+
+
+def _not_a_command_typo(word: str) -> None:
+    """`main.py estimat` is a mistyped command, not a missing scenario file."""
+    import difflib
+    import os
+    if os.path.lexists(word) or word.lower().endswith(".json"):
+        return
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}?" if close else f"commands are {', '.join(COMMANDS)}, or give a saved .json"
+    raise UsageError(f"unknown command '{word}'; {hint}")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from model.errors import ModelError
+    from model.safe_io import finish_output, guard_output
+    guard_output()       # characters the terminal's encoding lacks become ASCII, never a traceback
     try:
         if argv and argv[0] in COMMANDS:
             args = build_command_parser().parse_args(argv)
             from model.custom_commands import apply_custom_flags, cmd_calibrate, cmd_hardware
             apply_custom_flags(args, argv)
-            return {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep, "validate": cmd_validate,
-                    "hardware": cmd_hardware, "calibrate": cmd_calibrate}[args.command](args)
-        return run_app(argv)
+            rc = {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep, "validate": cmd_validate,
+                  "hardware": cmd_hardware, "calibrate": cmd_calibrate}[args.command](args)
+        else:
+            rc = run_app(argv)
+        finish_output()
+        return rc
     except (UsageError, ModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
+    except OSError as exc:      # stdout on a full disk, a closed pipe
+        return finish_output(exc)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ source string of its section so the UI can show where a number came from.
 from __future__ import annotations
 
 import difflib
-import json
 import weakref
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -225,13 +224,14 @@ def _resolve(items: Iterable[Any], key: str, what: str) -> Any:
 # ---------------------------------------------------------------- loading
 
 def _read_json(path: Path) -> Mapping[str, Any]:
+    """Through model.safe_io (size, depth and integer limits; pipes and devices refused)."""
+    from model.safe_io import SafeIOError, read_json
+    if not path.exists():
+        raise AssetError(f"missing data file {path}")
     try:
-        with path.open(encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise AssetError(f"missing data file {path}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise AssetError(f"broken data file {path.name}: {exc}") from None
+        return read_json(path, max_bytes=50_000_000)
+    except SafeIOError as exc:
+        raise AssetError(f"broken data file {exc}") from None
 
 
 def _num(value: Any, scale: float = 1.0) -> float | None:

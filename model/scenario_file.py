@@ -5,19 +5,22 @@
 
 (custom_entries only when the scenario uses custom hardware or a model from a config.json.)
 
-Loading validates everything and raises ScenarioError with one line on a broken or foreign
-file; saving writes a temporary file beside the target and renames it, so a crash never
-leaves a half-written file.
+Reading and writing go through model.safe_io (size, depth and integer limits; FIFOs and
+devices refused; temp file + rename, the umask kept, read-only targets refused). Loading
+validates everything and raises ScenarioError with one line on a broken or foreign file.
 """
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from model.errors import ModelError, ScenarioError
+from model.safe_io import SafeIOError, TargetExistsError, atomic_write_text, read_json
 from model.scenario import Scenario, resolve
+
+__all__ = ["ScenarioError", "TargetExistsError", "load_scenario", "load_scenario_with_chapter",
+           "parse_scenario_document", "save_scenario", "scenario_document"]
 
 FORMAT_KEY = "memory_wall_scenario"
 FORMAT_VERSION = 1
@@ -35,9 +38,15 @@ def scenario_document(s: Scenario, chapter: int | None = None) -> dict:
 def parse_scenario_document(doc, name: str = "scenario") -> tuple[Scenario, int | None]:
     if not isinstance(doc, dict) or FORMAT_KEY not in doc:
         raise ScenarioError(f"{name} is not a Memory Wall scenario file")
-    if doc[FORMAT_KEY] != FORMAT_VERSION:
-        raise ScenarioError(f"{name} has scenario format {doc[FORMAT_KEY]!r}; this version reads {FORMAT_VERSION}")
-    s = Scenario.from_dict(doc.get("scenario", {}))
+    version = doc[FORMAT_KEY]
+    if not isinstance(version, int) or isinstance(version, bool) or version != FORMAT_VERSION:
+        raise ScenarioError(f"{name} has scenario format {version!r}; this version reads {FORMAT_VERSION}")
+    if not isinstance(doc.get("scenario"), dict):
+        raise ScenarioError(f"{name} holds no scenario (a \"scenario\" object is missing)")
+    try:
+        s = Scenario.from_dict(doc["scenario"])
+    except ModelError as exc:
+        raise ScenarioError(f"{name}: {exc}") from None
     try:
         from model.custom_catalog import install_embedded
         install_embedded(doc, name)     # custom hardware/models the file carries (issue 12)
@@ -51,40 +60,20 @@ def parse_scenario_document(doc, name: str = "scenario") -> tuple[Scenario, int 
 
 
 def load_scenario_with_chapter(path: str | os.PathLike) -> tuple[Scenario, int | None]:
-    p = Path(path)
     try:
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise ScenarioError(f"{p.name} is too large to be a scenario file")
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"no such scenario file: {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"cannot read {p.name}: {exc.__class__.__name__}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{p.name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    return parse_scenario_document(doc, p.name)
+        doc = read_json(path, max_bytes=MAX_FILE_BYTES)
+    except SafeIOError as exc:
+        raise ScenarioError(str(exc)) from None
+    return parse_scenario_document(doc, Path(path).name)
 
 
 def load_scenario(path: str | os.PathLike) -> Scenario:
     return load_scenario_with_chapter(path)[0]
 
 
-def save_scenario(path: str | os.PathLike, s: Scenario, chapter: int | None = None) -> None:
-    """Atomic write: temp file in the same folder, fsync, rename over the target."""
-    p = Path(path)
+def save_scenario(path: str | os.PathLike, s: Scenario, chapter: int | None = None, *,
+                  overwrite: bool = False) -> None:
+    """Atomic write (model.safe_io). An existing file is kept unless ``overwrite`` (the window
+    sets it after its dialog asked); raises SafeIOError / TargetExistsError with one line."""
     text = json.dumps(scenario_document(s, chapter), indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent or "."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_text(path, text, overwrite=overwrite)

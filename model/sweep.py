@@ -14,7 +14,8 @@ import numpy as np
 from model.catalog import Catalog
 from model.efficiency import EfficiencyTable, default_efficiency
 from model.memory import footprint
-from model.scenario import Scenario, resolve
+from model.errors import ScenarioError
+from model.scenario import MAX_BATCH, Scenario, resolve
 from model.step import decode_pass, microbatch
 
 
@@ -43,8 +44,10 @@ class BatchSweep:
 
 
 def default_batches(max_batch: int = 4096) -> np.ndarray:
-    """Powers of two 1, 2, 4 … max_batch."""
-    return 2 ** np.arange(int(np.log2(max_batch)) + 1)
+    """Powers of two 1, 2, 4 … max_batch (1 ≤ max_batch ≤ MAX_BATCH, else ScenarioError)."""
+    if isinstance(max_batch, bool) or not isinstance(max_batch, (int, np.integer)) or not 1 <= max_batch <= MAX_BATCH:
+        raise ScenarioError(f"max batch must be a whole number from 1 to {MAX_BATCH:,}, got {max_batch!r}")
+    return 2 ** np.arange(int(max_batch).bit_length())
 
 
 def sweep_batch(scenario: Scenario, batches=None, catalog: Catalog | None = None,
@@ -53,8 +56,8 @@ def sweep_batch(scenario: Scenario, batches=None, catalog: Catalog | None = None
     table = efficiency or default_efficiency()
     eff = table.efficiency(rs.engine, rs.hw)
     b = np.asarray(default_batches() if batches is None else batches, dtype=float)
-    if b.ndim != 1 or b.size == 0 or np.any(b < 1):
-        raise ValueError("batches must be a non-empty 1-D array of values ≥ 1")
+    if b.ndim != 1 or b.size == 0 or not np.all((b >= 1) & (b <= MAX_BATCH) & (b == np.round(b))):
+        raise ScenarioError(f"batches must be whole numbers from 1 to {MAX_BATCH:,}")
     s = rs.scenario
     ctx = s.input_len + s.output_len / 2.0
     real = decode_pass(rs, b, ctx, eff)

@@ -1,7 +1,7 @@
 """Shared test setup.
 
 Qt runs offscreen; any Qt warning, critical or fatal message during a Qt test fails that
-test; QSettings are redirected to a temporary folder so tests never touch the user's.
+test; QSettings (XDG_CONFIG_HOME) are redirected to a temporary folder so tests never touch the user's.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ def _temporary_qt_settings(tmp_path_factory):
         yield None
         return
     path = str(tmp_path_factory.mktemp("qsettings"))
+    os.environ["XDG_CONFIG_HOME"] = path           # ui/app_settings keeps the .ini here
     for scope in (QSettings.UserScope, QSettings.SystemScope):
         QSettings.setPath(QSettings.IniFormat, scope, path)
         QSettings.setPath(QSettings.NativeFormat, scope, path)

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from model import Scenario
-from model.errors import ScenarioError
+from model.errors import ModelError, ScenarioError
 from model.scenario_file import load_scenario_with_chapter, save_scenario
 
 
@@ -24,6 +24,14 @@ def test_round_trip(tmp_path):
     ('{"memory_wall_scenario": 1, "scenario": {"gpu": "nope"}}', "unknown GPU"),
     ('{"memory_wall_scenario": 1, "scenario": {"colour": "red"}}', "unknown scenario field"),
     ('{"memory_wall_scenario": 1, "scenario": {}, "chapter": 12}', "chapter must be 1-8"),
+    ('{"memory_wall_scenario": true, "scenario": {}}', "format True"),
+    ('{"memory_wall_scenario": 1.0, "scenario": {}}', "format 1.0"),
+    ('{"memory_wall_scenario": 1}', "holds no scenario"),
+    ('{"memory_wall_scenario": 1, "scenario": [1]}', "holds no scenario"),
+    ('{"memory_wall_scenario": 1, "scenario": {"batch": ' + "4" * 400 + '}}', "400-digit number"),
+    ('{"memory_wall_scenario": 1, "scenario": {"batch": ' + "4" * 5000 + '}}', "5000-digit number"),
+    ('{"memory_wall_scenario": 1, "scenario": ' + "[" * 100_000 + "]" * 100_000 + '}', "nested"),
+    ('{"memory_wall_scenario": 1, "scenario": {"batch": 1e400}}', "batch must be a whole number"),
 ])
 def test_broken_or_foreign_files_raise_one_line(tmp_path, text, needle):
     p = tmp_path / "x.json"
@@ -41,8 +49,18 @@ def test_failed_save_keeps_the_old_file(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
     monkeypatch.setattr("os.replace", boom)
-    with pytest.raises(OSError):
-        save_scenario(p, Scenario(batch=8))
+    with pytest.raises(ModelError, match="disk full"):
+        save_scenario(p, Scenario(batch=8), overwrite=True)
     assert p.read_text() == before
     assert json.loads(before)["scenario"]["batch"] == 4
     assert [f.name for f in tmp_path.iterdir()] == ["keep.json"]
+
+
+def test_an_existing_file_is_kept_unless_overwrite_is_asked_for(tmp_path):
+    p = tmp_path / "mine.json"
+    save_scenario(p, Scenario(batch=4))
+    with pytest.raises(ModelError, match="already exists"):
+        save_scenario(p, Scenario(batch=8))
+    assert load_scenario_with_chapter(p)[0].batch == 4
+    save_scenario(p, Scenario(batch=8), overwrite=True)
+    assert load_scenario_with_chapter(p)[0].batch == 8

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPushBut
                                QToolButton, QVBoxLayout, QWidget)
 
 from model.errors import ModelError
+from model.safe_io import check_writable_target
 from model.lessons import default_chapters
 from model.scenario_file import load_scenario_with_chapter, save_scenario
 from ui import theme as th
@@ -238,13 +239,14 @@ class LessonsView(QWidget):
                                   else f"color: {self.theme.secondary};")
 
     # ---------------------------------------------------------------- files
-    def save_scenario_to(self, path: str) -> bool:
+    def save_scenario_to(self, path: str, overwrite: bool = False) -> bool:
+        """Save; an existing file only with ``overwrite`` (the Save dialog has asked). One line on error."""
         c = self.controller
         s = c.scenario if not c.problem else c.valid_scenario
         try:
-            save_scenario(path, s, self.number if self.isVisible() else None)
-        except OSError as exc:
-            self.message(f"could not save {path}: {exc.strerror or exc}", error=True)
+            save_scenario(path, s, self.number if self.isVisible() else None, overwrite=overwrite)
+        except (ModelError, OSError) as exc:
+            self.message(str(exc).splitlines()[0] if str(exc) else f"could not save {path}", error=True)
             return False
         self.message(f"saved {path}")
         return True
@@ -273,7 +275,11 @@ class LessonsView(QWidget):
     def export(self, kind: str, path: str) -> bool:
         v = self.current_view
         try:
+            check_writable_target(path)      # a missing folder or read-only file: one line, no Qt warnings
             ok = {"PNG": v.export_png, "SVG": v.export_svg, "CSV": v.export_csv}[kind.upper()](path)
+        except ModelError as exc:
+            self.message(str(exc), error=True)
+            return False
         except Exception as exc:   # an export failure is a message, never a crash
             self.message(f"could not export {kind}: {type(exc).__name__}: {exc}", error=True)
             return False
@@ -423,7 +429,7 @@ class LessonsWindowMixin:
     def save_scenario_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", "Scenario files (*.json)")
         if path:
-            self.lessons.save_scenario_to(path)
+            self.lessons.save_scenario_to(path, overwrite=True)   # the dialog asked before replacing
             self._file_message()
 
     def open_scenario_dialog(self) -> None:

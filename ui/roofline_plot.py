@@ -10,6 +10,7 @@ numbers (ui.hover, the one hover engine).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import pyqtgraph as pg
@@ -26,6 +27,18 @@ from ui.roofline_labels import RooflineLabelsMixin, _log
 MAX_ROOFS = 8
 TRAIL_LABELS = (1, 16, 256)
 HOVER_PX = 13.0      # points within 13 px; lines within 9 px (ui.hover's line penalty)
+
+
+@lru_cache(maxsize=64)
+def _brush(colour: str):
+    """One brush per colour: pyqtgraph's symbol atlas keys each new pen/brush object anew and
+    keeps its picture, so fresh ones per update grow it without bound (benches/soak_ui.py)."""
+    return pg.mkBrush(colour)
+
+
+@lru_cache(maxsize=64)
+def _pen(colour: str):
+    return pg.mkPen(colour)
 
 
 class SIAxis(pg.AxisItem):
@@ -209,6 +222,9 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.vb.setRange(xRange=(_log(x0), _log(x1)), yRange=(_log(y0), _log(y1)), padding=0)
         self._x0, self._x1 = x0, x1
         self._y_span = (_log(y0), _log(y1))
+        if getattr(self, "_drawn_grid", None) == (x0, x1, y0, y1):
+            return x0, x1, y0
+        self._drawn_grid = (x0, x1, y0, y1)
         gx, gy = [], []
         for k in range(int(round(_log(x0))), int(round(_log(x1))) + 1):
             gx += [10.0 ** k, 10.0 ** k]
@@ -228,7 +244,16 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.slope.setData(sx, sy)
         self.tips.line(list(zip(sx, sy)), rr.slope_text(hw, e))
         self._roof_label_slots = []
+        same = getattr(self, "_drawn_roofs", None) == (roofs, x1, t)    # a batch change moves no roof
+        if not same:
+            self._drawn_roofs = (roofs, x1, t)
         for i, (item, lab) in enumerate(zip(self.roofs, self.roof_labels)):
+            if same:
+                if i < len(roofs):
+                    self._roof_label_slots.append((roofs[i].active, _log(roofs[i].peak_flops), lab, lab.forms))
+                    self.tips.line(list(zip([roofs[i].ridge_flops_per_byte, x1], [roofs[i].peak_flops] * 2)),
+                                   roofs[i].tooltip)
+                continue
             if i >= len(roofs):
                 item.setData([], [])
                 lab.setVisible(False)
@@ -261,14 +286,18 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         """The batch trail (decode only): one dot per batch, hollow where it does not fit."""
         t = self.theme
         if sw is None:
+            self._drawn_trail = None
             self.trail.setData([], [])
             for lab in self.trail_labels:
                 lab.setVisible(False)
             return
         bx, by = sw.arithmetic_intensity_flops_per_byte, sw.achieved_flops
         fits = np.asarray(sw.fits, dtype=bool)
-        self.trail.setData(bx, by, symbolBrush=[pg.mkBrush(t.trail if f else t.bg) for f in fits],
-                           symbolPen=[pg.mkPen(t.bg if f else th.VERMILLION) for f in fits])
+        key = (bx.tobytes(), by.tobytes(), fits.tobytes(), t)     # the same trail for every batch
+        if key != getattr(self, "_drawn_trail", None):
+            self._drawn_trail = key
+            self.trail.setData(bx, by, symbolBrush=[_brush(t.trail if f else t.bg) for f in fits],
+                               symbolPen=[_pen(t.bg if f else th.VERMILLION) for f in fits])
         for lab, b in zip(self.trail_labels, TRAIL_LABELS):
             idx = np.nonzero(sw.batch == b)[0]
             if idx.size and b != e.scenario.batch:

@@ -1,0 +1,302 @@
+"""One guarded path for every file the app reads or writes.
+
+    read_bytes(path, max_bytes)                  -> bytes   (regular files only, never blocks)
+    read_text(path, max_bytes)                   -> str     (UTF-8, decoding errors caught)
+    read_json(path, max_bytes, max_depth, ...)   -> object  (size, depth and integer limits)
+    loads_json(text, name, max_depth, ...)       -> object  (the same checks on a string)
+    atomic_write_text(path, text, overwrite=True)           (temp file + rename, keeps the umask)
+    guard_output() / finish_output(exc=None) -> int         (stdout/stderr: encodings, full disks, pipes)
+
+Every failure raises ``SafeIOError`` (a ``ModelError``, so the CLI prints it as one line and
+exits 2) whose message is one line naming the file. What is refused, and why:
+
+* FIFOs, sockets and devices (``/dev/zero``, a pipe named ``x.json``): ``os.stat`` before
+  ``open``, and the file is opened with ``O_NONBLOCK`` and checked again with ``fstat``, so a
+  swap between the two calls cannot block either.
+* More than ``max_bytes``: at most ``max_bytes + 1`` bytes are ever read.
+* JSON nested deeper than ``max_depth`` (Python's parser recurses: 100 000 brackets raise
+  RecursionError), integers longer than ``max_int_digits`` (a 5 000-digit integer is slow to
+  convert and refused by Python; a 400-digit one overflows ``float`` later), NaN/Infinity.
+* Writing: an empty path, a folder, a read-only target, a missing folder, and — with
+  ``overwrite=False`` — any existing file (``TargetExistsError``, so a caller can ask).
+"""
+from __future__ import annotations
+
+import codecs
+import errno
+import json
+import os
+import re
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from model.errors import ModelError
+
+MAX_JSON_BYTES = 1_000_000
+MAX_JSON_DEPTH = 64
+MAX_INT_DIGITS = 30           # 10^30 is far beyond any count the model accepts
+
+
+class SafeIOError(ModelError):
+    """A file could not be read or written; the message is one line naming it."""
+
+
+class TargetExistsError(SafeIOError):
+    """The save target exists and overwrite=False: ask the user first."""
+
+
+def _name(path: str | os.PathLike) -> str:
+    return str(path)
+
+
+def _reason(exc: OSError) -> str:
+    if exc.strerror:
+        return exc.strerror
+    return str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+
+
+def _check_regular(path: str | os.PathLike, st: os.stat_result) -> None:
+    if stat.S_ISDIR(st.st_mode):
+        raise SafeIOError(f"{_name(path)} is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise SafeIOError(f"{_name(path)} is not a regular file (a pipe, socket or device); refusing to read it")
+
+
+def read_bytes(path: str | os.PathLike, max_bytes: int = MAX_JSON_BYTES) -> bytes:
+    """The file's bytes; refuses non-regular files and files over ``max_bytes``, never blocks."""
+    if not str(path):
+        raise SafeIOError("no file name given")
+    try:
+        _check_regular(path, os.stat(path))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise SafeIOError(f"no such file: {_name(path)}") from None
+    except OSError as exc:
+        raise SafeIOError(f"cannot read {_name(path)}: {_reason(exc)}") from None
+    try:
+        _check_regular(path, os.fstat(fd))
+        chunks, total = [], 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise SafeIOError(f"cannot read {_name(path)}: {_reason(exc)}") from None
+    finally:
+        os.close(fd)
+    if total > max_bytes:
+        raise SafeIOError(f"{_name(path)} is too large (over {max_bytes:,} bytes)")
+    return b"".join(chunks)
+
+
+def read_text(path: str | os.PathLike, max_bytes: int = MAX_JSON_BYTES) -> str:
+    data = read_bytes(path, max_bytes)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SafeIOError(f"{_name(path)} is not UTF-8 text (byte {exc.start})") from None
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[[ord("["), ord("{")]] = 1
+_STEP[[ord("]"), ord("}")]] = -1
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of [ and { outside strings (linear, no recursion)."""
+    bare = _STRING.sub("", text).encode("utf-8", "surrogatepass")
+    if not bare:
+        return 0
+    steps = _STEP[np.frombuffer(bare, dtype=np.uint8)].astype(np.int64)
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _bounded_int(max_digits: int, name: str):
+    def parse(token: str) -> int:
+        digits = len(token.lstrip("-"))
+        if digits > max_digits:
+            raise SafeIOError(f"{name} holds a {digits}-digit number (at most {max_digits} digits)")
+        return int(token)
+    return parse
+
+
+def _no_constant(name: str):
+    def parse(token: str):
+        raise SafeIOError(f"{name} holds {token}, which is not a number JSON allows")
+    return parse
+
+
+def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPTH,
+               max_int_digits: int = MAX_INT_DIGITS, max_bytes: int = MAX_JSON_BYTES) -> Any:
+    """Parse JSON text with the depth, integer and size limits; SafeIOError on any problem."""
+    if not isinstance(text, str):
+        raise SafeIOError(f"{name} is not text")
+    if len(text) > max_bytes:
+        raise SafeIOError(f"{name} is too large (over {max_bytes:,} bytes)")
+    depth = json_depth(text)
+    if depth > max_depth:
+        raise SafeIOError(f"{name} is nested {depth} levels deep (at most {max_depth})")
+    try:
+        return json.loads(text, parse_int=_bounded_int(max_int_digits, name), parse_constant=_no_constant(name))
+    except json.JSONDecodeError as exc:
+        raise SafeIOError(f"{name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except (RecursionError, ValueError, OverflowError) as exc:
+        if isinstance(exc, SafeIOError):
+            raise
+        raise SafeIOError(f"{name} cannot be read as JSON ({exc.__class__.__name__})") from None
+
+
+def read_json(path: str | os.PathLike, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH,
+              max_int_digits: int = MAX_INT_DIGITS) -> Any:
+    """A JSON file read through every guard above."""
+    return loads_json(read_text(path, max_bytes), Path(path).name, max_depth, max_int_digits, max_bytes)
+
+
+def current_umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def check_writable_target(path: str | os.PathLike, overwrite: bool = True) -> Path:
+    """Refuse, with one line, an empty path, a folder, a missing folder, a read-only or special
+    target, and (overwrite=False) any existing file. Returns the path."""
+    if not str(path).strip():
+        raise SafeIOError("no file name given; choose where to save")
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise SafeIOError(f"cannot save {p.name}: the folder {parent} does not exist")
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise SafeIOError(f"cannot save to {p}: it is a folder")
+        if not stat.S_ISREG(st.st_mode):
+            raise SafeIOError(f"cannot save to {p}: it is not a regular file")
+        if not (st.st_mode & 0o222) or not os.access(p, os.W_OK):   # root ignores the bits: we do not
+            raise SafeIOError(f"{p} is read-only; not overwritten (save under another name)")
+        if not overwrite:
+            raise TargetExistsError(f"{p} already exists; not overwritten")
+    if not os.access(parent, os.W_OK):
+        raise SafeIOError(f"cannot save {p.name}: the folder {parent} is not writable")
+    return p
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, overwrite: bool = True) -> None:
+    """Write via a temporary file beside the target, fsync, rename; mode 0666 minus the umask
+    (or the existing file's mode). A crash never leaves a half-written file."""
+    p = check_writable_target(path, overwrite)
+    try:
+        mode = stat.S_IMODE(os.stat(p).st_mode)
+    except OSError:
+        mode = 0o666 & ~current_umask()
+    parent = p.parent if str(p.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(parent))
+    except OSError as exc:
+        raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        if not overwrite:
+            try:                       # link fails if the name appeared meanwhile
+                os.link(tmp, p)
+            except FileExistsError:
+                raise TargetExistsError(f"{p} already exists; not overwritten") from None
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EOPNOTSUPP):
+                    raise
+                os.replace(tmp, p)     # file systems without hard links
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        else:
+            os.replace(tmp, p)
+    except OSError as exc:
+        _discard(tmp)
+        raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, overwrite: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), overwrite)
+
+
+def _discard(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- streams
+_ASCII = {"·": "-", "×": "x", "→": "->", "←": "<-", "≈": "~", "±": "+/-", "…": "...", "—": "-", "–": "-",
+          "µ": "u", "≥": ">=", "≤": "<=", "²": "^2", "³": "^3", "°": " deg", "’": "'", "‘": "'", "“": '"',
+          "”": '"', "≠": "!=", "∞": "inf", "√": "sqrt", "Σ": "sum", "Δ": "delta", "€": "EUR", "\u00a0": " "}
+
+
+def _to_ascii(exc: UnicodeError):
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    return "".join(_ASCII.get(ch, "?") for ch in text), exc.end
+
+
+codecs.register_error("memory_wall_ascii", _to_ascii)
+
+
+def guard_output() -> None:
+    """stdout/stderr whose encoding lacks a character (PYTHONIOENCODING=ascii, a C locale) print an
+    ASCII stand-in ('×' → 'x', '→' → '->', else '?') instead of raising UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        enc = getattr(stream, "encoding", None)
+        try:
+            utf = enc is not None and codecs.lookup(enc).name.startswith("utf")
+        except LookupError:
+            utf = False
+        if enc and not utf and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="memory_wall_ascii")
+
+
+def finish_output(exc: OSError | None = None) -> int:
+    """Flush stdout; when writing it failed (``exc``, or now): say so in one line on stderr and
+    point stdout at /dev/null, so the interpreter's own flush at exit stays silent. Returns the exit
+    status: 0 when fine or when the reader closed the pipe (``| head``), else 1."""
+    if exc is None:
+        try:
+            sys.stdout.flush()
+            return 0
+        except OSError as failure:
+            exc = failure
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    if isinstance(exc, BrokenPipeError):
+        return 0
+    try:
+        print(f"error: could not write the output ({_reason(exc)})", file=sys.stderr)
+    except OSError:
+        pass
+    return 1

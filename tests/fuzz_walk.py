@@ -1,0 +1,245 @@
+"""A seeded random walk over the main window: every control, key, page, resize, export and
+file action, as a user (or a cat on the keyboard) would do them.
+
+    with FuzzWalk(window, seed=1, folder=tmp) as walk:
+        walk.run(500)                 # raises on the first exception an action raises
+
+Used by tests/test_fuzz_ui.py (≥ 1 500 actions per CI run) and benches/soak_ui.py (`make soak`).
+File dialogs are replaced for the walk by a chooser that returns hostile and ordinary paths
+(a FIFO named x.json, /dev/zero, 100 000 nested brackets, a 400-digit batch, a missing folder,
+a read-only file, an empty path), so Save…/Open…/Export go through the window's real code.
+Modal dialogs (QDialog.exec, which would wait for a person) are built, shown, and then
+accepted or cancelled at random.
+"""
+from __future__ import annotations
+
+import os
+import random
+import string
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QComboBox, QDialog,
+                               QFileDialog, QSpinBox)
+
+KEYS = [Qt.Key_Space, Qt.Key_Right, Qt.Key_Left, Qt.Key_Up, Qt.Key_Down, Qt.Key_PageUp, Qt.Key_PageDown,
+        Qt.Key_Home, Qt.Key_End, Qt.Key_R, Qt.Key_B, Qt.Key_C, Qt.Key_Escape, Qt.Key_F5, Qt.Key_Tab,
+        Qt.Key_Return] + [getattr(Qt, f"Key_{i}") for i in range(0, 10)]
+SHORTCUTS = ["Ctrl+H", "Ctrl+S", "Ctrl+O"]
+SIZES = [(1024, 600), (1280, 720), (1366, 768), (1600, 900), (1920, 1080), (2560, 1440)]
+TEXT = string.ascii_letters + string.digits + " -.,/"      # QTest types ASCII only (qFatal otherwise)
+UNICODE = ["×", "→", "é", "😀", "\u202e", "\x00", "Ω" * 300]
+
+
+def hostile_files(folder: Path) -> dict[str, str]:
+    """Paths a file dialog may hand back: ordinary ones and the ones that broke the app before."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {
+        "good": '{"memory_wall_scenario": 1, "scenario": {"gpu": "h200", "model": "llama-3.1-8b", '
+                '"precision": "fp8", "batch": 64}, "chapter": 6}',
+        "deep": '{"memory_wall_scenario": 1, "scenario": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "huge_int": '{"memory_wall_scenario": 1, "scenario": {"batch": ' + "9" * 400 + "}}",
+        "long_int": '{"memory_wall_scenario": 1, "scenario": {"batch": ' + "9" * 5000 + "}}",
+        "bool": '{"memory_wall_scenario": true, "scenario": {}}',
+        "empty": "",
+        "latin1": None,
+    }
+    paths = {}
+    for name, text in files.items():
+        p = folder / f"{name}.json"
+        if text is None:
+            p.write_bytes(b'{"a": "\xe9"}')
+        else:
+            p.write_text(text)
+        paths[name] = str(p)
+    ro = folder / "read_only.json"
+    if not ro.exists():
+        ro.write_text(files["good"])
+    ro.chmod(0o444)
+    fifo = folder / "x.json"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    paths.update(read_only=str(ro), fifo=str(fifo), dev_zero="/dev/zero", missing=str(folder / "nope" / "x.json"),
+                 folder=str(folder), empty_path="", new=str(folder / "saved.json"))
+    return paths
+
+
+class FuzzWalk:
+    """Random actions on ``window`` (a MainWindow), reproducible from ``seed``."""
+
+    def __init__(self, window, seed: int, folder: Path):
+        self.w = window
+        self.app = QApplication.instance()
+        self.rng = random.Random(seed)
+        self.files = hostile_files(Path(folder))
+        self.out = Path(folder) / "exports"
+        self.out.mkdir(exist_ok=True)
+        self.done = 0
+        self._saved = {}
+        self.actions = [(6, self.button), (4, self.combo), (4, self.slider), (4, self.spin), (8, self.key),
+                        (1, self.shortcut), (2, self.page), (1, self.resize), (1, self.export), (1, self.open_file),
+                        (1, self.save_file), (2, self.mouse), (2, self.wait), (1, self.type_text)]
+        self._weights = [a[0] for a in self.actions]
+
+    # ---------------------------------------------------------------- set-up
+    def __enter__(self):
+        rng = self.rng
+        files = self.files
+        for name in ("getOpenFileName", "getSaveFileName"):
+            self._saved[name] = QFileDialog.__dict__.get(name)
+        open_choice = lambda *a, **k: (rng.choice(list(files.values())), "")          # noqa: E731
+        save_choice = lambda *a, **k: (rng.choice([files["new"], files["read_only"], files["missing"],    # noqa: E731
+                                                   files["empty_path"], files["folder"], files["fifo"],
+                                                   str(self.out / f"e{rng.randrange(4)}.svg")]), "")
+        QFileDialog.getOpenFileName = staticmethod(open_choice)
+        QFileDialog.getSaveFileName = staticmethod(save_choice)
+        self._saved_exec = QDialog.exec
+        from model import catalog
+        self._catalog = catalog._active       # the walk may add custom hardware: put it back after
+
+        def modal(dialog) -> int:             # shown, then accepted or cancelled: never waits
+            dialog.show()
+            QApplication.processEvents()
+            done = rng.random() < 0.5
+            dialog.accept() if done else dialog.reject()
+            return int(done)
+        QDialog.exec = modal
+        return self
+
+    def __exit__(self, *exc):
+        from model.catalog import set_default_catalog
+        set_default_catalog(self._catalog)
+        QDialog.exec = self._saved_exec
+        for name, fn in self._saved.items():
+            if fn is None:
+                delattr(QFileDialog, name)
+            else:
+                setattr(QFileDialog, name, fn)
+        return False
+
+    def run(self, n: int, every=None, every_n: int = 1000) -> None:
+        """n actions; ``every(done)`` after each ``every_n`` (memory readings)."""
+        for _ in range(n):
+            action = self.rng.choices(self.actions, self._weights)[0][1]
+            action()
+            self.app.processEvents()
+            self.done += 1
+            if every is not None and self.done % every_n == 0:
+                every(self.done)
+
+    # ---------------------------------------------------------------- helpers
+    def _visible(self, kind):
+        return [c for c in self.w.findChildren(kind) if c.isVisibleTo(self.w) and c.isEnabled()]
+
+    def _pick(self, kind):
+        items = self._visible(kind)
+        return self.rng.choice(items) if items else None
+
+    # ---------------------------------------------------------------- actions
+    def button(self) -> None:
+        self._press(self._pick(QAbstractButton))
+
+    def _press(self, b) -> None:
+        if b is None:
+            return
+        menu = b.menu() if hasattr(b, "menu") else None
+        if menu is not None:                 # a menu's popup runs its own event loop: pick an entry instead
+            actions = [a for a in menu.actions() if a.isEnabled() and not a.isSeparator()]
+            if actions:
+                self.rng.choice(actions).trigger()
+        else:
+            b.click()
+
+    def combo(self) -> None:
+        c = self._pick(QComboBox)
+        if c is None or c.count() == 0:
+            return
+        i = self.rng.randrange(c.count())
+        c.setCurrentIndex(i)
+        c.activated.emit(i)
+
+    def slider(self) -> None:
+        s = self._pick(QAbstractSlider)
+        if s is None:
+            return
+        if self.rng.random() < 0.5:
+            s.setValue(self.rng.randint(s.minimum(), s.maximum()))
+        else:
+            QTest.keyClick(s, self.rng.choice([Qt.Key_PageUp, Qt.Key_PageDown, Qt.Key_Home, Qt.Key_End,
+                                               Qt.Key_Left, Qt.Key_Right]))
+
+    def spin(self) -> None:
+        s = self._pick(QSpinBox)
+        if s is None:
+            return
+        r = self.rng.random()
+        if r < 0.4:
+            s.setValue(self.rng.choice([s.minimum(), s.maximum(), self.rng.randint(s.minimum(), s.maximum())]))
+        else:
+            s.lineEdit().selectAll()
+            text = self.rng.choice(["0", "-5", "1e9", "32768", "abc", "", "4096", str(self.rng.randint(1, 10 ** 7))])
+            QTest.keyClicks(s.lineEdit(), text)
+            QTest.keyClick(s.lineEdit(), Qt.Key_Return)
+
+    def type_text(self) -> None:
+        c = self._pick(QComboBox)
+        if c is None or not c.isEditable():
+            return
+        text = "".join(self.rng.choice(TEXT) for _ in range(self.rng.randint(1, 8)))
+        QTest.keyClicks(c.lineEdit(), text)
+        if self.rng.random() < 0.3:
+            c.lineEdit().insert(self.rng.choice(UNICODE))
+        QTest.keyClick(c.lineEdit(), self.rng.choice([Qt.Key_Return, Qt.Key_Escape, Qt.Key_Tab]))
+
+    def key(self) -> None:
+        target = self.app.focusWidget() or self.w
+        if not target.isVisible():
+            target = self.w
+        mods = self.rng.choice([Qt.NoModifier] * 6 + [Qt.ShiftModifier, Qt.ControlModifier])
+        QTest.keyClick(target, self.rng.choice(KEYS), mods)
+
+    def shortcut(self) -> None:
+        QTest.keySequence(self.w, QKeySequence(self.rng.choice(SHORTCUTS)))
+
+    def page(self) -> None:
+        r = self.rng.random()
+        if r < 0.3:
+            self.w.show_explore()
+        elif r < 0.8:
+            self.w.show_chapter(self.rng.randint(1, 8), self.rng.randint(0, 4))
+        else:
+            self.w.toggle_chip_focus()
+
+    def resize(self) -> None:
+        self.w.resize(*self.rng.choice(SIZES))
+
+    def export(self) -> None:
+        lessons = self.w.lessons
+        kind = self.rng.choice(["PNG", "SVG", "CSV"])
+        path = self.rng.choice([str(self.out / f"x.{kind.lower()}"), self.files["missing"], self.files["read_only"],
+                                self.files["folder"], self.files["empty_path"]])
+        if self.w.lessons_visible():
+            lessons.export(kind, path)
+
+    def open_file(self) -> None:
+        self.w.open_scenario(self.rng.choice(list(self.files.values())))
+
+    def save_file(self) -> None:
+        self.w.save_scenario_dialog()
+
+    def mouse(self) -> None:
+        w, h = self.w.width(), self.w.height()
+        pos = QPoint(self.rng.randrange(w), self.rng.randrange(h))
+        child = self.w.childAt(pos) or self.w
+        if isinstance(child, QAbstractButton) and getattr(child, "menu", lambda: None)() is not None:
+            return self._press(child)        # a mouse press would open its menu's blocking popup
+        local = child.mapFrom(self.w, pos)
+        if self.rng.random() < 0.25:
+            QTest.mouseDClick(child, Qt.LeftButton, Qt.NoModifier, local)
+        else:
+            QTest.mouseClick(child, Qt.LeftButton, Qt.NoModifier, local)
+
+    def wait(self) -> None:
+        QTest.qWait(self.rng.choice([0, 5, 20]))
