@@ -79,3 +79,12 @@ def lessons_window(main_window):
     """The main window with the Lessons page's glides made instant."""
     main_window.lessons.glide.duration_ms = 0
     return main_window
+
+
+@pytest.fixture(autouse=True)
+def _shipped_catalogue_after_each_test():
+    """A test that installs custom hardware or models (the window loads the user's saved ones)
+    must not leave them in the process-wide catalogue for the tests after it."""
+    yield
+    from model.catalog import set_default_catalog
+    set_default_catalog(None)
