@@ -115,13 +115,10 @@ def check_screen(w) -> tuple[int, set[str], list[str]]:
     for root in explore_roots(w):
         for sh in shown_texts(root):
             if sh.kind == "pair":
-                r = by_label.get(sh.label)
                 n += 1
-                if r is None:
-                    bad.append(f"{sh.where}: title {sh.label!r} is no readout's label")
-                elif sh.text != r.text:
-                    bad.append(f"{sh.where}: {sh.label!r} shows {sh.text!r}, the model says {r.text!r}")
-                else:
+                r, wrong = pair_check(sh, by_label)
+                bad += wrong
+                if r is not None and not wrong:
                     keys.add(r.key)
                 continue
             k, wrong = labelled_checks(sh.text, rs)
@@ -132,6 +129,16 @@ def check_screen(w) -> tuple[int, set[str], list[str]]:
             bad += [f"{sh.where} ({sh.kind}): {q!r} is not a number the model wrote, in {sh.text[:80]!r}"
                     for q in QUANTITY.findall(sh.text) if q not in allowed]
     return n, keys, bad
+
+
+def pair_check(sh, by_label):
+    """A (title, number) pair on screen against the readout with that label: (readout, problems)."""
+    r = by_label.get(sh.label)
+    if r is None:
+        return None, [f"{sh.where}: title {sh.label!r} is no readout's label"]
+    if sh.text != r.text:
+        return r, [f"{sh.where}: {sh.label!r} shows {sh.text!r}, the model says {r.text!r}"]
+    return r, []
 
 
 def show(qtbot, w, s: Scenario, compare: str | None = None) -> None:

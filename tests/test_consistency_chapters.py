@@ -26,7 +26,7 @@ from model.errors import ModelError
 from model.lesson_serving import chapter_facts
 from model.lessons import default_chapters
 from model.readouts import readouts
-from test_consistency import labelled_checks, random_scenarios
+from test_consistency import labelled_checks, pair_check, random_scenarios
 from ui.screen_text import plain, shown_texts
 
 CHAPTERS = default_chapters()
@@ -90,12 +90,8 @@ def check_chapter(v) -> tuple[int, list[str]]:
     n = 0
     for sh in shown_texts(v):
         if sh.kind == "pair":
-            r = by_label.get(sh.label)
             n += 1
-            if r is None:
-                bad.append(f"{sh.where}: title {sh.label!r} is no readout's label")
-            elif sh.text != r.text:
-                bad.append(f"{sh.where}: {sh.label!r} shows {sh.text!r}, the model says {r.text!r}")
+            bad += pair_check(sh, by_label)[1]
             continue
         k, wrong = labelled_checks(sh.text, rs)
         n += k

@@ -23,6 +23,17 @@ def home(tmp_path, monkeypatch):
     return tmp_path
 
 
+
+def start_app(qtbot, monkeypatch):
+    """uiapp.run(None) as a user's start, without entering the event loop: the window it built."""
+    shown = []
+    real_build = uiapp.build_window
+    monkeypatch.setattr(uiapp, "build_window", lambda *a, **k: shown.append(real_build(*a, **k)) or shown[-1])
+    monkeypatch.setattr(type(uiapp.ensure_app()), "exec", lambda self: 0)
+    assert uiapp.run(None) == 0
+    qtbot.addWidget(shown[0])
+    return shown[0]
+
 @pytest.mark.parametrize("value", ["", "relative/home", "/"])
 def test_no_proper_home_means_no_settings_and_no_write_at_the_root(home, monkeypatch, value):
     monkeypatch.setenv("HOME", value)
@@ -63,13 +74,7 @@ def test_a_bad_stored_scenario_is_set_aside_and_the_app_starts(home, qtbot, monk
     assert note is None
     st.setValue("scenario", raw)
     st.sync()
-    shown = []
-    real_build = uiapp.build_window
-    monkeypatch.setattr(uiapp, "build_window", lambda *a, **k: shown.append(real_build(*a, **k)) or shown[-1])
-    monkeypatch.setattr(type(uiapp.ensure_app()), "exec", lambda self: 0)
-    assert uiapp.run(None) == 0
-    w = shown[0]
-    qtbot.addWidget(w)
+    w = start_app(qtbot, monkeypatch)
     assert w.controller.scenario == Scenario()
     message = w.statusBar().currentMessage()
     assert "the saved scenario could not be used" in message and "starting on defaults" in message
@@ -82,13 +87,7 @@ def test_a_bad_stored_scenario_is_set_aside_and_the_app_starts(home, qtbot, monk
 
 def test_settings_that_cannot_be_kept_are_said_once_in_the_status_bar(home, qtbot, monkeypatch, capsys):
     (home / ".config" / "MemoryWall" / "MemoryWall.ini").mkdir(parents=True)
-    shown = []
-    real_build = uiapp.build_window
-    monkeypatch.setattr(uiapp, "build_window", lambda *a, **k: shown.append(real_build(*a, **k)) or shown[-1])
-    monkeypatch.setattr(type(uiapp.ensure_app()), "exec", lambda self: 0)
-    assert uiapp.run(None) == 0
-    w = shown[0]
-    qtbot.addWidget(w)
+    w = start_app(qtbot, monkeypatch)
     assert w.settings is None
     assert w.statusBar().currentMessage().startswith("settings are not saved:")
     assert "is a folder" in w.statusBar().currentMessage()
