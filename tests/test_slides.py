@@ -2,7 +2,9 @@
 light and dark; a recording made from the window."""
 from __future__ import annotations
 
+import os
 import re
+import threading
 
 import pytest
 from PIL import Image
@@ -33,6 +35,37 @@ def test_every_chapter_exports_a_slide_in_both_themes(lessons_window, tmp_path, 
             assert len(im.convert("RGB").getcolors(maxcolors=1 << 20)) > 50   # a chart, not an empty page
     assert lightness["light"] > 200 > 60 > lightness["dark"]
     assert (w.controller.scenario, dict(w.lessons.current_view.params), w.theme_name) == before   # screen untouched
+
+
+def _drain(fifo) -> threading.Thread:
+    """A reader that empties the FIFO, so a writer that wrongly opens it fails the test instead of hanging."""
+    def read_all():
+        with open(fifo, "rb") as fh:
+            while fh.read(65536):
+                pass
+    t = threading.Thread(target=read_all, daemon=True)
+    t.start()
+    return t
+
+
+def test_a_slide_into_a_fifo_folder_or_read_only_file_is_one_line_never_a_hang(lessons_window, tmp_path):
+    w = lessons_window
+    w.show_chapter(4, 0)
+    fifo = tmp_path / "x.json"
+    os.mkfifo(fifo)
+    drain = _drain(fifo)
+    read_only = tmp_path / "ro.svg"
+    read_only.write_text("mine")
+    read_only.chmod(0o444)
+    for kind in ("SVG", "PNG"):
+        for path, needle in ((fifo, "not a regular file"), (tmp_path, "folder"), (read_only, "read-only"),
+                             (tmp_path / "nope" / "s.svg", "does not exist")):
+            assert not save_slide(w, kind, "dark", str(path))
+            text = w.lessons.status.text()
+            assert needle in text and "\n" not in text, text
+    assert read_only.read_text() == "mine"
+    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))    # lets the reader finish
+    drain.join(5)
 
 
 def test_the_window_offers_slides_and_record(lessons_window):

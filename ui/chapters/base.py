@@ -12,7 +12,8 @@ an accessible name and description (the claim and the key number).
         set_params(**kw)    a live control changed a chapter knob (coalesced: one redraw per turn)
         refresh(estimate)   redraw from the controller's Estimate and the chapter's params; an
                             exception becomes one line in the chapter, never a crash
-        export_png/svg/csv  the chart as an image, and the numbers behind it as CSV
+        export_png/svg/csv  the chart as an image, and the numbers behind it as CSV (a folder,
+                            FIFO, read-only or missing target: SafeIOError, one line)
 
 Subclasses implement build() (create every plot item once), update_view(e) (setData only)
 and csv_rows() → (header, rows). Views only draw: every number comes from model/.
@@ -37,6 +38,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from model.lesson_serving import chapter_facts
+from model.safe_io import check_writable_target
 from ui import theme as th
 from ui.chapters.tips import HOVER_PX, MarkerTips, error_text, log10, measured_tip  # noqa: F401 (re-exported)
 from ui.roofline_plot import SIAxis
@@ -340,11 +342,13 @@ class ChapterView(QWidget):
 
     # ---------------------------------------------------------------- exports
     def export_png(self, path: str) -> bool:
+        check_writable_target(path)
         self.ensure_fresh()
         return bool(self.chart.grab().save(str(path), "PNG"))
 
     def export_svg(self, path: str) -> bool:
         """Vector SVG through QtSvg when it is there; otherwise an SVG wrapping the PNG."""
+        check_writable_target(path)      # QSvgGenerator would wait forever on a FIFO, and warn on a missing folder
         self.ensure_fresh()
         size = self.chart.size()
         title = f"Memory Wall — chapter {self.chapter.number}: {self.chapter.title}"
@@ -378,6 +382,7 @@ class ChapterView(QWidget):
         return True
 
     def export_csv(self, path: str) -> bool:
+        check_writable_target(path)
         self.ensure_fresh()
         header, rows = self.csv_rows()
         with open(path, "w", newline="", encoding="utf-8") as fh:
