@@ -15,6 +15,7 @@ from model.format import si, sig3
 from model.lesson_numbers import LESSON_PARTS, LINES
 from model.lessons import generations
 from ui import theme as th
+from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font
 from ui.controls import Segmented
 
@@ -74,8 +75,8 @@ class GenerationsChapter(ChapterView):
         self.show_pick.set_value(self.params.get("show", ""))
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.flops_bars.setOpts(brush=pg.mkBrush(th.BLUISH_GREEN), pen=pg.mkPen(t.bg, width=1))
-        self.bw_bars.setOpts(brush=pg.mkBrush(th.ORANGE), pen=pg.mkPen(t.bg, width=1))
+        self.flops_bars.setOpts(brush=brush(th.BLUISH_GREEN), pen=pen(t.bg, width=1))
+        self.bw_bars.setOpts(brush=brush(th.ORANGE), pen=pen(t.bg, width=1))
         for lab in (*self.bar_labels, *self.ridge_labels):
             lab.setFont(text_font(t, 15, bold=True))
 
@@ -133,7 +134,7 @@ class GenerationsChapter(ChapterView):
         n = len(pts)
         x = np.arange(n, dtype=float)
         ridge = np.array([p.ridge_flops_per_byte for p in pts])
-        self.ridge_bars.setOpts(x=x, height=ridge, brush=pg.mkBrush(th.SKY_BLUE), pen=pg.mkPen(t.bg, width=1))
+        self.ridge_bars.setOpts(x=x, height=ridge, brush=brush(th.SKY_BLUE), pen=pen(t.bg, width=1))
         self._names(self.ridge_plot, pts)
         self.ridge_plot.getPlotItem().vb.setRange(yRange=(0, float(ridge.max()) * 1.2), padding=0)
         for k, lab in enumerate(self.ridge_labels):

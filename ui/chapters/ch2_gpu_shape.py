@@ -16,6 +16,7 @@ from model.format import percent
 from model.lesson_numbers import MAX_WARPS, warp_curve
 from model.lessons import hbm_latency_cycles, latency_hiding
 from ui import theme as th
+from ui.pens import brush, pen, set_symbol_style
 from ui.chapters.base import ChapterView, text_font
 
 
@@ -65,11 +66,10 @@ class GpuShapeChapter(ChapterView):
         self.div_label.setText(f"Divergent branches: {percent(d)}")
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.busy_line.setPen(pg.mkPen(th.BLUISH_GREEN, width=3))
-        self.lane_line.setPen(pg.mkPen(th.ORANGE, width=3, style=Qt.DashLine))
-        self.needed_line.setPen(pg.mkPen(t.secondary, width=1, style=Qt.DotLine))
-        self.dot.setSymbolBrush(pg.mkBrush(t.op_point))
-        self.dot.setSymbolPen(pg.mkPen(t.op_outline, width=2))
+        self.busy_line.setPen(pen(th.BLUISH_GREEN, width=3))
+        self.lane_line.setPen(pen(th.ORANGE, width=3, style=Qt.DashLine))
+        self.needed_line.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
+        set_symbol_style(self.dot, pen(t.op_outline, width=2), brush(t.op_point))
         for k, lab in self.labels.items():
             lab.setFont(text_font(t, 15, bold=True))
 

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from model.format import duration, si, sig3
 from model.lesson_numbers import ladder_points
 from ui import theme as th
+from ui.pens import brush, pen, set_symbol_style
 from ui.chapters.base import ChapterView, log10, text_font
 from ui.chapters.ch1_generations import NamesAxis
 
@@ -52,14 +53,12 @@ class HierarchyChapter(ChapterView):
         p.addItem(self.rule_label, ignoreBounds=True)
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.rule.setPen(pg.mkPen(t.secondary, width=1, style=Qt.DotLine))
+        self.rule.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
         for key, _attr, colour, style, _name in LINES:
             d = self.lines[key]
-            d["line"].setPen(pg.mkPen(colour, width=3, style=style))
-            d["filled"].setSymbolBrush(pg.mkBrush(colour))
-            d["filled"].setSymbolPen(pg.mkPen(t.bg, width=1))
-            d["hollow"].setSymbolBrush(pg.mkBrush(t.bg))
-            d["hollow"].setSymbolPen(pg.mkPen(colour, width=2))
+            d["line"].setPen(pen(colour, width=3, style=style))
+            set_symbol_style(d["filled"], pen(t.bg, width=1), brush(colour))
+            set_symbol_style(d["hollow"], pen(colour, width=2), brush(t.bg))
             for lab in d["values"]:
                 lab.setFont(text_font(t, 15, bold=True))
             d["name"].setFont(text_font(t, 15, bold=True))

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QSlider
 from model.format import si, sig3
 from model.lessons import roofline_point
 from ui import theme as th
+from ui.pens import brush, pen, set_symbol_style
 from ui.chapters.base import ChapterView, log10, text_font
 
 X_MIN, X_MAX = 0.1, 1e5       # the intensity axis (FLOP/byte)
@@ -81,16 +82,14 @@ class RooflineChapter(ChapterView):
             self.handle.setValue(log10(x))
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.roof.setPen(pg.mkPen(th.BLUISH_GREEN, width=2))
-        self.roof2.setPen(pg.mkPen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
-        self.ridge.setPen(pg.mkPen(t.secondary, width=1, style=Qt.DotLine))
-        self.ridge2.setPen(pg.mkPen(t.roof_dim, width=1, style=Qt.DotLine))
-        self.dot.setSymbolBrush(pg.mkBrush(t.op_point))
-        self.dot.setSymbolPen(pg.mkPen(t.op_outline, width=2))
-        self.double.setSymbolBrush(pg.mkBrush(t.bg))
-        self.double.setSymbolPen(pg.mkPen(th.BLUISH_GREEN, width=1))
-        self.handle.setPen(pg.mkPen(t.op_point, width=1, style=Qt.DashLine))
-        self.handle.setHoverPen(pg.mkPen(t.op_point, width=3))
+        self.roof.setPen(pen(th.BLUISH_GREEN, width=2))
+        self.roof2.setPen(pen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
+        self.ridge.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
+        self.ridge2.setPen(pen(t.roof_dim, width=1, style=Qt.DotLine))
+        set_symbol_style(self.dot, pen(t.op_outline, width=2), brush(t.op_point))
+        set_symbol_style(self.double, pen(th.BLUISH_GREEN, width=1), brush(t.bg))
+        self.handle.setPen(pen(t.op_point, width=1, style=Qt.DashLine))
+        self.handle.setHoverPen(pen(t.op_point, width=3))
         for k, lab in self.labels.items():
             lab.setFont(text_font(t, 16 if k in ("dot", "mem", "cmp") else 14, bold=k in ("dot", "mem", "cmp")))
 

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from model.format import duration
 from model.lesson_serving import decode_breakdown
 from ui import theme as th
+from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font
 from ui.chapters.ch1_generations import NamesAxis
 
@@ -48,7 +49,7 @@ class DecodeChapter(ChapterView):
 
     def apply_plot_theme(self, t: th.Theme) -> None:
         for k, colour, _n in KINDS:
-            self.bars[k].setOpts(brush=pg.mkBrush(colour), pen=pg.mkPen(t.bg, width=1))
+            self.bars[k].setOpts(brush=brush(colour), pen=pen(t.bg, width=1))
             for lab in self.inside[k]:
                 lab.setFont(text_font(t, 15, bold=True))
         for lab in self.row_labels.values():

@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt
 from model.format import si, sig3
 from model.lesson_serving import batching_curves, batching_measured, compute_bound_batch
 from ui import theme as th
+from ui.pens import brush, pen, set_symbol_style
 from ui.chapters.base import ChapterView, error_text, log10, measured_tip, text_font
 
 BATCHES = np.unique(np.round(np.geomspace(1, 4096, 49))).astype(float)
@@ -46,7 +47,7 @@ class BatchingChapter(ChapterView):
         self.over = pg.LinearRegionItem(movable=False)
         self.over.setZValue(-5)
         for ln in self.over.lines:
-            ln.setPen(pg.mkPen(None))
+            ln.setPen(pen(None))
         p.addItem(self.over, ignoreBounds=True)
         self.lines = {k: pg.InfiniteLine(angle=90, movable=False) for k in ("real", "ideal")}
         for ln in self.lines.values():
@@ -65,17 +66,14 @@ class BatchingChapter(ChapterView):
         p.setCursor(Qt.PointingHandCursor)
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.real.setPen(pg.mkPen(th.BLUISH_GREEN, width=3))
-        self.ideal.setPen(pg.mkPen(t.secondary, width=2, style=Qt.DashLine))
-        self.over.setBrush(pg.mkBrush(213, 94, 0, 40))
-        self.lines["real"].setPen(pg.mkPen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
-        self.lines["ideal"].setPen(pg.mkPen(t.secondary, width=1, style=Qt.DotLine))
-        self.now.setSymbolBrush(pg.mkBrush(t.op_point))
-        self.now.setSymbolPen(pg.mkPen(t.op_outline, width=2))
-        self.meas.setSymbolBrush(pg.mkBrush(th.YELLOW))
-        self.meas.setSymbolPen(pg.mkPen(t.bg, width=1))
-        self.pred.setSymbolBrush(pg.mkBrush(t.bg))
-        self.pred.setSymbolPen(pg.mkPen(th.SKY_BLUE, width=2))
+        self.real.setPen(pen(th.BLUISH_GREEN, width=3))
+        self.ideal.setPen(pen(t.secondary, width=2, style=Qt.DashLine))
+        self.over.setBrush(brush((213, 94, 0, 40)))
+        self.lines["real"].setPen(pen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
+        self.lines["ideal"].setPen(pen(t.secondary, width=1, style=Qt.DotLine))
+        set_symbol_style(self.now, pen(t.op_outline, width=2), brush(t.op_point))
+        set_symbol_style(self.meas, pen(t.bg, width=1), brush(th.YELLOW))
+        set_symbol_style(self.pred, pen(th.SKY_BLUE, width=2), brush(t.bg))
         for lab in self.labels.values():
             lab.setFont(text_font(t, 15, bold=True))
 

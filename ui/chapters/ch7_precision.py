@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from model.format import duration, si
 from model.lessons import precision_table
 from ui import theme as th
+from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font
 from ui.chapters.ch1_generations import NamesAxis
 
@@ -47,7 +48,7 @@ class PrecisionChapter(ChapterView):
             p.addItem(lab, ignoreBounds=True)
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.cap_line.setPen(pg.mkPen(th.VERMILLION, width=2, style=Qt.DashLine))
+        self.cap_line.setPen(pen(th.VERMILLION, width=2, style=Qt.DashLine))
         self.cap_label.setFont(text_font(t, 15, bold=True))
         for lab in self.labels:
             lab.setFont(text_font(t, 15, bold=True))
@@ -60,8 +61,8 @@ class PrecisionChapter(ChapterView):
         gb = [r.weight_bytes_total / 1e9 for r in rows]
         cur = s.precision
         self.bars.setOpts(x0=[0.0] * n, y=list(range(n)), width=gb, height=BAR_H,
-                          brushes=[pg.mkBrush(t.op_point if r.precision_id == cur else th.ORANGE) for r in rows],
-                          pens=[pg.mkPen(t.bg, width=1)] * n)
+                          brushes=[brush(t.op_point if r.precision_id == cur else th.ORANGE) for r in rows],
+                          pens=[pen(t.bg, width=1)] * n)
         cap_gb = e.hbm_capacity_bytes / 1e9
         x_max = max(max(gb), cap_gb) * 1.9
         for i, lab in enumerate(self.labels):

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from model.format import duration, sig3
 from model.lesson_serving import gpu_bars, multi_gpu_measured
 from ui import theme as th
+from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font
 from ui.chapters.ch1_generations import NamesAxis
 
@@ -50,8 +51,8 @@ class MultiGpuChapter(ChapterView):
             p.addItem(lab, ignoreBounds=True)
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.comm_bars.setOpts(brush=pg.mkBrush(COLOURS["comm"]), pen=pg.mkPen(t.bg, width=1))
-        self.over_bars.setOpts(brush=pg.mkBrush(COLOURS["overhead"]), pen=pg.mkPen(t.bg, width=1))
+        self.comm_bars.setOpts(brush=brush(COLOURS["comm"]), pen=pen(t.bg, width=1))
+        self.over_bars.setOpts(brush=brush(COLOURS["overhead"]), pen=pen(t.bg, width=1))
         for lab in self.end_labels:
             lab.setFont(text_font(t, 15, bold=True))
         for lab in self.inside:
@@ -66,8 +67,8 @@ class MultiGpuChapter(ChapterView):
         work = [b.work_ms for b in bars]
         comm = [b.comm_ms for b in bars]
         self.work_bars.setOpts(x0=[0.0] * len(bars), y=ys, width=work, height=BAR_H,
-                               brushes=[pg.mkBrush(COLOURS.get(b.bound, th.ORANGE) if b.bound != "communication"
-                                                   else th.ORANGE) for b in bars], pen=pg.mkPen(t.bg, width=1))
+                               brushes=[brush(COLOURS.get(b.bound, th.ORANGE) if b.bound != "communication"
+                                                   else th.ORANGE) for b in bars], pen=pen(t.bg, width=1))
         self.comm_bars.setOpts(x0=work, y=ys, width=comm, height=BAR_H)
         self.over_bars.setOpts(x0=[w + c for w, c in zip(work, comm)], y=ys,
                                width=[b.overhead_ms for b in bars], height=BAR_H)
