@@ -44,3 +44,41 @@ def test_theme_changes_and_updates_add_no_symbol_pictures(lessons_window, qtbot,
         round_trip()
     assert _atlas_entries(w.lessons.current_view) == first
 
+
+def _alive(kind) -> int:
+    from PySide6.QtWidgets import QApplication
+    return sum(isinstance(w, kind) for w in QApplication.allWidgets())
+
+
+def test_dialogs_from_menus_are_one_at_a_time_and_gone_when_closed(main_window, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QDialog
+    from ui.hardware_editor import HardwareEditor
+    from ui.model_import import ModelImportDialog
+    from ui.record_dialog import RecordDialog
+    from ui.slide_export import _record_dialog
+    acts = main_window.custom_actions
+    config = tmp_path / "config.json"
+    config.write_text("{}")
+    monkeypatch.setattr(QDialog, "exec", lambda d: d.reject() or 0)      # modal: cancelled at once
+    for _ in range(5):
+        acts.new_hardware()                       # opened again while open: the earlier one goes
+        acts.add_model(str(config))
+        _record_dialog(main_window)
+    qtbot.wait(10)                                # deferred deletes run
+    assert (_alive(HardwareEditor), _alive(ModelImportDialog), _alive(RecordDialog)) == (0, 1, 0)
+    acts.dialog.reject()
+    qtbot.wait(10)
+    assert _alive(ModelImportDialog) == 0
+
+
+def test_a_measurement_is_one_at_a_time_and_gone_when_done(main_window, qtbot):
+    from shiboken6 import isValid
+    acts = main_window.custom_actions
+    m = acts.measure(quick=True)
+    progress = m.progress
+    assert acts.measure(quick=True) is m          # a second would skew the first
+    m.cancelled.set()
+    m.wait(240)
+    qtbot.wait(10)
+    assert not isValid(m) and not isValid(progress)
+    assert acts.status.text() == "Measuring cancelled: nothing saved"

@@ -16,8 +16,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QFileDialog, QLabel, QMenu, QPushButton
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QDialog, QFileDialog, QLabel, QMenu, QPushButton
 from shiboken6 import isValid
 
 from model.catalog import Catalog, default_catalog, on_default_catalog_changed
@@ -84,12 +84,22 @@ class CustomActions(QObject):
         self.status.setVisible(bool(text))
 
     # ---------------------------------------------------------------- hardware
+    def _open(self, dialog: QDialog) -> QDialog:
+        """One dialog at a time (an earlier one is closed), deleted when it closes: nothing is
+        kept per click."""
+        old = self.dialog
+        if old is not None and isValid(old):
+            old.close()
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        self.dialog = dialog
+        dialog.open()
+        return dialog
+
     def new_hardware(self) -> HardwareEditor:
-        self.dialog = HardwareEditor(self.controller.scenario.gpu, self.window)
-        self.dialog.saved.connect(self._hardware_saved)
-        self.dialog.removed.connect(self._removed)
-        self.dialog.open()
-        return self.dialog
+        dialog = HardwareEditor(self.controller.scenario.gpu, self.window)
+        dialog.saved.connect(self._hardware_saved)
+        dialog.removed.connect(self._removed)
+        return self._open(dialog)
 
     def _hardware_saved(self, ident: str) -> None:
         self.controller.set(gpu=ident)
@@ -119,10 +129,9 @@ class CustomActions(QObject):
             self.add_model(path)
 
     def add_model(self, path: str) -> ModelImportDialog:
-        self.dialog = ModelImportDialog(path, self.window)
-        self.dialog.added.connect(self._model_added)
-        self.dialog.open()
-        return self.dialog
+        dialog = ModelImportDialog(path, self.window)
+        dialog.added.connect(self._model_added)
+        return self._open(dialog)
 
     def _model_added(self, ident: str) -> None:
         self.controller.set(model=ident)
@@ -130,6 +139,9 @@ class CustomActions(QObject):
 
     # ---------------------------------------------------------------- measuring
     def measure(self, quick: bool = False) -> MachineMeasurer:
+        """Start measuring; while one measurement runs, a second would skew both: that one is returned."""
+        if self.measurer is not None and isValid(self.measurer) and self.measurer.running:
+            return self.measurer
         self.measurer = MachineMeasurer(self.window, quick=quick)
         self.measurer.finished.connect(self._measured)
         self.measurer.failed.connect(lambda text: self.say(text, error=True))

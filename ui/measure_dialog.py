@@ -21,7 +21,8 @@ from ui import custom_store
 
 
 class MachineMeasurer(QObject):
-    """Runs the steps; ``finished(hardware id, one-line summary, full report)`` or ``failed(one line)``."""
+    """Runs the steps; ``finished(hardware id, one-line summary, full report)`` or ``failed(one line)``,
+    then deletes itself and its progress dialog."""
 
     finished = Signal(str, str, str)
     failed = Signal(str)
@@ -73,13 +74,21 @@ class MachineMeasurer(QObject):
                 continue
             self.timer.stop()
             self.progress.reset()
-            if kind == "done":
-                self._save(payload)
-            elif kind == "error":
-                self.failed.emit(f"Measuring failed: {payload}")
-            else:
-                self.failed.emit("Measuring cancelled: nothing saved")
+            try:
+                if kind == "done":
+                    self._save(payload)
+                elif kind == "error":
+                    self.failed.emit(f"Measuring failed: {payload}")
+                else:
+                    self.failed.emit("Measuring cancelled: nothing saved")
+            finally:
+                self.progress.deleteLater()        # done with: nothing is kept per measurement
+                self.deleteLater()
             return
+
+    @property
+    def running(self) -> bool:
+        return self.timer.isActive()
 
     def _save(self, m: mb.Measurements) -> None:
         doc = measured_document(m)

@@ -79,6 +79,7 @@ class RecordDialog(QDialog):
         frames = rec.frame_count(seconds, fps)
         bar = QProgressDialog("Drawing frames…", "Cancel", 0, frames, self)
         bar.setWindowModality(Qt.WindowModal)
+        bar.setAttribute(Qt.WA_DeleteOnClose)
         bar.setMinimumDuration(300)
 
         def progress(k: int) -> None:

@@ -96,4 +96,6 @@ def _slide_dialog(window, kind: str, theme_name: str) -> None:
 
 def _record_dialog(window) -> None:
     from ui.record_dialog import RecordDialog
-    RecordDialog(window).exec()
+    dialog = RecordDialog(window)
+    dialog.setAttribute(Qt.WA_DeleteOnClose)      # one per click, gone when closed
+    dialog.exec()
