@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 from model.catalog import Hardware, Link, MemoryLevel
 from model.errors import ModelError
+from model.safe_io import SafeIOError, read_json
 
 FORMAT_KEY = "memory_wall_hardware"
 FORMAT_VERSION = 1
@@ -155,42 +155,18 @@ def _build(doc: Mapping[str, Any]) -> Hardware:
 
 # ---------------------------------------------------------------- files
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def read_json_file(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> Any:
-    """Parse a JSON file with a size cap; special files (FIFOs, devices) refused; NaN/Infinity refused.
-    Raises HardwareFileError with one line."""
-    p = Path(path)
+def read_json_file(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """A JSON file through model/safe_io's guards (size, depth and integer limits; FIFOs and
+    devices refused; NaN/Infinity refused). Raises HardwareFileError with safe_io's one line."""
     try:
-        info = p.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise HardwareFileError(f"{p.name} is not a regular file")
-        if info.st_size > max_bytes:
-            raise HardwareFileError(f"{p.name} is too large to be a {what} ({info.st_size:,} bytes; at most {max_bytes:,})")
-        with p.open("rb") as fh:
-            raw = fh.read(max_bytes + 1)
-        text = raw.decode("utf-8-sig")
-    except FileNotFoundError:
-        raise HardwareFileError(f"no such {what}: {p}") from None
-    except UnicodeDecodeError:
-        raise HardwareFileError(f"{p.name} is not a {what} (not UTF-8 text)") from None
-    except OSError as exc:
-        raise HardwareFileError(f"cannot read {p.name}: {exc.strerror or type(exc).__name__}") from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise HardwareFileError(f"{p.name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except ValueError as exc:
-        raise HardwareFileError(f"{p.name} is not valid JSON ({exc})") from None
-    except RecursionError:
-        raise HardwareFileError(f"{p.name} is nested too deeply to be a {what}") from None
+        return read_json(path, max_bytes=max_bytes)
+    except SafeIOError as exc:
+        raise HardwareFileError(str(exc)) from None
 
 
 def load_hardware_file(path: str | os.PathLike) -> tuple[Hardware, str]:
     """(Hardware, the canonical JSON text) from a hardware file."""
-    doc = read_json_file(path, "hardware file")
+    doc = read_json_file(path)
     hw = hardware_from_document(doc, Path(path).name)
     return hw, document_text(doc)
 

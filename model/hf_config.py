@@ -186,7 +186,7 @@ def llm_from_config(cfg: Any, name: str, source: str = "config.json") -> LLM:
 def load_model_config(path: str | os.PathLike, name: str | None = None) -> tuple[LLM, str]:
     """(LLM, the config's JSON text) from a config.json file (raises ModelConfigError, one line)."""
     p = Path(path)
-    cfg = read_json_file(p, "config.json")
+    cfg = read_json_file(p)
     try:
         llm = llm_from_config(cfg, name or default_name(cfg, p), source=f"Hugging Face config.json ({p.name})")
     except ModelConfigError as exc:

@@ -62,7 +62,7 @@ def _reason(exc: OSError) -> str:
 
 def _check_regular(path: str | os.PathLike, st: os.stat_result) -> None:
     if stat.S_ISDIR(st.st_mode):
-        raise SafeIOError(f"{_name(path)} is a folder, not a file")
+        raise SafeIOError(f"{_name(path)} is a folder, not a regular file")
     if not stat.S_ISREG(st.st_mode):
         raise SafeIOError(f"{_name(path)} is not a regular file (a pipe, socket or device); refusing to read it")
 
@@ -130,7 +130,7 @@ def _bounded_int(max_digits: int, name: str):
 
 def _no_constant(name: str):
     def parse(token: str):
-        raise SafeIOError(f"{name} holds {token}, which is not a number JSON allows")
+        raise SafeIOError(f"{name} is not valid JSON: it holds {token}, which JSON does not allow")
     return parse
 
 

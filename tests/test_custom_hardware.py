@@ -114,7 +114,7 @@ def test_impossible_numbers_are_refused_with_the_field_named(path, value, needle
     ('{"memory_wall_scenario": 1}', "not a Memory Wall hardware file"),
     ('{"memory_wall_hardware": 7}', "this version reads 1"),
     ('{"memory_wall_hardware": 1, "id": "x", "memory": {"hbm": {"bandwidth_bytes_per_s": NaN}}}', "not valid JSON"),
-    ("[" * 100000 + "]" * 100000, "nested too deeply"),
+    ("[" * 100000 + "]" * 100000, "nested 100000 levels deep"),
 ])
 def test_broken_and_foreign_files_exit_2_with_one_line(tmp_path, capsys, content, needle):
     path = tmp_path / "broken.json"

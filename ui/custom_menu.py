@@ -114,7 +114,7 @@ class CustomActions(QObject):
         """Check a hardware file, keep a copy in the data folder, select it."""
         try:
             hw, text = load_hardware_file(path)
-            custom_store.save_hardware(read_json_file(path, "hardware file"), hw)
+            custom_store.save_hardware(read_json_file(path), hw)
         except (ModelError, OSError) as exc:
             self.say(f"Not added: {exc}", error=True)
             return False
@@ -199,7 +199,7 @@ class CustomActions(QObject):
         """A hardware file is added at once, a scenario file opened; anything else is offered as a
         config.json."""
         try:
-            doc = read_json_file(path, "file")
+            doc = read_json_file(path)
         except ModelError as exc:
             self.say(f"Not added: {exc}", error=True)
             return

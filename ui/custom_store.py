@@ -51,7 +51,7 @@ def load_saved() -> list[str]:
             problems.append(f"saved hardware not loaded: {exc}")
     for path in sorted(_folder("models").glob("*.json")):
         try:
-            cfg = read_json_file(path, "config.json")
+            cfg = read_json_file(path)
             name = cfg.get(NAME_KEY) if isinstance(cfg, dict) else None
             llm = llm_from_config(cfg, str(name or path.stem), source=f"Hugging Face config.json ({path.name})")
             add_to_default(llm=llm, text=json.dumps(cfg))

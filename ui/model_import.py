@@ -49,7 +49,7 @@ class ModelImportDialog(QDialog):
         buttons, self.add_button = action_row(self, "Add model", self.add)
         lay.addLayout(buttons)
         try:
-            self.cfg = read_json_file(self.path, "config.json")
+            self.cfg = read_json_file(self.path)
             self.name.setText(default_name(self.cfg, self.path))
         except ModelError as exc:
             self.status.setText(str(exc))
