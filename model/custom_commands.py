@@ -63,18 +63,15 @@ def _refuse_overwrite(path: str | Path, force: bool) -> None:
 
 def cmd_hardware(args: argparse.Namespace) -> int:
     from model.catalog import default_catalog
-    from model.hardware_file import (HardwareFileError, document_text, export_document, load_hardware_file,
-                                     write_text_atomic)
+    from model.hardware_file import HardwareFileError, document_text, export_document, load_hardware_file
+    from model.safe_io import atomic_write_text
     if args.hardware_command == "export":
         text = document_text(export_document(default_catalog().gpu(args.id)))
         if not args.output:
             sys.stdout.write(text)
             return 0
         _refuse_overwrite(args.output, args.force)
-        try:
-            write_text_atomic(args.output, text)
-        except OSError as exc:
-            raise HardwareFileError(f"cannot write {args.output}: {exc.strerror or type(exc).__name__}") from None
+        atomic_write_text(args.output, text)          # SafeIOError: one line
         print(f"wrote {args.output}: change its id and name, edit the numbers, then use it with "
               f"--hardware-file {args.output}", file=sys.stderr)
         return 0
@@ -101,10 +98,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             print(f"[{done + 1}/{total}] {label}…", file=sys.stderr)
     m = mb.run(quick=args.quick, backend=args.backend, progress=progress)
     doc = measured_document(m)
-    try:
-        save_hardware_file(out, doc)
-    except OSError as exc:
-        raise HardwareFileError(f"cannot write {out}: {exc.strerror or type(exc).__name__}") from None
+    save_hardware_file(out, doc)                      # SafeIOError: one line
     if args.json:
         print(json.dumps({**report_json(m), "hardware_file": str(out), "hardware_id": doc["id"]}, indent=2))
     else:

@@ -10,19 +10,19 @@ Capacities are whole-chip totals (shared memory and registers: per unit × units
 schema is documented in docs/custom-hardware.md. ``hardware_document`` writes a catalogue
 entry; ``hardware_from_document`` reads one back, checking every number (see
 model/hardware_check.py) and raising HardwareFileError with one line. Reading never runs
-code (JSON only, size-capped); writing is atomic (temporary file, fsync, rename).
+code (JSON only, through model/safe_io's guards); writing is atomic (safe_io.atomic_write_text:
+temporary file, fsync, rename, the user's umask).
 """
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 from model.catalog import Hardware, Link, MemoryLevel
 from model.errors import ModelError
-from model.safe_io import SafeIOError, read_json
+from model.safe_io import SafeIOError, atomic_write_text, read_json
 
 FORMAT_KEY = "memory_wall_hardware"
 FORMAT_VERSION = 1
@@ -171,27 +171,8 @@ def load_hardware_file(path: str | os.PathLike) -> tuple[Hardware, str]:
     return hw, document_text(doc)
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Temporary file beside the target, fsync, rename: a crash never leaves half a file, and the
-    old file stays whole until the new one is complete."""
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def save_hardware_file(path: str | os.PathLike, doc: Mapping[str, Any]) -> Hardware:
     """Check ``doc`` (nothing is written if it is broken), then write it atomically."""
     hw = hardware_from_document(doc, Path(path).name)
-    write_text_atomic(path, document_text(doc))
+    atomic_write_text(path, document_text(doc))
     return hw

@@ -3,6 +3,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import stat
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ import pytest
 import main
 from model import Scenario, estimate
 from model.catalog import default_catalog, set_default_catalog, shipped_catalog
+from model.errors import ModelError
 from model.custom_catalog import catalog_with_files
 from model.hardware_check import check_document
 from model.hardware_edit import apply_what_if, editor_fields, field_problems, field_text, set_field_text
@@ -255,3 +257,16 @@ def test_the_window_refuses_a_broken_hardware_file_before_it_opens(tmp_path, cap
     err = capsys.readouterr().err.strip()
     assert "physically implausible" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "x.png").exists()
+
+
+def test_a_saved_hardware_file_keeps_the_umask_and_a_read_only_one_is_refused(tmp_path):
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "mine.json"
+        save_hardware_file(path, _doc())
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644           # not mkstemp's 0600
+        path.chmod(0o444)
+        with pytest.raises(ModelError, match="read-only"):
+            save_hardware_file(path, _doc())
+    finally:
+        os.umask(old)

@@ -3,7 +3,7 @@
     <QStandardPaths.AppDataLocation>/hardware/<id>.json   hardware files (docs/custom-hardware.md)
     <QStandardPaths.AppDataLocation>/models/<id>.json     a Hugging Face config.json, plus its name
 
-Files are written atomically (model/hardware_file.write_text_atomic) and read with the same
+Files are written atomically (model/safe_io.atomic_write_text) and read with the same
 checks as the command line; a broken file is reported, never deleted or overwritten.
 """
 from __future__ import annotations
@@ -16,7 +16,8 @@ from PySide6.QtCore import QStandardPaths
 from model.catalog import Hardware, LLM
 from model.custom_catalog import add_to_default, remove_from_default
 from model.errors import ModelError
-from model.hardware_file import document_text, load_hardware_file, read_json_file, write_text_atomic
+from model.hardware_file import document_text, load_hardware_file, read_json_file
+from model.safe_io import atomic_write_text
 
 NAME_KEY = "memory_wall_name"      # the display name a user gave an imported config (kept beside it)
 last_problems: list[str] = []      # what the last load_saved could not use (the window shows it)
@@ -66,7 +67,7 @@ def _keep_previous(path: Path, text: str) -> None:
     if path.is_file():
         old = path.read_text(encoding="utf-8", errors="replace")
         if old != text:
-            write_text_atomic(path.with_name(path.name + ".previous"), old)
+            atomic_write_text(path.with_name(path.name + ".previous"), old)
 
 
 def save_hardware(doc: dict, hw: Hardware) -> Path:
@@ -75,7 +76,7 @@ def save_hardware(doc: dict, hw: Hardware) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = document_text(doc)
     _keep_previous(path, text)
-    write_text_atomic(path, text)
+    atomic_write_text(path, text)
     add_to_default(hw=hw, text=text)
     return path
 
@@ -86,7 +87,7 @@ def save_model(cfg: dict, llm: LLM) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({**cfg, NAME_KEY: llm.name}, indent=2, ensure_ascii=False) + "\n"
     _keep_previous(path, text)
-    write_text_atomic(path, text)
+    atomic_write_text(path, text)
     add_to_default(llm=llm, text=json.dumps(cfg))
     return path
 

@@ -81,8 +81,8 @@ class ModelImportDialog(QDialog):
             return False
         try:
             custom_store.save_model(dict(self.cfg), self.llm)
-        except OSError as exc:
-            self.status.setText(f"Not saved: {exc.strerror or type(exc).__name__}")
+        except ModelError as exc:             # safe_io: one line naming the file
+            self.status.setText(f"Not saved: {exc}")
             return False
         self.added.emit(self.llm.id)
         self.accept()
