@@ -47,7 +47,8 @@ class Gauge(QFrame):
             self._titles = titles
         self.value.setText(value)
         self.sub.setText(sub)
-        self.setToolTip(tip)
+        if self.toolTip() != tip:
+            self.setToolTip(tip)
         self._fit()
 
     def show_readout(self, r, sub: str, extra: tuple = ()) -> None:

@@ -8,7 +8,7 @@ the text needs more), so changing its text moves nothing else.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QEvent, QSize
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 
@@ -18,6 +18,12 @@ class SteadyLabel(QLabel):
         self._lines = max(1, int(lines))
         self.setWordWrap(True)
         self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self._heights: dict[tuple[int, str], int] = {}     # (width, text) → height, for this font
+
+    def changeEvent(self, ev) -> None:
+        if ev.type() in (QEvent.FontChange, QEvent.StyleChange, QEvent.ContentsRectChange):
+            self._heights.clear()
+        super().changeEvent(ev)
 
     def reserved_height(self) -> int:
         """The height of ``lines`` lines of the current font, with the label's margins."""
@@ -26,7 +32,14 @@ class SteadyLabel(QLabel):
         return line * self._lines + m.top() + m.bottom() + 2 * self.margin()
 
     def heightForWidth(self, width: int) -> int:
-        return max(super().heightForWidth(width), self.reserved_height())
+        """Layouts ask this many times per change; the answer is remembered per width and text."""
+        key = (width, self.text())
+        h = self._heights.get(key)
+        if h is None:
+            if len(self._heights) > 64:
+                self._heights.clear()
+            h = self._heights[key] = max(super().heightForWidth(width), self.reserved_height())
+        return h
 
     def sizeHint(self) -> QSize:
         s = super().sizeHint()
