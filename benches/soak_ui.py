@@ -11,9 +11,13 @@ apart: pages built once, memory the allocator keeps but does not use, or a leak.
 is taken in the same state — Explore page, 1600×900, not presenting, after the app has sat
 idle past its heap trim (ui/app.steady_heap, every 10 s) — because live memory depends on the
 state (a 2560×1440 presenter window holds twice the pixmaps of 1600×900). The raw RSS at the
-moment the 1 000th action ended is printed too. Ends with RSS(N) / RSS(1 000) per seed
-(goal ≤ 1.25). Any exception or Qt warning stops the seed with
-exit status 1. Prints measurements; asserts nothing about time.
+moment each 1 000th action ended is printed too, and the live widgets and QObjects (every
+QObject in the trees of the application and its top-level windows), so a rise can be told from
+objects kept per action. Each seed ends with one summary line — RSS at start, after 1 000 and
+after N actions, RSS(N) / RSS(1 000) (goal ≤ 1.25), widgets and QObjects after 1 000 and after
+N, and the count of exceptions and Qt warnings (must be 0) — and the run with a table of them.
+An exception stops its seed; any exception or Qt warning makes the exit status 1. Prints
+measurements; asserts nothing about time.
 """
 from __future__ import annotations
 
@@ -54,12 +58,22 @@ def c_heap_mb() -> tuple[float, float]:
         return float("nan"), float("nan")
 
 
-def reading(label: str) -> float:
+def live_objects(app) -> tuple[int, int]:
+    """(widgets, QObjects): every QObject in the trees of the application and its top-level widgets."""
+    from PySide6.QtCore import QObject
+    tops = app.topLevelWidgets()
+    return len(app.allWidgets()), 1 + len(app.findChildren(QObject)) + sum(1 + len(w.findChildren(QObject))
+                                                                             for w in tops)
+
+
+def reading(label: str, app=None) -> tuple[float, int, int]:
+    """Print and return (RSS MB, widgets, QObjects)."""
     live, free = c_heap_mb()
     rss = rss_mb()
+    widgets, objects = live_objects(app) if app is not None else (0, 0)
     print(f"  {label:>22s}: RSS {rss:6.1f} MB   C heap live {live:6.1f} MB, free kept {free:6.1f} MB   "
-          f"Python blocks {sys.getallocatedblocks():,}", flush=True)
-    return rss
+          f"Python blocks {sys.getallocatedblocks():,}   widgets {widgets:,}, QObjects {objects:,}", flush=True)
+    return rss, widgets, objects
 
 
 def warm_up(w, app) -> None:
@@ -109,31 +123,42 @@ def one_seed(seed: int, actions: int) -> int:
     w.show()
     settle(app)
     print(f"seed {seed}: {actions} actions", flush=True)
-    reading("start")
+    at: dict[int, tuple[float, int, int]] = {0: reading("start", app)}
     warm_up(w, app)
-    reading("after warm-up")
-    rss: dict[int, float] = {}
+    reading("after warm-up", app)
     t0 = time.process_time()
 
     def every(done: int) -> None:
         print(f"  {'(as the action ended)':>22s}: RSS {rss_mb():6.1f} MB", flush=True)
         same_state(w, app)
-        rss[done] = reading(f"after {done} actions")
-        if problems:
-            raise RuntimeError(problems[0])
+        at[done] = reading(f"after {done} actions", app)
     with tempfile.TemporaryDirectory() as tmp, FuzzWalk(w, seed, Path(tmp)) as walk:
         try:
             walk.run(actions, every=every, every_n=1000)
-        except Exception as exc:  # noqa: BLE001 - reported as one failure
+        except Exception as exc:  # noqa: BLE001 - counted, and the seed stops
             problems.append(f"{type(exc).__name__}: {exc}")
+        if walk.done not in at:
+            every(walk.done)
     cpu = time.process_time() - t0
     print(f"  CPU {cpu:.0f} s = {1e3 * cpu / max(walk.done, 1):.1f} ms per action")
-    if problems:
-        print(f"  FAILED after {walk.done} actions: {problems[0].strip().splitlines()[-1]}")
-        return 1
-    if 1000 in rss and actions in rss:
-        print(f"  RSS after {actions} / after 1000: {rss[actions] / rss[1000]:.3f} (goal ≤ 1.25)")
-    return 0
+    for p in problems[:5]:
+        print(f"  PROBLEM: {p.strip().splitlines()[-1]}")
+    print("  " + summary(seed, walk.done, at, len(problems)), flush=True)
+    return 1 if problems else 0
+
+
+def summary(seed: int, done: int, at: dict[int, tuple[float, int, int]], problems: int) -> str:
+    """One line per seed (the parent collects these lines for its table)."""
+    first, last = at.get(1000), at.get(done) if done > 1000 else None
+
+    def rss(r):
+        return f"{r[0]:.1f}" if r else "-"
+    ratio = f"{last[0] / first[0]:.3f}" if first and last else "-"
+    objs = (f"{first[1]:,} → {last[1]:,} widgets, {first[2]:,} → {last[2]:,} QObjects" if first and last
+            else "-")
+    return (f"SUMMARY seed {seed}: {done} actions; RSS MB start {rss(at.get(0))}, after 1000 {rss(first)}, "
+            f"after {done} {rss(last)}; ratio {ratio} (goal ≤ 1.25); {objs}; "
+            f"exceptions and Qt warnings {problems} (must be 0)")
 
 
 def main() -> int:
@@ -144,10 +169,18 @@ def main() -> int:
     args = ap.parse_args()
     if args.one is not None:
         return one_seed(args.one, args.actions)
-    worst = 0
+    worst, lines = 0, []
     for seed in args.seeds:     # a fresh process per seed: its memory is its own
-        worst = max(worst, subprocess.call([sys.executable, __file__, "--one", str(seed),
-                                            "--actions", str(args.actions)], cwd=ROOT))
+        with subprocess.Popen([sys.executable, __file__, "--one", str(seed), "--actions", str(args.actions)],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True) as child:
+            for line in child.stdout:
+                print(line, end="", flush=True)
+                if line.strip().startswith("SUMMARY"):
+                    lines.append(line.strip()[len("SUMMARY "):])
+        worst = max(worst, child.returncode)
+    print("\nper seed:")
+    for line in lines:
+        print(f"  {line}")
     return worst
 
 
