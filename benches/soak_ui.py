@@ -91,9 +91,15 @@ def warm_up(w, app) -> None:
 
 
 def same_state(w, app) -> None:
-    """Explore, 1600×900, no presenter, then idle past the app's next heap trim."""
+    """Explore, 1600×900, no presenter, no "Measure this machine" running (its layers take
+    ~0.5 GB while it runs), then idle past the app's next heap trim."""
     from PySide6.QtTest import QTest
+    from shiboken6 import isValid
     from ui.app import TRIM_EVERY_MS
+    m = getattr(getattr(w, "custom_actions", None), "measurer", None)
+    end = time.monotonic() + 300
+    while m is not None and isValid(m) and m.running and time.monotonic() < end:
+        QTest.qWait(200)
     if w.presenter.active:
         w.presenter.leave()
     w.set_chip_focus(False)
