@@ -97,7 +97,11 @@ class FuzzWalk:
         QFileDialog.getSaveFileName = staticmethod(save_choice)
         self._saved_exec = QDialog.exec
         from model import catalog
+        from ui import custom_store
         self._catalog = catalog._active       # the walk may add custom hardware: put it back after
+        self._data_dir = custom_store.data_dir
+        appdata = self.out.parent / "appdata"
+        custom_store.data_dir = lambda: appdata     # and saves it here, not in the user's data folder
 
         def modal(dialog) -> int:             # shown, then accepted or cancelled: never waits
             dialog.show()
@@ -110,7 +114,9 @@ class FuzzWalk:
 
     def __exit__(self, *exc):
         from model.catalog import set_default_catalog
+        from ui import custom_store
         set_default_catalog(self._catalog)
+        custom_store.data_dir = self._data_dir
         QDialog.exec = self._saved_exec
         for name, fn in self._saved.items():
             if fn is None:
