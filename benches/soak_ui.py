@@ -13,7 +13,9 @@ idle past its heap trim (ui/app.steady_heap, every 10 s) — because live memory
 state (a 2560×1440 presenter window holds twice the pixmaps of 1600×900). The raw RSS at the
 moment each 1 000th action ended is printed too, and the live widgets and QObjects (every
 QObject in the trees of the application and its top-level windows), so a rise can be told from
-objects kept per action. Each seed ends with one summary line — RSS at start, after 1 000 and
+objects kept per action, and how often the walk has run "Measure this machine" (a full
+measurement leaves ~40 MB of numpy/OpenBLAS buffers resident for good: 29 → 73 MB RSS in a bare
+process, 82 MB after a second one), so a step in RSS can be matched to it. Each seed ends with one summary line — RSS at start, after 1 000 and
 after N actions, RSS(N) / RSS(1 000) (goal ≤ 1.25), widgets and QObjects after 1 000 and after
 N, and the count of exceptions and Qt warnings (must be 0) — and the run with a table of them.
 An exception stops its seed; any exception or Qt warning makes the exit status 1. Prints
@@ -123,6 +125,14 @@ def one_seed(seed: int, actions: int) -> int:
     from fuzz_walk import FuzzWalk
     from model import Scenario
     from ui.app import build_window, ensure_app, settle
+    from ui.measure_dialog import MachineMeasurer
+    measured = [0]             # "Measure this machine" (numpy/OpenBLAS keep ~40 MB after the first one)
+    start = MachineMeasurer.start
+
+    def counted_start(self):
+        measured[0] += 1
+        start(self)
+    MachineMeasurer.start = counted_start
     app = ensure_app()
     w = build_window(Scenario(), st=None)
     w.resize(1600, 900)
@@ -135,7 +145,8 @@ def one_seed(seed: int, actions: int) -> int:
     t0 = time.process_time()
 
     def every(done: int) -> None:
-        print(f"  {'(as the action ended)':>22s}: RSS {rss_mb():6.1f} MB", flush=True)
+        print(f"  {'(as the action ended)':>22s}: RSS {rss_mb():6.1f} MB   machine measurements so far {measured[0]}",
+              flush=True)
         same_state(w, app)
         at[done] = reading(f"after {done} actions", app)
     with tempfile.TemporaryDirectory() as tmp, FuzzWalk(w, seed, Path(tmp)) as walk:
