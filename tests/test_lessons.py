@@ -242,3 +242,23 @@ def test_the_scheduler_timeline_is_the_cycle_by_cycle_one(w, c, lat, span):
     got = scheduler_timeline(w, c, lat, span)
     assert np.array_equal(got, _timeline_cycle_by_cycle(w, c, lat, span))
     assert not got.flags.writeable                # remembered: nobody may change it
+
+
+def test_the_compute_bound_batch_is_remembered_but_follows_an_edited_gpu():
+    """Lesson 6 asks at every glide frame; the answer does not depend on the batch, and an edited
+    GPU under the same id (or another catalogue) gets its own answer, not the remembered one."""
+    import dataclasses
+
+    from model import Scenario
+    from model.catalog import shipped_catalog
+    from model.lesson_serving import compute_bound_batch
+    s = Scenario(gpu="a100-sxm4-80gb", model="llama-3.1-70b")
+    first = compute_bound_batch(s)
+    assert first is not None
+    assert compute_bound_batch(s.with_(batch=64)) == first
+    cat = shipped_catalog()
+    hw = cat.gpu("a100-sxm4-80gb")
+    slower = dataclasses.replace(hw, peak_flops=tuple((d, f / 4) for d, f in hw.peak_flops))
+    edited = compute_bound_batch(s, catalog=cat.with_hardware(slower))
+    assert edited is not None and edited < first          # a quarter of the FLOP/s turns compute-bound sooner
+    assert compute_bound_batch(s) == first                # and the shipped GPU still answers as before
