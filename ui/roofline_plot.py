@@ -36,6 +36,17 @@ def _brush(colour: str):
     return pg.mkBrush(colour)
 
 
+def deliver_now(plot: pg.PlotWidget) -> None:
+    """Hand a plot's changes to its view now, ahead of the window's repaint: pyqtgraph's
+    preparation for a paint first (a new view range's matrix, labels' transforms), then the
+    scene's queued report of what changed, which Qt would deliver after the repaint and then
+    repaint the window again for (Qt's graphics view paints its window at once on that report:
+    call this when every view of the window has taken the change)."""
+    scene = plot.scene()
+    scene.prepareForPaint()
+    QCoreApplication.sendPostedEvents(scene, QEvent.MetaCall)
+
+
 def _clear(item: pg.PlotDataItem) -> None:
     """Empty an item, unless it is empty already (setData re-plots even when nothing changes)."""
     if item.xData is not None and len(item.xData):
@@ -236,9 +247,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         has taken a new estimate, so the one repaint shows them all. pyqtgraph's own preparation
         for a paint (a new view range's matrix, the labels' transforms) is done first, or the
         paint itself would move items and ask for another."""
-        scene = self.plot.scene()
-        scene.prepareForPaint()
-        QCoreApplication.sendPostedEvents(scene, QEvent.MetaCall)
+        if self.isVisible():               # (the Lessons page shown: its views update after this)
+            deliver_now(self.plot)
 
     def _set_range(self, e, sw, roofs, croof) -> tuple[float, float, float]:
         """View range (decades) that holds everything with room to spare, and the decade grid."""
