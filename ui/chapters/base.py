@@ -39,19 +39,20 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVB
 
 from model.lesson_serving import chapter_facts
 from model.safe_io import check_writable_target
+from ui.steady_label import WrapLabel
 from ui import theme as th
 from ui.chapters.tips import HOVER_PX, MarkerTips, error_text, log10, measured_tip  # noqa: F401 (re-exported)
-from ui.roofline_plot import SIAxis
+from ui.roofline_plot import SIAxis, deliver_now
 
 SHORT_TITLES = {1: "Compute vs bandwidth", 2: "GPU shape", 3: "Memory hierarchy", 4: "Roofline",
                 5: "Decode is memory-bound", 6: "Batching", 7: "Precision", 8: "Multi-GPU"}
 
 
-class ClaimLabel(QLabel):
+class ClaimLabel(WrapLabel):
     """The state's claim: setText takes the caption template; the view's Facts fill in the numbers."""
 
     def __init__(self, view):
-        super().__init__("")
+        super().__init__()
         self.view = view
         self.template = ""
 
@@ -90,7 +91,6 @@ class ChapterView(QWidget):
         self.title_label.setObjectName("chapterTitle")
         self.caption_label = ClaimLabel(self)
         self.caption_label.setObjectName("chapterClaim")
-        self.caption_label.setWordWrap(True)
         for w in (self.title_label, self.caption_label):
             w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
             lay.addWidget(w)
@@ -107,13 +107,11 @@ class ChapterView(QWidget):
         body.addWidget(self._build_side(), 0)
         lay.addLayout(body, 1)
 
-        self.error_label = QLabel("")
+        self.error_label = WrapLabel()
         self.error_label.setObjectName("chapterError")
-        self.error_label.setWordWrap(True)
         self.error_label.setVisible(False)
-        self.takeaway_label = QLabel(chapter.takeaway)
+        self.takeaway_label = WrapLabel(chapter.takeaway)
         self.takeaway_label.setObjectName("chapterTakeaway")
-        self.takeaway_label.setWordWrap(True)
         for w in (self.error_label, self.takeaway_label):
             w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
             lay.addWidget(w)
@@ -140,9 +138,8 @@ class ChapterView(QWidget):
         self.side_lay.setSpacing(6)
         self.key_label = QLabel("")
         self.key_label.setObjectName("chapterKey")
-        self.key_caption = QLabel("")
+        self.key_caption = WrapLabel()
         self.key_caption.setObjectName("chapterKeyLabel")
-        self.key_caption.setWordWrap(True)
         for w in (self.key_label, self.key_caption):
             w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
             self.side_lay.addWidget(w)
@@ -237,6 +234,9 @@ class ChapterView(QWidget):
         if self.error_text:
             self.error_text = ""
             self.error_label.setVisible(False)
+        if self.isVisible():               # the last view of the window to take the change
+            for plot in self.plots:
+                deliver_now(plot)
         return True
 
     def _show_facts(self) -> None:
@@ -333,11 +333,9 @@ class ChapterView(QWidget):
         return lab
 
     def note_label(self, text: str = "", name: str = "chapterNote") -> QLabel:
-        lab = QLabel(text)
+        lab = WrapLabel(text)
         lab.setObjectName(name)
-        lab.setWordWrap(True)
         lab.setTextFormat(Qt.RichText)
-        lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         return lab
 
     # ---------------------------------------------------------------- exports
