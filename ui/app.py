@@ -218,8 +218,8 @@ def render_png(window, path: str, size: tuple[int, int]) -> bool:
     hierarchy = getattr(window, "hierarchy", None)
     if hierarchy is not None:       # let the animated flow reach its steady state
         hierarchy.settle(300)
-    lessons = getattr(window, "lessons", None)
-    if lessons is not None and window.lessons_visible():    # a chapter's own animated hierarchy, too
+    if getattr(window, "lessons_visible", lambda: False)():  # a chapter's own animated hierarchy, too
+        lessons = window.lessons
         lessons.current_view.ensure_fresh()
         chapter_hierarchy = getattr(lessons.current_view, "hierarchy", None)
         if hasattr(chapter_hierarchy, "settle"):
