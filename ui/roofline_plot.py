@@ -123,10 +123,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.tips = HoverTips(self.plot, log_x=True, log_y=True, radius_px=HOVER_PX)
         self.vb.sigResized.connect(self._layout_labels)
 
-        self.set_theme(theme)
+        self.set_theme(theme)           # (and shows the current estimate)
         controller.estimate_changed.connect(self.show_estimate)
-        if controller.estimate is not None:
-            self.show_estimate(controller.estimate)
 
     # ---------------------------------------------------------------- look
     def set_theme(self, t: th.Theme) -> None:
