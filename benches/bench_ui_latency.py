@@ -119,8 +119,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as pycache:
         env = child_env(pycache)
         time_to_paint(BARE, env), time_to_paint(APP % str(ROOT), env)          # warm-up: byte-compile, page cache
-        bare = [time_to_paint(BARE, env) for _ in range(args.starts)]
-        app = [time_to_paint(APP % str(ROOT), env) for _ in range(args.starts)]
+        bare, app = [], []
+        for _ in range(args.starts):                 # interleaved: a busy spell hits both alike
+            bare.append(time_to_paint(BARE, env))
+            app.append(time_to_paint(APP % str(ROOT), env))
     lat, cpu = change_latency(args.changes)
     print(f"control change → repainted window, {len(lat)} changes at 1600×900 (wall; CPU of this process):")
     for what, xs in (("wall", lat), ("CPU ", cpu)):

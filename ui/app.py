@@ -145,15 +145,13 @@ def ensure_app():
         if sys.platform.startswith("linux"):
             steady_heap(app)
         app.setDesktopFileName("memory-wall")   # matches the .desktop entry, so the menu icon is the window's
-        from PySide6.QtCore import QTimer       # the icon (QtSvg, six sizes: 0.13 s of CPU) after the first paint
-        QTimer.singleShot(ICON_AFTER_MS, app, lambda: _set_icon(app))
     return app
 
 
-ICON_AFTER_MS = 400
-
-
 def _set_icon(app) -> None:
+    """The app icon (QtSvg, six sizes): the main window sets it after its first paint (build_window)."""
+    if not app.windowIcon().isNull():
+        return
     icon = app_icon()
     if icon is not None:
         app.setWindowIcon(icon)
@@ -195,7 +193,10 @@ def build_window(scenario=None, *, theme: str | None = None, large_text: bool = 
         theme = theme or str(st.value("view/theme") or "dark")
         large_text = large_text or _bool(st.value("view/large_text", False))
     controller = Controller(scenario)
-    return MainWindow(controller, theme=theme or "dark", large_text=large_text, settings=st)
+    window = MainWindow(controller, theme=theme or "dark", large_text=large_text, settings=st)
+    app = ensure_app()
+    window.later(lambda: _set_icon(app))     # not needed for the first frame
+    return window
 
 
 def settle(app, rounds: int = 4) -> None:

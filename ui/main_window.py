@@ -105,6 +105,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         from ui.custom_menu import install as install_custom_actions
         install_custom_actions(self)        # your own hardware and models (issue 12)
         self.setMinimumSize(1024, 600)
+        self._install_presenter()           # its app-wide key filter last
         self._theme_panels(self.theme, built_with_it=(self.roofline,))
         self.later(lambda: self.lessons)     # the Lessons page: not on the first screen
 

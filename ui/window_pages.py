@@ -70,19 +70,23 @@ class LessonsWindowMixin:
     _lessons = None
 
     def _install_lessons(self, explore: QWidget, body, outer) -> None:
-        from ui.presenter import Presenter
         self.explore = explore
         self.pages = QStackedWidget()
         self.pages.addWidget(explore)
         body.addWidget(self.pages, 1)
         self.mode_bar = ModeBar(self)
         outer.insertWidget(0, self.mode_bar)
-        self.presenter = Presenter(self)
         for seq, fn in ((QKeySequence.Save, self.save_scenario_dialog), (QKeySequence.Open, self.open_scenario_dialog)):
             act = QAction(self)
             act.setShortcut(seq)
             act.triggered.connect(fn)
             self.addAction(act)
+
+    def _install_presenter(self) -> None:
+        """Presenter mode's keys: an app-wide event filter, so it comes last in building the
+        window (every event while the window is built would pass through it: ~8 ms at start)."""
+        from ui.presenter import Presenter
+        self.presenter = Presenter(self)
 
     @property
     def lessons(self):
