@@ -3,6 +3,10 @@
     a control → controller.set(batch=…) → (coalesced: one recompute per event-loop turn)
     → model.estimate(scenario), model.sweep.sweep_batch(scenario) → estimate_changed(Estimate)
 
+The recompute is a posted event of normal priority, so it runs before the window's repaint
+(Qt posts UpdateRequest at low priority): one user action → one recompute → one paint that
+already shows the new numbers (a zero-timer would run after that paint and need a second).
+
 A scenario the model rejects (ModelError) is kept as the user's request, the reason is
 emitted on ``problem_changed`` and the last good estimate stays on screen, so the app keeps
 working and the user can move on from there.
@@ -11,11 +15,14 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
 
 from model import Estimate, ModelError, Scenario, estimate
 from model.catalog import default_catalog
 from model.sweep import BatchSweep, default_batches, sweep_batch
+
+
+_RECOMPUTE = QEvent.Type(QEvent.registerEventType())
 
 
 class Controller(QObject):
@@ -34,10 +41,7 @@ class Controller(QObject):
         self.compare_estimate: Estimate | None = None
         self.compare_sweep: BatchSweep | None = None
         self.problem: str = ""
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._recompute)
+        self._pending = False               # a recompute is posted and not yet run
         self._compute(self._requested)
         if self.estimate is None:           # a saved scenario that no longer loads: start from defaults
             bad = self.problem
@@ -89,13 +93,20 @@ class Controller(QObject):
 
     def flush(self) -> None:
         """Recompute now if a change is pending (tests, benches)."""
-        if self._timer.isActive():
-            self._timer.stop()
+        if self._pending:
             self._recompute()
 
     def _schedule(self) -> None:
-        if not self._timer.isActive():
-            self._timer.start()
+        if not self._pending:
+            self._pending = True
+            QCoreApplication.postEvent(self, QEvent(_RECOMPUTE))
+
+    def event(self, ev: QEvent) -> bool:
+        if ev.type() == _RECOMPUTE:
+            if self._pending:             # not already done by flush()
+                self._recompute()
+            return True
+        return super().event(ev)
 
     # ---------------------------------------------------------------- model calls
     def _compute(self, s: Scenario) -> bool:
@@ -120,6 +131,7 @@ class Controller(QObject):
         return True
 
     def _recompute(self) -> None:
+        self._pending = False
         ok = self._compute(self._requested)
         self.scenario_changed.emit(self._requested)
         self.problem_changed.emit(self.problem)

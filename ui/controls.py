@@ -56,6 +56,7 @@ class SearchCombo(QComboBox):
         QApplication.instance().focusChanged.connect(self._focus_changed)
         self._by_name: dict[str, object] = {}
         self._current = None
+        self._shown: tuple | None = None       # (id, row, text) last put on show
 
     def _focus_changed(self, old, new) -> None:
         """Focus left the box (also while the completer's popup was open, when the line edit
@@ -71,6 +72,7 @@ class SearchCombo(QComboBox):
         """groups: [(header or None, [(id, label, tooltip), …]), …]."""
         self._model.clear()
         self._by_name.clear()
+        self._shown = None
         names = []
         for header, items in groups:
             if header:
@@ -93,6 +95,9 @@ class SearchCombo(QComboBox):
         return self._current
 
     def set_current_id(self, ident) -> None:
+        if self._shown is not None and self._shown == (ident, self.currentIndex(), self.lineEdit().text()):
+            return                  # already showing it (most scenario changes leave most boxes alone)
+        self._shown = None
         with QSignalBlocker(self):
             for row in range(self._model.rowCount()):
                 it = self._model.item(row)
@@ -100,6 +105,7 @@ class SearchCombo(QComboBox):
                     self.setCurrentIndex(row)
                     self.lineEdit().setText(it.text())
                     self.setToolTip(it.toolTip())
+                    self._shown = (ident, row, it.text())
                     break
         self._current = ident
 

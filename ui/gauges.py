@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePo
 from model import explain as ex
 from model.readouts import readouts
 from ui import theme as th
+from ui.steady_label import SteadyLabel
 from ui.fit_text import first_fitting, fitting_px
 
 
@@ -46,7 +47,8 @@ class Gauge(QFrame):
             self._titles = titles
         self.value.setText(value)
         self.sub.setText(sub)
-        self.setToolTip(tip)
+        if self.toolTip() != tip:
+            self.setToolTip(tip)
         self._fit()
 
     def show_readout(self, r, sub: str, extra: tuple = ()) -> None:
@@ -244,11 +246,9 @@ class GaugePanel(QWidget):
         self.hbm = HbmBar()
         self.hbm.setObjectName("hbmBar")
         lay.addWidget(self.hbm)
-        self.notes = QLabel("")
+        self.notes = SteadyLabel(lines=2)      # room for a warning, kept when there is none
         self.notes.setObjectName("notes")
-        self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.RichText)
-        self.notes.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         lay.addWidget(self.notes)
         lay.addStretch(1)
 
@@ -291,7 +291,9 @@ class GaugePanel(QWidget):
                               + (f", {e.waves} waves" if e.waves > 1 else ""), (r["prefill_time"],))
 
         self.badge.setText(ex.badge_text(e))
-        self.badge.setStyleSheet(f"background: {th.BOUND_COLOURS.get(e.bound, th.VERMILLION)};")
+        badge_style = f"background: {th.BOUND_COLOURS.get(e.bound, th.VERMILLION)};"
+        if self.badge.styleSheet() != badge_style:        # a new style sheet re-polishes the label
+            self.badge.setStyleSheet(badge_style)
         self.badge.setToolTip(ex.badge_tooltip(e))
 
         t = self.hbm.theme
@@ -309,7 +311,6 @@ class GaugePanel(QWidget):
             style = f"color:{th.VERMILLION}; font-weight:600" if warn else ""
             html.append(f"<span style='{style}'>⚠ {_esc(n)}</span>")
         self.notes.setText("<br>".join(html))
-        self.notes.setVisible(bool(html))
 
     update_from = show_estimate
 

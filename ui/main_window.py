@@ -16,6 +16,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from ui import theme as th
+from ui.steady_label import SteadyLabel
 from ui.controller import Controller
 from ui.controls import ControlPanel
 from ui.gauges import GaugePanel
@@ -146,10 +147,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.problem.setObjectName("problem")
         self.problem.setWordWrap(True)
         self.problem.setVisible(False)
-        self.explanation = QLabel("")
+        self.explanation = SteadyLabel(lines=2)      # a sentence of one or two lines moves nothing
         self.explanation.setObjectName("explanation")
-        self.explanation.setWordWrap(True)
-        self.explanation.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.problem.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         flay.addWidget(self.problem)
         flay.addWidget(self.explanation)

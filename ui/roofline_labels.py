@@ -30,6 +30,13 @@ class RooflineLabelsMixin:
         # a label that would overlap a more important one is hidden
         e = self.controller.estimate
         bw = e.peak_bandwidth_bytes_per_s if e is not None else None
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        key = (tuple((a, ly, tuple(forms)) for a, ly, _lab, forms in self._roof_label_slots), x0, x1, y0, y1,
+               self.vb.width(), self.vb.height(), bw, getattr(self, "theme", None))
+        if key == getattr(self, "_roof_labels_key", None):     # a batch change moves no roof label
+            self._place_op_label()
+            return
+        self._roof_labels_key = key
         right = self.vb.width() - 6
         lift = 2.0
         placed: list[QRectF] = []

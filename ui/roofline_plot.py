@@ -36,6 +36,16 @@ def _brush(colour: str):
     return pg.mkBrush(colour)
 
 
+def _label(lab: pg.TextItem, text: str, colour) -> None:
+    """Set a label's words and colour, touching the text item only when they change (a new
+    text re-lays out its document; a batch change leaves most labels as they are)."""
+    if lab.toPlainText() != text:
+        lab.setText(text)
+    if getattr(lab, "_colour", None) != colour:
+        lab._colour = colour
+        lab.setColor(colour)
+
+
 @lru_cache(maxsize=64)
 def _pen(colour: str):
     return pg.mkPen(colour)
@@ -191,8 +201,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self._show_ridge(e, y0)
         self._show_trail(e, sw)
         self.op.setData(np.array([op_x]), np.array([op_y]))
-        self.op_label.setText(rr.operating_point_label(e))
-        self.op_label.setColor(self.theme.op_point)
+        _label(self.op_label, rr.operating_point_label(e), self.theme.op_point)
         self._op_xy = (_log(op_x), _log(op_y))
         self._show_comparison(croof, ce, x0, x1)
         self._layout_labels()
@@ -261,9 +270,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
             item.setPen(pg.mkPen(colour, width=2 if roof.active else 1))
             rx = np.array([roof.ridge_flops_per_byte, x1])
             item.setData(rx, np.array([roof.peak_flops, roof.peak_flops]))
-            lab.setText(roof.forms[0])
+            _label(lab, roof.forms[0], colour)
             lab.forms = list(roof.forms)
-            lab.setColor(colour)
             lab.setPos(_log(x1) - 0.03, _log(roof.peak_flops))
             lab.setVisible(True)
             self._roof_label_slots.append((roof.active, _log(roof.peak_flops), lab, lab.forms))
@@ -274,8 +282,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         label, point_tip, line_tip = rr.ridge_texts(e)
         self.ridge_line.setData(np.array([r, r]), np.array([y0, e.peak_flops]))
         self.ridge_point.setData(np.array([r]), np.array([e.peak_flops]))
-        self.ridge_label.setText(label)
-        self.ridge_label.setColor(self.theme.text)
+        _label(self.ridge_label, label, self.theme.text)
         self.ridge_label.setPos(_log(r) + 0.03, _log(y0))
         self.tips.point(r, e.peak_flops, point_tip)
         self.tips.line([(r, y0), (r, e.peak_flops)], line_tip)
@@ -300,8 +307,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
             idx = np.nonzero(sw.batch == b)[0]
             if idx.size and b != e.scenario.batch:
                 k = int(idx[0])
-                lab.setText(f"B={b}")
-                lab.setColor(t.secondary)
+                _label(lab, f"B={b}", t.secondary)
                 lab.setPos(_log(bx[k]), _log(by[k]))
                 lab.setVisible(True)
             else:
@@ -322,8 +328,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.compare_slope.setData(cx, cy)
         self.compare_roof.setData(np.array([croof.ridge_flops_per_byte, x1]),
                                   np.array([croof.peak_flops, croof.peak_flops]))
-        self.compare_label.setText(croof.label)
-        self.compare_label.setColor(t.compare)
+        _label(self.compare_label, croof.label, t.compare)
         self.compare_label.setPos(_log(x1) - 0.03, _log(croof.peak_flops))
         self.compare_label.setVisible(True)
         self.tips.line([(x0, float(cy[0])), (croof.ridge_flops_per_byte, croof.peak_flops),

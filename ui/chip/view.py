@@ -10,8 +10,10 @@ The facade over the chip view's parts:
 
 One QTimer (16 ms) drives everything; dt is capped at 50 ms; the timer stops while the view is
 hidden, and a hidden view only remembers the latest estimate: flow, layout and pictures are
-made when it shows. The static picture is cached; the eased layer (use bars, tensor-core
-fill) is cached on top of it and redrawn only while it eases; per frame only packets move.
+made when it shows. Three cached pictures: the frame (boxes, SMs, stacks, bars: layout and
+colours only, redrawn on a resize or a new chip), the static picture (the frame plus this
+scenario's words and numbers, redrawn per scenario change), and the eased layer on top (use
+bars, tensor-core fill), redrawn only while it eases; per frame only packets move.
 """
 from __future__ import annotations
 
@@ -27,13 +29,13 @@ from ui import theme as th
 from ui.chip.animator import MAX_DT, POOL, Animator
 from ui.chip.control_bar import SPEEDS, ControlBar
 from ui.chip.layout import ChipLayout, chip_layout, font_px
-from ui.chip.paint.cluster import paint_cluster
+from ui.chip.paint.cluster import paint_cluster, paint_cluster_frame
 from ui.chip.paint.common import Scene, palette, patterns, recording
 from ui.chip.paint.dynamic import paint_dynamic
 from ui.chip.paint.header import caption_lines, paint_header
-from ui.chip.paint.ladder import paint_ladder
-from ui.chip.paint.legend import paint_legend
-from ui.chip.paint.package import paint_package
+from ui.chip.paint.ladder import paint_ladder, paint_ladder_frame
+from ui.chip.paint.legend import paint_legend, paint_legend_frame
+from ui.chip.paint.package import paint_package, paint_package_frame
 from ui.chip.paint.particles import paint_particles
 from ui.chip.tips import tooltip_at
 
@@ -90,6 +92,7 @@ class HierarchyView(QWidget):
         self.paused = False
         self._geom_key = None
         self._static: QPixmap | None = None
+        self._frame: tuple | None = None        # (key, QPixmap): the layout's shapes, no words
         self._base: QPixmap | None = None
         self._pal = palette("dark")
         self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
@@ -343,16 +346,34 @@ class HierarchyView(QWidget):
         if self.scene is None:
             self._relayout(force=True)
         with recording() as out:
-            pm = self._render(self.canvas.width(), self.canvas.height(), 1.0)
+            pm = self._render(self.canvas.width(), self.canvas.height(), 1.0, fresh=True)
             p = QPainter(pm)
             paint_dynamic(p, self.scene, self.animator.cur)
             p.end()
         return list(out)
 
-    def _render(self, w: int, h: int, dpr: float) -> QPixmap:
+    def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
+        """The shapes that depend only on the layout and the colours, drawn once per layout."""
+        key = (self._geom_key, self._pal.name, w, h, dpr)
+        if not fresh and self._frame is not None and self._frame[0] == key:
+            return self._frame[1]
         pm = QPixmap(int(w * dpr), int(h * dpr))
         pm.setDevicePixelRatio(dpr)
         pm.fill(self._pal.bg)
+        p = QPainter(pm)
+        p.setRenderHint(QPainter.Antialiasing, True)
+        p.setRenderHint(QPainter.TextAntialiasing, True)
+        try:
+            for paint in (paint_ladder_frame, paint_package_frame, paint_legend_frame, paint_cluster_frame):
+                paint(p, self.lay, self._pal)
+        finally:
+            p.end()
+        self._frame = (key, pm)
+        return pm
+
+    def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
+        """The frame with this scenario's words and numbers over it."""
+        pm = QPixmap(self._frame_picture(w, h, dpr, fresh))
         p = QPainter(pm)
         p.setRenderHint(QPainter.Antialiasing, True)
         p.setRenderHint(QPainter.TextAntialiasing, True)

@@ -6,7 +6,8 @@ from PySide6.QtGui import QPainter, QPen
 
 from model.chip_transform import MAX_TILES
 from model.flow import link_title
-from ui.chip.paint.common import INTERCONNECT, Scene, fit, font, qr, text
+from ui.chip.layout import ChipLayout
+from ui.chip.paint.common import INTERCONNECT, Palette, Scene, fit, font, qr, text
 
 
 def _titles(sc: Scene) -> list[str]:
@@ -17,18 +18,14 @@ def _titles(sc: Scene) -> list[str]:
     return [f"×{f.gpus} GPUs · {split}{more}", f"×{f.gpus} GPUs · {short}{more}", f"×{f.gpus} GPUs · {short}"]
 
 
-def paint_cluster(p: QPainter, sc: Scene) -> None:
-    cl = sc.lay.cluster
+def paint_cluster_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
+    """The box, the tiles, the switch and the empty link bar (the frame picture)."""
+    cl = lay.cluster
     if cl is None:
         return
-    P, f, fs = sc.pal, sc.flow, sc.lay.fs
     p.setPen(QPen(P.border, 1))
     p.setBrush(P.panel)
     p.drawRoundedRect(qr(cl.box), 6, 6)
-    fit(p, qr(cl.title), _titles(sc), font(fs, True), P.text)
-    bw = sc.shown["link_bandwidth"].text if "link_bandwidth" in sc.shown else ""
-    title = link_title(f.link_kind, f.link_name)
-    text(p, qr(cl.subtitle), f"{title} · {bw}", font(fs - 1), P.secondary)
     sw = cl.switch
     p.setPen(Qt.NoPen)
     p.setBrush(P.pipe)
@@ -37,9 +34,6 @@ def paint_cluster(p: QPainter, sc: Scene) -> None:
     p.setPen(QPen(INTERCONNECT, 1))
     p.setBrush(P.switch)
     p.drawRoundedRect(qr(sw), 3, 3)
-    word = "Thunderbolt" if title.startswith("Thunderbolt") else \
-        {"pcie": "PCIe switch", "network": "network"}.get(f.link_kind, "switch")
-    text(p, qr(sw), word, font(fs - 2), P.text, Qt.AlignCenter)
     for i, t in enumerate(cl.tiles):
         p.setPen(QPen(P.text if i == 0 else P.border, 1.5 if i == 0 else 1))
         p.setBrush(P.unit)
@@ -48,12 +42,33 @@ def paint_cluster(p: QPainter, sc: Scene) -> None:
         p.setBrush(P.memory_line)
         p.drawRect(QRectF(t.left + 3, t.top + 3, 4, t.h - 6))
         p.drawRect(QRectF(t.right - 7, t.top + 3, 4, t.h - 6))
+    p.setPen(Qt.NoPen)
+    p.setBrush(P.pipe)
+    p.drawRoundedRect(_link_bar(lay), 2, 2)
+
+
+def paint_cluster(p: QPainter, sc: Scene) -> None:
+    cl = sc.lay.cluster
+    if cl is None:
+        return
+    P, f, fs = sc.pal, sc.flow, sc.lay.fs
+    fit(p, qr(cl.title), _titles(sc), font(fs, True), P.text)
+    bw = sc.shown["link_bandwidth"].text if "link_bandwidth" in sc.shown else ""
+    title = link_title(f.link_kind, f.link_name)
+    text(p, qr(cl.subtitle), f"{title} · {bw}", font(fs - 1), P.secondary)
+    word = "Thunderbolt" if title.startswith("Thunderbolt") else \
+        {"pcie": "PCIe switch", "network": "network"}.get(f.link_kind, "switch")
+    text(p, qr(cl.switch), word, font(fs - 2), P.text, Qt.AlignCenter)
     _link_words(p, sc)
 
 
+def _link_bar(lay: ChipLayout) -> QRectF:
+    foot = lay.cluster.foot
+    return QRectF(foot.left, foot.top + lay.fs * 2.0, foot.w * 0.45, 5)
+
+
 def link_bar(sc: Scene) -> QRectF:
-    foot = sc.lay.cluster.foot
-    return QRectF(foot.left, foot.top + sc.lay.fs * 2.0, foot.w * 0.45, 5)
+    return _link_bar(sc.lay)
 
 
 def _link_words(p: QPainter, sc: Scene) -> None:
@@ -61,9 +76,6 @@ def _link_words(p: QPainter, sc: Scene) -> None:
     P, fs = sc.pal, sc.lay.fs
     foot = sc.lay.cluster.foot
     bar = link_bar(sc)
-    p.setPen(Qt.NoPen)
-    p.setBrush(P.pipe)
-    p.drawRoundedRect(bar, 2, 2)
     comm = sc.flow.bottleneck == "communication"
     colour = P.warning_text if comm else P.text
     busy = sc.shown["link_busy"].text

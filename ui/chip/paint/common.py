@@ -14,7 +14,6 @@ from model.chip_transform import PacketScale
 from model.estimate import Estimate
 from model.flow import Flow
 from ui import theme as th
-from ui.fit_text import first_fitting
 from ui.chip.layout import ChipLayout, Rect
 
 K_WEIGHTS, K_KV, K_ACT, K_AR = 0, 1, 2, 3
@@ -84,6 +83,27 @@ def font(px: int, bold: bool = False) -> QFont:
     return f
 
 
+@lru_cache(maxsize=8192)
+def _advance(px: int, bold: bool, s: str) -> int:
+    return QFontMetrics(font(px, bold)).horizontalAdvance(s)
+
+
+def advance(f: QFont, s: str) -> int:
+    """The width of ``s`` in ``f`` (one of ``font``'s), in pixels. Remembered: the chip measures
+    the same words in the same few fonts at every scenario change."""
+    return _advance(f.pixelSize(), f.bold(), s)
+
+
+def first_fit(forms, f: QFont, width: float) -> str:
+    """The first of ``forms`` whose width fits; else the last, elided (ui.fit_text.first_fitting,
+    with remembered widths)."""
+    forms = [t for t in forms if t] or [""]
+    for t in forms:
+        if advance(f, t) <= width:
+            return t
+    return QFontMetrics(f).elidedText(forms[-1], Qt.ElideRight, int(max(0, width)))
+
+
 def mix(a: QColor, b: QColor, t: float) -> QColor:
     t = min(1.0, max(0.0, t))
     return QColor(int(a.red() + (b.red() - a.red()) * t), int(a.green() + (b.green() - a.green()) * t),
@@ -94,10 +114,10 @@ def text(p: QPainter, rect: QRectF, s: str, f: QFont, colour: QColor, align=Qt.A
     """Draw ``s`` in ``rect`` on one line, elided if it must be; returns the width used."""
     p.setFont(f)
     p.setPen(colour)
-    shown = first_fitting([s], f, rect.width())
+    shown = first_fit([s], f, rect.width())
     p.drawText(rect, int(align), shown)
     note(shown)
-    return QFontMetrics(f).horizontalAdvance(shown)
+    return advance(f, shown)
 
 
 def fit(p: QPainter, rect: QRectF, forms, f: QFont, colour: QColor, align=Qt.AlignLeft | Qt.AlignVCenter,
@@ -108,11 +128,11 @@ def fit(p: QPainter, rect: QRectF, forms, f: QFont, colour: QColor, align=Qt.Ali
     if not forms:
         return 0.0
     if not wrap:
-        return text(p, rect, first_fitting(forms, f, rect.width()), f, colour, align)
+        return text(p, rect, first_fit(forms, f, rect.width()), f, colour, align)
     fm = QFontMetrics(f)
     flags = int(align) | int(Qt.TextWordWrap)
     for s in forms:
-        if fm.horizontalAdvance(s) <= rect.width():
+        if advance(f, s) <= rect.width():
             return text(p, rect, s, f, colour, align)
         br = fm.boundingRect(rect.toRect(), flags, s)
         if br.height() <= rect.height() + 1 and br.width() <= rect.width():
@@ -126,7 +146,7 @@ def fit(p: QPainter, rect: QRectF, forms, f: QFont, colour: QColor, align=Qt.Ali
 
 def wrapped_height(s: str, width: float, f: QFont) -> float:
     fm = QFontMetrics(f)
-    if fm.horizontalAdvance(s) <= width:
+    if advance(f, s) <= width:
         return float(fm.height())
     return float(fm.boundingRect(QRectF(0, 0, width, 10000).toRect(), int(Qt.TextWordWrap), s).height())
 

@@ -3,12 +3,12 @@ link bar. Steady, no flashing, no text (the numbers are static, in the ladder an
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtGui import QColor, QPainter
 
 from ui import theme as th
 from ui.chip.animator import Targets
 from ui.chip.paint.cluster import link_bar
-from ui.chip.paint.common import INTERCONNECT, TC_BUSY, WARNING, Scene, font, text
+from ui.chip.paint.common import INTERCONNECT, TC_BUSY, WARNING, Scene, advance, font, text
 
 _LEVEL_INDEX = {"host": 0, "hbm": 1, "l2": 2, "smem": 3, "registers": 4}
 
@@ -40,7 +40,7 @@ def _tensor_cores(p: QPainter, sc: Scene, busy: float) -> None:
         h = tc.height() * busy
         p.setBrush(fill)
         p.drawRoundedRect(QRectF(tc.left(), tc.bottom() - h, tc.width(), h), 3, 3)
-    if lay.sms and QFontMetrics(font(lay.fs - 3)).horizontalAdvance("TC") <= lay.sms[0].w - 6:
+    if lay.sms and advance(font(lay.fs - 3), "TC") <= lay.sms[0].w - 6:
         sm = lay.sms[0]
         text(p, QRectF(sm.left + 3, y0 + 2, sm.w - 6, lay.fs), "TC", font(lay.fs - 3), P.text,
              Qt.AlignLeft | Qt.AlignTop)

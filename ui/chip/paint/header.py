@@ -4,13 +4,13 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 
-from ui.chip.paint.common import Scene, fit, font, qr, text
+from ui.chip.paint.common import Scene, advance, fit, font, qr, text
 from ui.chip.paint.common import note as record
 
 
 def caption_lines(caption: str, width: float, fs: int) -> int:
     """1 when the caption fits one line of the view at its size, else 2."""
-    return 1 if QFontMetrics(font(int(fs * 1.45), True)).horizontalAdvance(caption) <= width - 24 else 2
+    return 1 if advance(font(int(fs * 1.45), True), caption) <= width - 24 else 2
 
 
 def _titles(sc: Scene) -> list[str]:
@@ -64,12 +64,12 @@ def _caption_words(p: QPainter, sc: Scene, rect: QRectF, head: str, tail: str, f
     words = [(w, sc.pal.text) for w in (head + (" —" if tail else "")).split()] + [(w, colour) for w in tail.split()]
     lh = fm.height() * 1.05
     n_lines = max(1, int(rect.height() // lh))
-    space = fm.horizontalAdvance(" ")
+    space = advance(f, " ")
     x, line = 0.0, 0
     if draw:
         p.setFont(f)
     for word, c in words:
-        adv = fm.horizontalAdvance(word)
+        adv = advance(f, word)
         if x > 0 and x + adv > rect.width():
             line, x = line + 1, 0.0
         if line >= n_lines:

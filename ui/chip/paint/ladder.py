@@ -5,9 +5,10 @@ use bars' fill eases, in ui.chip.paint.dynamic."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetrics, QPainter
+from PySide6.QtGui import QPainter
 
-from ui.chip.paint.common import Scene, fit, font, qr, text
+from ui.chip.layout import ChipLayout
+from ui.chip.paint.common import Palette, Scene, advance, fit, font, qr, text
 
 
 def use_text(sc: Scene, key: str, room: float, px: int) -> str:
@@ -17,8 +18,16 @@ def use_text(sc: Scene, key: str, room: float, px: int) -> str:
         return "use n/a"
     forms = ([f"busy {r.text} of step time", f"{r.text} of step time", f"{r.text} of step", r.text]
              if key == "tensor_cores" else [f"{r.text} used", r.text])
-    fm = QFontMetrics(font(px))
-    return next((t for t in forms if fm.horizontalAdvance(t) <= room), forms[-1])
+    f = font(px)
+    return next((t for t in forms if advance(f, t) <= room), forms[-1])
+
+
+def paint_ladder_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
+    """The empty use bars (the frame picture; their fill eases in ui.chip.paint.dynamic)."""
+    p.setPen(Qt.NoPen)
+    p.setBrush(P.pipe)
+    for row in lay.ladder:
+        p.drawRoundedRect(qr(row.bar), 2, 2)
 
 
 def paint_ladder(p: QPainter, sc: Scene) -> None:
@@ -31,9 +40,6 @@ def paint_ladder(p: QPainter, sc: Scene) -> None:
         fit(p, qr(row.name), names, font(fs, True), P.text)
         if row.numbers.h > 0:
             text(p, qr(row.numbers), level.text, font(fs - 1), P.secondary)
-        p.setPen(Qt.NoPen)
-        p.setBrush(P.pipe)
-        p.drawRoundedRect(qr(row.bar), 2, 2)
         u = float(sc.shown[f"use_{row.key}"].value or 0.0)
         shown = use_text(sc, row.key, row.use.w, fs - 1)
         text(p, qr(row.use), shown, font(fs - 1), P.text if u > 0.05 else P.secondary)

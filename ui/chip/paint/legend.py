@@ -5,8 +5,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPen
 
 from model.chip_transform import packet_texts, step_word
-from ui.chip.paint.common import (K_ACT, K_AR, K_KV, K_WEIGHTS, TC_BUSY, Scene, fit, font, pattern, patterns, qr,
-                                  sprite, text, wrapped_height)
+from ui.chip.layout import ChipLayout
+from ui.chip.paint.common import (K_ACT, K_AR, K_KV, K_WEIGHTS, TC_BUSY, Palette, Scene, advance, fit, font,
+                                  pattern, patterns, qr, sprite, text, wrapped_height)
 
 
 class _Column:
@@ -27,7 +28,7 @@ class _Column:
         f = f or font(self.sc.lay.fs - 1)
         colour = colour or self.sc.pal.secondary
         fm = QFontMetrics(f)
-        fits = next((t for t in (s, *shorter) if fm.horizontalAdvance(t) <= self.w), None)
+        fits = next((t for t in (s, *shorter) if advance(f, t) <= self.w), None)
         if fits is None:
             need = wrapped_height(s, self.w, f) + (self.lh - fm.height())
             if self.room(need):
@@ -66,10 +67,9 @@ def _bits(c: _Column) -> None:
         return
     c.line("Same bytes, more weights:")
     small = font(fs - 1)
-    fm = QFontMetrics(small)
     xx = c.x + 8
     for bits, word in ((16, "16-bit 1×"), (8, "8-bit 2×"), (4, "4-bit 4×")):
-        adv = fm.horizontalAdvance(word)
+        adv = advance(small, word)
         if xx + 10 + adv > c.x + c.w:
             break
         sprite(p, P, QPointF(xx, c.y + c.lh / 2), K_WEIGHTS, pattern(bits))
@@ -111,11 +111,14 @@ def _step(c: _Column) -> None:
            shorter=(f"{sh['step_flops'].text} · MFU {sh['mfu'].text}",))
 
 
-def paint_legend(p: QPainter, sc: Scene) -> None:
-    P, fs = sc.pal, sc.lay.fs
+def paint_legend_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
     p.setPen(QPen(P.border, 1))
     p.setBrush(P.panel)
-    p.drawRoundedRect(qr(sc.lay.legend), 6, 6)
+    p.drawRoundedRect(qr(lay.legend), 6, 6)
+
+
+def paint_legend(p: QPainter, sc: Scene) -> None:
+    P, fs = sc.pal, sc.lay.fs
     c = _Column(p, sc)
     c.line("Packets of bytes", font(fs, True), P.text)
     c.line(f"1 packet = {packet_texts(sc.scale)['packet']} (at this speed)")

@@ -3,10 +3,11 @@ unified-memory block, the pipes between them, and host RAM below."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QFontMetrics, QPainter, QPen
+from PySide6.QtGui import QPainter, QPen
 
 from model.chip_transform import shorter_sizes
-from ui.chip.paint.common import Scene, fit, font, qr, text
+from ui.chip.layout import ChipLayout
+from ui.chip.paint.common import Palette, Scene, advance, fit, font, qr, text
 
 
 def _title(p: QPainter, sc: Scene) -> None:
@@ -15,13 +16,12 @@ def _title(p: QPainter, sc: Scene) -> None:
     fs = lay.fs
     r = qr(lay.package_title)
     small_f, bold_f = font(fs - 1), font(fs, True)
-    fm_s, fm_b = QFontMetrics(small_f), QFontMetrics(bold_f)
     units = sc.shown["units"].text
     full_units = f"{units} ({len(lay.sms)} drawn)"
     choice = ("", units)
     for left, right in ((f"{hw.short_name} package", full_units), (hw.short_name, full_units),
                         (f"{hw.short_name} package", units), (hw.short_name, units), ("", full_units)):
-        need = fm_b.horizontalAdvance(right) + (fm_s.horizontalAdvance(left) + 14 if left else 0)
+        need = advance(bold_f, right) + (advance(small_f, left) + 14 if left else 0)
         if need <= r.width():
             choice = (left, right)
             break
@@ -30,8 +30,7 @@ def _title(p: QPainter, sc: Scene) -> None:
     text(p, r, choice[1], bold_f, P.text, Qt.AlignRight | Qt.AlignVCenter)
 
 
-def _sms(p: QPainter, sc: Scene) -> None:
-    P, lay = sc.pal, sc.lay
+def _sms(p: QPainter, lay: ChipLayout, P: Palette) -> None:
     fs, sp = lay.fs, lay.sm_pipe_w
     l2 = lay.l2
     p.setPen(Qt.NoPen)
@@ -55,18 +54,14 @@ def _sms(p: QPainter, sc: Scene) -> None:
         p.drawRect(QRectF(sm.cx - sp / 2, regs0 + 3, sp, smem1 - regs0 - 6))
     if lay.sms:
         sm = lay.sms[0]
-        fm = QFontMetrics(font(fs - 3))
         for y0, word in ((regs0, "RF"), (smem0, "SMEM")):
-            if fm.horizontalAdvance(word) <= sm.w - 6:       # whole, or not at all
+            if advance(font(fs - 3), word) <= sm.w - 6:       # whole, or not at all
                 text(p, QRectF(sm.left + 3, y0 + 1, sm.w - 6, fs), word, font(fs - 3), P.secondary,
                      Qt.AlignLeft | Qt.AlignTop)
 
 
-def _memory(p: QPainter, sc: Scene) -> None:
-    """HBM stacks with their dies and capacity; or one unified block, labelled as such."""
-    P, lay = sc.pal, sc.lay
-    fs = lay.fs
-    cap = sc.shown["memory_block"].text
+def _memory_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
+    """HBM stacks with their dies, or one unified block."""
     for st in lay.memory:
         p.setPen(QPen(P.memory_edge, 1))
         p.setBrush(P.memory_fill)
@@ -76,26 +71,37 @@ def _memory(p: QPainter, sc: Scene) -> None:
         for k in range(1, dies):
             yy = st.top + st.h * k / dies
             p.drawLine(QPointF(st.left + 4, yy), QPointF(st.right - 4, yy))
+
+
+def _memory_words(p: QPainter, sc: Scene) -> None:
+    """Each stack's capacity; the unified block labelled as such."""
+    P, lay = sc.pal, sc.lay
+    fs = lay.fs
+    cap = sc.shown["memory_block"].text
+    for st in lay.memory:
         cap_r = QRectF(st.left + 2, st.bottom - fs * 1.4, st.w - 4, fs * 1.3)
         forms = shorter_sizes(cap)
         if lay.unified:
             name = sc.shown["level_hbm"].label
             forms = [f"{name} · {cap}", f"{name}", *forms]
-        fm = QFontMetrics(font(fs - 2))
-        fitting = [t for t in forms if fm.horizontalAdvance(t) <= cap_r.width()]
+        fitting = [t for t in forms if advance(font(fs - 2), t) <= cap_r.width()]
         if fitting:          # the longest that fits, or nothing rather than "16…"
             text(p, cap_r, fitting[0], font(fs - 2), P.secondary, Qt.AlignHCenter | Qt.AlignVCenter)
 
 
-def _host(p: QPainter, sc: Scene) -> None:
-    P, lay, hw = sc.pal, sc.lay, sc.hw
-    fs = lay.fs
+def _host_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
     host = lay.host
     p.setPen(QPen(P.host_link, 2, Qt.DashLine))
     p.drawLine(QPointF(lay.pcie_x, lay.package.bottom), QPointF(lay.pcie_x, host.top))
     p.setPen(QPen(P.border, 1))
     p.setBrush(P.panel)
     p.drawRoundedRect(qr(host), 5, 5)
+
+
+def _host_words(p: QPainter, sc: Scene) -> None:
+    P, lay, hw = sc.pal, sc.lay, sc.hw
+    fs = lay.fs
+    host = lay.host
     if lay.unified:
         fit(p, qr(host).adjusted(8, 0, -8, 0), ["CPU cores", "CPU"], font(fs, True), P.text)
         notes = ["CPU and GPU share the unified memory: no copy over PCIe", "CPU and GPU share this memory",
@@ -109,12 +115,18 @@ def _host(p: QPainter, sc: Scene) -> None:
     fit(p, qr(lay.host_note), notes, font(fs - 1), P.secondary, wrap=True)
 
 
-def paint_package(p: QPainter, sc: Scene) -> None:
-    P, lay = sc.pal, sc.lay
+def paint_package_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
+    """What depends only on the layout and the colours (kept in the chip's frame picture)."""
     p.setPen(QPen(P.border, 1.5))
     p.setBrush(P.package)
     p.drawRoundedRect(qr(lay.package), 10, 10)
+    _sms(p, lay, P)
+    _memory_frame(p, lay, P)
+    _host_frame(p, lay, P)
+
+
+def paint_package(p: QPainter, sc: Scene) -> None:
+    """The words and numbers of this scenario, over the frame."""
     _title(p, sc)
-    _sms(p, sc)
-    _memory(p, sc)
-    _host(p, sc)
+    _memory_words(p, sc)
+    _host_words(p, sc)
