@@ -27,13 +27,24 @@ NOT_BEFORE_THE_FIRST_PAINT = ("ui.lessons", "ui.chapters", "model.lessons", "ui.
 PROBE = r"""
 import json, sys
 sys.path.insert(0, %r)
+from PySide6.QtCore import QEvent, QObject
 from ui.app import build_window, ensure_app
 later = %r
+out = {}
+
+class AtFirstPaint(QObject):       # what is loaded when the window paints its first frame
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Paint and not out:
+            out.update(at_paint=[m for m in later if m in sys.modules], lessons_at_paint=w.lessons_built(),
+                       icon_at_paint=not app.windowIcon().isNull())
+        return False
+
 app = ensure_app()
 w = build_window(None, st=None)
+probe = AtFirstPaint()
+w.installEventFilter(probe)
 w.resize(1600, 900); w.show(); w.repaint(); app.processEvents()
-out = {"at_paint": [m for m in later if m in sys.modules], "lessons_at_paint": w.lessons_built(),
-       "icon_at_paint": not app.windowIcon().isNull()}
+assert out, "no paint"
 w.when_built(app.quit)
 app.exec()
 menu = w.lessons.export_button.menu()

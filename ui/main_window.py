@@ -108,7 +108,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.setMinimumSize(1024, 600)
         self._install_presenter()           # its app-wide key filter last
         self._theme_panels(self.theme, built_with_it=(self.roofline,))
-        self.later(lambda: self.lessons)     # the Lessons page: not on the first screen
+        self.later(lambda: __import__("ui.lessons"))    # the Lessons page, not on the first screen: its modules,
+        self.later(lambda: self.lessons)                 # then the page (each step < a frame here)
 
     # ---------------------------------------------------------------- after the first paint
     def later(self, step) -> None:
