@@ -128,14 +128,14 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
 
     def _next_step(self) -> None:
         if self._later:
-            self._later.pop(0)()
-            QTimer.singleShot(0, self, self._next_step)
+            step = self._later.pop(0)
+            QTimer.singleShot(0, self, self._next_step)     # first: a step that fails stops no other
+            step()
             return
         self.built = True
         waiting, self._when_built = self._when_built, []
         for fn in waiting:
             fn()
-
 
     def _build_footer(self) -> QWidget:
         """The footer: the reason a scenario was rejected (if any) over the model's sentence."""
