@@ -53,8 +53,11 @@ app = ensure_app()
 w = build_window(None, st=None)
 w.resize(1600, 900); w.show(); w.repaint(); app.processEvents()
 print("PAINTED", time.process_time(), flush=True)
-w.when_built(lambda: (print("BUILT", flush=True), app.quit()))
+from PySide6.QtCore import QTimer
+w.when_built(app.quit)
+QTimer.singleShot(30000, app.quit)
 app.exec()
+print("BUILT" if w.built else "NOT BUILT", flush=True)
 """
 
 

