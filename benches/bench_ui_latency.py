@@ -5,8 +5,9 @@
 1. In-process: move the batch slider (one user action) and let the event loop do what it
    does for a user: the coalesced recompute, the views' updates, and Qt's repaint of every
    widget that changed (the time until the loop is idle again, the window painted).
-   Median and p95 over many changes, as a ratio to one 16.7 ms frame (60 Hz). Also printed:
-   the same change followed by a forced repaint of the *whole* window (every widget, changed
+   Median and p95 over many changes, as a ratio to one 16.7 ms frame (60 Hz), for the batch
+   slider and for choosing a GPU, a model, a precision and a GPU count. Also printed: the
+   batch change followed by a forced repaint of the *whole* window (every widget, changed
    or not): a worst case no user action causes.
 2. Cold start, in subprocesses started the same way: time from spawn to the first painted
    main window, as a ratio to a bare PySide6 + pyqtgraph window (same machine, same run).
@@ -86,39 +87,55 @@ def time_to_paint(code: str, env: dict) -> tuple[float, float, float | None]:
     return painted, cpu, built
 
 
-def change_latency(n: int, full: bool = False) -> tuple[list[float], list[float]]:
-    """(wall ms, CPU ms) per batch change, until the event loop has painted the window;
-    with ``full``, then also a forced repaint of every widget in the window."""
+def _actions(w, kind: str, n: int) -> list:
+    """n user actions of one kind, each a change from the one before (as a user makes them)."""
+    from ui.controls import batch_to_slider
+    c = w.controller
+    if kind == "batch slider":
+        seq = [2 ** ((i + 1) % 13) for i in range(n)]          # 2, 4 … 4096, 1, 2 … (the default is 1)
+        return [lambda b=b: w.controls.batch_slider.setValue(batch_to_slider(b)) for b in seq]
+    choices = {"GPU": ("gpu", ["a100-sxm4-80gb", "h200-sxm-141gb", "l40s-48gb", "mi300x-192gb", "h100-sxm5-80gb"]),
+               "model": ("model", ["llama-3.1-70b", "mixtral-8x7b", "llama-2-7b", "llama-3.1-8b"]),
+               "precision": ("precision", ["fp8", "int4", "fp16", "bf16"]),
+               "GPU count": ("gpus", [2, 4, 8, 1])}
+    field, values = choices[kind]
+    return [lambda v=values[i % len(values)]: c.set(**{field: v}) for i in range(n)]
+
+
+def change_latency(n: int, kind: str = "batch slider", full: bool = False) -> tuple[list[float], list[float]]:
+    """(wall ms, CPU ms) per change, until the event loop has painted the window; with
+    ``full``, then also a forced repaint of every widget in the window."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     sys.path.insert(0, str(ROOT))
     from ui.app import build_window, ensure_app, settle
-    from ui.controls import batch_to_slider
     app = ensure_app()
     w = build_window(None, st=None)
     w.resize(1600, 900)
     w.show()
     settle(app)
-    slider = w.controls.batch_slider
     done = []
     w.controller.estimate_changed.connect(lambda _e: done.append(1))
-    batches = [2 ** (i % 13) for i in range(n + 13)]
+    warm = 13                                            # the first round warms caches (fonts, glyphs)
     out, cpu = [], []
-    for i, b in enumerate(batches):
-        if b == w.controller.scenario.batch:
-            b = 3
+    for i, act in enumerate(_actions(w, kind, n + warm)):
         before = len(done)
         t0, c0 = time.perf_counter(), time.process_time()
-        slider.setValue(batch_to_slider(b))              # the user action
-        while len(done) == before:                       # the recompute, posted ahead of the repaint
+        act()                                            # the user action
+        for _ in range(1000):                            # the recompute, posted ahead of the repaint
+            if len(done) > before:
+                break
             app.processEvents()
+        else:
+            raise RuntimeError(f"{kind}: no new estimate ({w.controller.problem or 'no change'})")
         for _ in range(3):                               # Qt's repaint of what changed (low priority),
-            app.processEvents()                          # then the plot's scene, then late labels
+            app.processEvents()                          # then anything a paint left for later
         if full:
             w.repaint()                                  # every widget, changed or not
-        if i >= 13:                                      # the first round warms caches (fonts, glyphs)
+        if i >= warm:
             out.append((time.perf_counter() - t0) * 1e3)
             cpu.append((time.process_time() - c0) * 1e3)
     w.close()
+    w.deleteLater()
     return out, cpu
 
 
@@ -139,14 +156,16 @@ def main() -> int:
         for _ in range(args.starts):                 # interleaved: a busy spell hits both alike
             bare.append(time_to_paint(BARE, env))
             app.append(time_to_paint(APP % str(ROOT), env))
-    print(f"control change → repainted window, {args.changes} batch changes at 1600×900:")
-    for label, full in (("event loop repaints what changed", False), ("then every widget forced", True)):
-        lat, cpu = change_latency(args.changes, full)
-        print(f"  {label}:")
-        for what, xs in (("wall", lat), ("CPU ", cpu)):
-            med, p95 = _stats(xs)
-            print(f"    {what}: median {med:.1f} ms = {med / FRAME_MS:.2f} frames (16.7 ms); "
-                  f"p95 {p95:.1f} ms = {p95 / FRAME_MS:.2f} frames")
+    print(f"control change → repainted window at 1600×900 (one frame = {FRAME_MS:.1f} ms):")
+    runs = [("batch slider", args.changes, False)] + [(k, args.changes // 4, False) for k in
+                                                      ("GPU", "model", "precision", "GPU count")]
+    runs.append(("batch slider", args.changes // 2, True))
+    for kind, n, full in runs:
+        lat, cpu = change_latency(n, kind, full)
+        what = f"{kind}, then every widget forced" if full else kind
+        (wm, wp), (cm, cp) = _stats(lat), _stats(cpu)
+        print(f"  {what:<36} ({n:>3}): wall median {wm:5.1f} ms p95 {wp:5.1f} ms = {wp / FRAME_MS:.2f} frames; "
+              f"CPU median {cm:5.1f} ms p95 {cp:5.1f} ms = {cp / FRAME_MS:.2f} frames")
     print(f"cold start to first paint (median of {args.starts}):")
     for what, i in (("wall", 0), ("CPU ", 1)):
         bm, am = statistics.median(b[i] for b in bare), statistics.median(a[i] for a in app)

@@ -97,6 +97,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
 
         controller.estimate_changed.connect(self._on_estimate)
         controller.problem_changed.connect(self._on_problem)
+        # last of the Explore page's slots: one repaint shows every panel's new numbers
+        controller.estimate_changed.connect(self.roofline.deliver_scene_updates)
         self.controls.theme_toggled.connect(self.toggle_theme)
         self.controls.large_text_toggled.connect(self.set_large_text)
         self.controls.large_text.setChecked(large_text)

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -36,6 +36,12 @@ def _brush(colour: str):
     return pg.mkBrush(colour)
 
 
+def _clear(item: pg.PlotDataItem) -> None:
+    """Empty an item, unless it is empty already (setData re-plots even when nothing changes)."""
+    if item.xData is not None and len(item.xData):
+        item.setData([], [])
+
+
 def _label(lab: pg.TextItem, text: str, colour) -> None:
     """Set a label's words and colour, touching the text item only when they change (a new
     text re-lays out its document; a batch change leaves most labels as they are)."""
@@ -44,6 +50,11 @@ def _label(lab: pg.TextItem, text: str, colour) -> None:
     if getattr(lab, "_colour", None) != colour:
         lab._colour = colour
         lab.setColor(colour)
+
+
+@lru_cache(maxsize=64)
+def _roof_pen(colour: str, width: int):
+    return pg.mkPen(colour, width=width)
 
 
 @lru_cache(maxsize=64)
@@ -132,6 +143,10 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self._op_xy = (0.0, 0.0)
         self.tips = HoverTips(self.plot, log_x=True, log_y=True, radius_px=HOVER_PX)
         self.vb.sigResized.connect(self._layout_labels)
+        for item in self.plot.listDataItems():
+            # the data are log10 values (-3 … 20): nothing for pyqtgraph's guard against huge
+            # coordinates to clip, and without it a new view range re-plots no item
+            item.setDynamicRangeLimit(None)
 
         self.set_theme(theme)           # (and shows the current estimate)
         controller.estimate_changed.connect(self.show_estimate)
@@ -209,6 +224,17 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
 
     update_from = show_estimate
 
+    def deliver_scene_updates(self, *_args) -> None:
+        """Hand the plot's changes to its view now. The scene reports them through a queued call
+        that Qt delivers after the window's repaint, and Qt's graphics view then repaints the
+        window at once: two repaints per change. The main window calls this after every panel
+        has taken a new estimate, so the one repaint shows them all. pyqtgraph's own preparation
+        for a paint (a new view range's matrix, the labels' transforms) is done first, or the
+        paint itself would move items and ask for another."""
+        scene = self.plot.scene()
+        scene.prepareForPaint()
+        QCoreApplication.sendPostedEvents(scene, QEvent.MetaCall)
+
     def _set_range(self, e, sw, roofs, croof) -> tuple[float, float, float]:
         """View range (decades) that holds everything with room to spare, and the decade grid."""
         top = roofs[0]
@@ -262,12 +288,14 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
                                    roofs[i].tooltip)
                 continue
             if i >= len(roofs):
-                item.setData([], [])
+                _clear(item)
                 lab.setVisible(False)
                 continue
             roof = roofs[i]
             colour = th.BLUISH_GREEN if roof.active else t.roof_dim
-            item.setPen(pg.mkPen(colour, width=2 if roof.active else 1))
+            pen = _roof_pen(colour, 2 if roof.active else 1)
+            if item.opts["pen"] is not pen:
+                item.setPen(pen)
             rx = np.array([roof.ridge_flops_per_byte, x1])
             item.setData(rx, np.array([roof.peak_flops, roof.peak_flops]))
             _label(lab, roof.forms[0], colour)
@@ -292,7 +320,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         t = self.theme
         if sw is None:
             self._drawn_trail = None
-            self.trail.setData([], [])
+            _clear(self.trail)
             for lab in self.trail_labels:
                 lab.setVisible(False)
             return
@@ -319,7 +347,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         """The faint comparison GPU: its slope and its roof at the precision its estimate runs at."""
         if croof is None:
             for item in (self.compare_slope, self.compare_roof, self.compare_point):
-                item.setData([], [])
+                _clear(item)
             self.compare_label.setVisible(False)
             return
         t = self.theme
@@ -337,7 +365,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
             self.compare_point.setData(np.array([ce.arithmetic_intensity_flops_per_byte]),
                                        np.array([ce.achieved_flops]))
         else:
-            self.compare_point.setData([], [])
+            _clear(self.compare_point)
 
     # ---------------------------------------------------------------- geometry and hover
     def scene_pos(self, intensity: float, flops: float) -> QPointF:

@@ -94,6 +94,7 @@ class HierarchyView(QWidget):
         self._static: QPixmap | None = None
         self._frame: tuple | None = None        # (key, QPixmap): the layout's shapes, no words
         self._base: QPixmap | None = None
+        self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")
         self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
         self._shapes: dict = {}
@@ -306,7 +307,7 @@ class HierarchyView(QWidget):
         dt = min(MAX_DT, max(0.0, dt))
         self.animator.frames += 1
         if self.animator.ease_step(dt):
-            self._base = None
+            self._base, self._calm = None, False
         if self.paused and not force:
             return
         if self.animator.run(dt, self.speed, self._flow):
@@ -329,14 +330,19 @@ class HierarchyView(QWidget):
         dpr = canvas.devicePixelRatioF()
         if self._static is None or self._static.size() != canvas.size() * dpr:
             self._static = self._render(canvas.width(), canvas.height(), dpr)
-            self._base = None
-        if self._base is None:
+            self._base, self._calm = None, False
+        if self._base is None and self._calm:   # the eased layer holds still: keep it in a picture
             self._base = QPixmap(self._static)
             p = QPainter(self._base)             # no antialiasing: steady bars, as fast as before
             paint_dynamic(p, self.scene, self.animator.cur)
             p.end()
         p = QPainter(canvas)
-        p.drawPixmap(0, 0, self._base)
+        if self._base is not None:
+            p.drawPixmap(0, 0, self._base)
+        else:                                    # while it eases, draw it straight on (no copy)
+            p.drawPixmap(0, 0, self._static)
+            paint_dynamic(p, self.scene, self.animator.cur)
+            self._calm = True                    # until the next easing step says otherwise
         paint_particles(p, self.particles, self._pal, self._shapes)
         p.end()
 

@@ -129,26 +129,32 @@ def fit(p: QPainter, rect: QRectF, forms, f: QFont, colour: QColor, align=Qt.Ali
         return 0.0
     if not wrap:
         return text(p, rect, first_fit(forms, f, rect.width()), f, colour, align)
-    fm = QFontMetrics(f)
     flags = int(align) | int(Qt.TextWordWrap)
+    r = rect.toRect()
     for s in forms:
         if advance(f, s) <= rect.width():
             return text(p, rect, s, f, colour, align)
-        br = fm.boundingRect(rect.toRect(), flags, s)
-        if br.height() <= rect.height() + 1 and br.width() <= rect.width():
+        bw, bh = _wrapped(f.pixelSize(), f.bold(), r.width(), r.height(), flags, s)
+        if bh <= rect.height() + 1 and bw <= rect.width():
             p.setFont(f)
             p.setPen(colour)
             p.drawText(rect, flags, s)
             note(s)
-            return float(br.width())
+            return float(bw)
     return text(p, rect, forms[-1], f, colour, align)
 
 
+@lru_cache(maxsize=1024)
+def _wrapped(px: int, bold: bool, w: int, h: int, flags: int, s: str) -> tuple[int, int]:
+    """(width, height) of ``s`` word-wrapped into a w × h box (remembered, like ``advance``)."""
+    br = QFontMetrics(font(px, bold)).boundingRect(0, 0, w, h, flags, s)
+    return br.width(), br.height()
+
+
 def wrapped_height(s: str, width: float, f: QFont) -> float:
-    fm = QFontMetrics(f)
     if advance(f, s) <= width:
-        return float(fm.height())
-    return float(fm.boundingRect(QRectF(0, 0, width, 10000).toRect(), int(Qt.TextWordWrap), s).height())
+        return float(QFontMetrics(f).height())
+    return float(_wrapped(f.pixelSize(), f.bold(), round(width), 10000, int(Qt.TextWordWrap), s)[1])
 
 
 def pattern(bits: float) -> tuple[np.ndarray, int]:

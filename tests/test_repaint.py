@@ -1,0 +1,98 @@
+"""Issue 13, speed: what a control change redoes. No timings here (those are in
+benches/bench_ui_latency.py); these check the structure that keeps a change within a frame:
+nothing moves, the numbers are new in the first paint, the plot paints once, and the chip
+redraws its frame only for a new layout."""
+from PySide6.QtCore import QEvent, QObject
+
+from model import roofline_readouts as rr
+from ui.controls import batch_to_slider
+
+BATCHES = (2, 16, 32, 128, 256, 512, 1024, 4096, 1)   # across the fit limit and the footer's line count
+
+
+def _geometry(w) -> dict:
+    parts = {"roofline": w.roofline, "chip": w.hierarchy.canvas, "gauges": w.gauges, "controls": w.controls,
+             "footer": w.explanation}
+    return {k: (v.mapTo(w, v.rect().topLeft()).toTuple(), v.size().toTuple()) for k, v in parts.items()}
+
+
+def _change(qtbot, w, **changes) -> None:
+    c = w.controller
+    with qtbot.waitSignal(c.estimate_changed, timeout=3000):
+        if "batch" in changes:
+            w.controls.batch_slider.setValue(batch_to_slider(changes["batch"]))
+        else:
+            c.set(**changes)
+    qtbot.wait(1)
+
+
+def test_a_batch_change_moves_no_panel(main_window, qtbot):
+    """A sentence that needs a second line or a warning that appears keeps to its reserved room:
+    dragging the batch re-lays out nothing (a re-layout resizes the plot and the chip: a frame lost)."""
+    w = main_window
+    w.resize(1600, 900)
+    qtbot.wait(1)
+    before = _geometry(w)
+    notes, lines = set(), set()
+    for b in BATCHES:
+        _change(qtbot, w, batch=b)
+        assert _geometry(w) == before, f"batch {b} moved a panel"
+        notes.add(bool(w.gauges.notes.text()))
+        lines.add(w.explanation.heightForWidth(w.explanation.width()))
+    assert notes == {True, False}             # the walk did show and clear a warning
+
+
+class _Paints(QObject):
+    """Records each paint of the plot and the chip with what it showed: the operating point's
+    label (plot) and the estimate of the chip's scene."""
+
+    def __init__(self, w):
+        super().__init__()
+        self.w = w
+        self.log: list[tuple[str, object]] = []
+
+    def eventFilter(self, obj, ev) -> bool:
+        if ev.type() == QEvent.Paint:
+            if obj is self.w.roofline.plot.viewport():
+                self.log.append(("plot", self.w.roofline.op_label.toPlainText()))
+            elif obj is self.w.hierarchy.canvas:
+                self.log.append(("chip", self.w.hierarchy.scene.est))
+        return False
+
+
+def test_the_first_paint_after_a_change_shows_it_and_the_plot_paints_once(main_window, qtbot, qapp):
+    """The recompute runs ahead of Qt's repaint, and the plot's changes reach its view in that
+    same repaint: the first frame after a change already shows the new numbers."""
+    w = main_window
+    w.hierarchy.pause()                       # no animation frames in between
+    w.hierarchy._timer.stop()
+    paints = _Paints(w)
+    qapp.installEventFilter(paints)
+    try:
+        for change in ({"batch": 8}, {"gpu": "a100-sxm4-80gb"}, {"precision": "fp8"}, {"gpus": 4}):
+            paints.log.clear()
+            _change(qtbot, w, **change)
+            qtbot.wait(30)
+            e = w.controller.estimate
+            kinds = [k for k, _ in paints.log]
+            assert kinds.count("plot") == 1 and kinds.count("chip") == 1, f"{change}: {kinds}"
+            shown = dict(paints.log)
+            assert shown["plot"] == rr.operating_point_label(e), change
+            assert shown["chip"] is e, change
+    finally:
+        qapp.removeEventFilter(paints)
+
+
+def test_the_chip_draws_its_frame_once_per_layout(main_window, qtbot):
+    w = main_window
+    v = w.hierarchy
+    qtbot.wait(30)
+    frame = v._frame[1]
+    _change(qtbot, w, batch=64)
+    v.canvas.repaint()
+    assert v._frame[1] is frame               # the same boxes: only the words are redrawn
+    _change(qtbot, w, gpu="mi300x-192gb")
+    v.canvas.repaint()
+    assert v._frame[1] is not frame           # another chip, another layout
+    texts = v.shown_texts()                   # the frame's words are still among what it shows
+    assert "RF" in texts or "SMEM" in texts
