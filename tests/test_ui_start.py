@@ -162,3 +162,45 @@ def test_json_depth_counts_brackets_outside_strings_only(value):
     brackets and escaped quotes exactly as a parser does."""
     assert json_depth(json.dumps(value)) == _depth(value)
     assert json_depth(json.dumps(value, ensure_ascii=False, indent=1)) == _depth(value)
+
+
+def test_what_is_built_after_the_first_paint_repaints_nothing_on_screen(qtbot, qapp):
+    """The Lessons page joins the window hidden (no default 640×480 rectangle repainted over the
+    chip) and the icon changes no pixel: the steps after the first paint cost no frame."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QWidget
+
+    from ui.app import _set_icon
+
+    w = build_window(Scenario(), st=None)
+    qtbot.addWidget(w)
+    w._later.clear()                          # this test runs the steps itself, on an idle window
+    painted: list[str] = []
+
+    class Paints(QObject):
+        def eventFilter(self, obj, ev) -> bool:     # noqa: N802 (Qt name)
+            if ev.type() == QEvent.Paint and isinstance(obj, QWidget) and obj.window() is w:
+                painted.append(type(obj).__name__)
+            return False
+
+    w.resize(1600, 900)
+    w.show()
+    w.hierarchy.pause()                       # no animation frames in between
+    w.hierarchy._timer.stop()
+    qtbot.waitUntil(lambda: w.built)
+    qtbot.wait(300)                           # the first frames, the bars' easing
+    paints = Paints()
+    qapp.installEventFilter(paints)
+    try:
+        qtbot.wait(50)
+        assert painted == [], "not idle yet"
+        qapp.setWindowIcon(QIcon())
+        assert not w.lessons_built()
+        w.lessons
+        _set_icon(qapp)
+        qtbot.wait(50)
+        assert w.lessons_built() and not qapp.windowIcon().isNull()
+        assert painted == []
+    finally:
+        qapp.removeEventFilter(paints)

@@ -102,6 +102,7 @@ class LessonsWindowMixin:
         from ui.lessons import LessonsView
         from ui.slide_export import add_slide_entries
         self._lessons = LessonsView(self.controller, self.theme)
+        self._lessons.resize(0, 0)          # a hidden page: its default 640×480 would repaint what lies there
         self.pages.addWidget(self._lessons)
         add_slide_entries(self, self._lessons)
 
