@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 from model.flow import Flow
 from model.format import duration, si
@@ -89,11 +90,22 @@ def speed_factor(f: Flow, level: str, stacks: int, sms: int) -> float:
 
 def chip_route_speeds(f: Flow, body_h_px: float, stacks: int, sms: int, across_px: float) -> tuple[float, ...]:
     """Packet speed [px / screen s] on each segment of a chip route (ROUTE_LEVELS order)."""
+    return chip_routes_speeds(f, body_h_px, stacks, sms, (across_px,))[0]
+
+
+def chip_routes_speeds(f: Flow, body_h_px: float, stacks: int, sms: int,
+                       across_px: Sequence[float]) -> list[tuple[float, ...]]:
+    """``chip_route_speeds`` for many routes that differ only in the length of their run
+    along L2 (``across_px``): the levels' speeds are worked out once. The run along L2 goes
+    at L2's speed or faster, so that it takes at most ACROSS_S screen seconds."""
     v0 = V0_PER_H * body_h_px
     v = {k: v0 * speed_factor(f, k, stacks, sms) for k in ("l2", "smem", "registers")}
     v["hbm"] = v0
-    v["across"] = max(v["l2"], across_px / ACROSS_S)
-    return tuple(v[k] for k in ROUTE_LEVELS)
+    out = []
+    for a in across_px:
+        v["across"] = max(v["l2"], a / ACROSS_S)
+        out.append(tuple(v[k] for k in ROUTE_LEVELS))
+    return out
 
 
 def link_route_speed(body_h_px: float) -> float:

@@ -123,7 +123,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.compare_point = self.plot.plot(symbol="t", symbolSize=13)
         self.compare_label = pg.TextItem(anchor=(1, 0))
         self.slope = self.plot.plot()
-        self.roofs = [self.plot.plot() for _ in range(MAX_ROOFS)]
+        self.roof_lines = self.plot.plot(connect="pairs")     # the other roofs: one segment each
+        self.active_roof = self.plot.plot(connect="pairs")    # the roof this scenario runs on
         self.roof_labels = [pg.TextItem(anchor=(1, 1)) for _ in range(MAX_ROOFS)]
         self.ridge_line = self.plot.plot()
         self.ridge_point = self.plot.plot(symbol="d", symbolSize=12)
@@ -158,6 +159,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         th.style_plot_axes(self.plot.getPlotItem(), t, "Arithmetic intensity (FLOP per byte of HBM traffic)",
                            "Attained FLOP/s per GPU", left_em=4.6)
         self.slope.setPen(pg.mkPen(th.ORANGE, width=2))
+        self.active_roof.setPen(_roof_pen(th.BLUISH_GREEN, 2))
+        self.roof_lines.setPen(_roof_pen(t.roof_dim, 1))
         self.grid.setPen(pg.mkPen(t.plot_grid, width=1))
         self.ridge_line.setPen(pg.mkPen(t.secondary, width=1, style=Qt.DashLine))
         self.ridge_point.setPen(None)
@@ -280,7 +283,9 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         same = getattr(self, "_drawn_roofs", None) == (roofs, x1, t)    # a batch change moves no roof
         if not same:
             self._drawn_roofs = (roofs, x1, t)
-        for i, (item, lab) in enumerate(zip(self.roofs, self.roof_labels)):
+        if not same:
+            self._draw_roof_lines(roofs, x1)
+        for i, lab in enumerate(self.roof_labels):
             if same:
                 if i < len(roofs):
                     self._roof_label_slots.append((roofs[i].active, _log(roofs[i].peak_flops), lab, lab.forms))
@@ -288,22 +293,27 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
                                    roofs[i].tooltip)
                 continue
             if i >= len(roofs):
-                _clear(item)
                 lab.setVisible(False)
                 continue
             roof = roofs[i]
             colour = th.BLUISH_GREEN if roof.active else t.roof_dim
-            pen = _roof_pen(colour, 2 if roof.active else 1)
-            if item.opts["pen"] is not pen:
-                item.setPen(pen)
-            rx = np.array([roof.ridge_flops_per_byte, x1])
-            item.setData(rx, np.array([roof.peak_flops, roof.peak_flops]))
             _label(lab, roof.forms[0], colour)
             lab.forms = list(roof.forms)
             lab.setPos(_log(x1) - 0.03, _log(roof.peak_flops))
             lab.setVisible(True)
             self._roof_label_slots.append((roof.active, _log(roof.peak_flops), lab, lab.forms))
-            self.tips.line(list(zip(rx, [roof.peak_flops] * 2)), roof.tooltip)
+            self.tips.line(list(zip([roof.ridge_flops_per_byte, x1], [roof.peak_flops] * 2)), roof.tooltip)
+
+    def _draw_roof_lines(self, roofs, x1: float) -> None:
+        """Each roof a segment from its ridge to the right edge: the active one bold in green,
+        the others thin and dim (two items, whatever the number of roofs)."""
+        for item, active in ((self.active_roof, True), (self.roof_lines, False)):
+            mine = [r for r in roofs[:MAX_ROOFS] if r.active == active]
+            if not mine:
+                _clear(item)
+                continue
+            item.setData(np.array([x for r in mine for x in (r.ridge_flops_per_byte, x1)]),
+                         np.array([r.peak_flops for r in mine for _ in range(2)]))
 
     def _show_ridge(self, e, y0: float) -> None:
         r = e.ridge_flops_per_byte

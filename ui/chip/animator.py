@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from model.chip_transform import PacketScale, chip_route_speeds, link_route_speed
+from model.chip_transform import PacketScale, chip_routes_speeds, link_route_speed
 from model.flow import Flow
 from ui.chip.layout import ChipLayout, chip_routes
 from ui.particles import ParticleSystem
@@ -87,7 +87,8 @@ class Animator:
         chip, chip_lanes, links, link_lanes = chip_routes(lay)
         H = lay.height - lay.header.bottom
         n_mem, n_sm = len(lay.memory_pipes_x), len(lay.sms)
-        speeds = [np.array(chip_route_speeds(f, H, n_mem, n_sm, abs(poly[3][0] - poly[2][0]))) for poly in chip]
+        speeds = [np.array(v) for v in
+                  chip_routes_speeds(f, H, n_mem, n_sm, [abs(poly[3][0] - poly[2][0]) for poly in chip])]
         speeds += [np.array([link_route_speed(H)])] * len(links)
         self.particles.set_routes(chip + links, speeds, chip_lanes + link_lanes)
         chip_idx = np.arange(len(chip))
