@@ -103,13 +103,36 @@ def decode_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
 def compute_bound_batch(s: Scenario, ideal: bool = False, catalog: Catalog | None = None,
                         max_batch: int = 65536) -> int | None:
     """The first batch at which a decode step's compute time exceeds its memory time (None: never
-    up to max_batch). ideal=True uses the peaks (the critical batch); otherwise the achieved fractions."""
+    up to max_batch). ideal=True uses the peaks (the critical batch); otherwise the achieved fractions.
+    It does not depend on the scenario's own batch: remembered for the last few scenarios (a
+    glide through batches asks for it at every frame), checked against the parts it was worked
+    out for (an edited GPU or a new calibration works it out again)."""
     rs = resolve(s, catalog)
     eff = IDEAL if ideal else default_efficiency().efficiency(rs.scenario.engine, rs.hw)
-    b = np.arange(1, max_batch + 1, dtype=float)
-    p = decode_pass(rs, b, s.input_len + s.output_len / 2.0, eff)
-    over = np.nonzero(np.asarray(p.compute_s) > np.asarray(p.memory_s))[0]
-    return int(b[over[0]]) if over.size else None
+    key = (s.with_(batch=1), bool(ideal), int(max_batch))
+    parts = (rs.hw, rs.llm, rs.precision, rs.kv, rs.tp_link, eff)
+    hit = _COMPUTE_BOUND.get(key)
+    if hit is not None and hit[0] == parts:
+        return hit[1]
+    lo, found = 1, None
+    for hi in (512, 8192, max_batch):      # every batch is tried, in blocks: most cross in the first
+        hi = min(hi, max_batch)
+        if hi < lo:
+            continue
+        b = np.arange(lo, hi + 1, dtype=float)
+        p = decode_pass(rs, b, s.input_len + s.output_len / 2.0, eff)
+        over = np.nonzero(np.asarray(p.compute_s) > np.asarray(p.memory_s))[0]
+        if over.size:
+            found = int(b[over[0]])
+            break
+        lo = hi + 1
+    if len(_COMPUTE_BOUND) >= 32:
+        _COMPUTE_BOUND.pop(next(iter(_COMPUTE_BOUND)))
+    _COMPUTE_BOUND[key] = (parts, found)
+    return found
+
+
+_COMPUTE_BOUND: dict = {}     # (scenario at batch 1, ideal, max batch) → (the parts, the batch)
 
 
 def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -> Facts:

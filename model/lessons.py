@@ -91,32 +91,53 @@ def latency_hiding(warps: int, divergence: float = 0.0, compute_cycles: int = 48
         raise ScenarioError(f"divergence must be between 0 and 1, got {divergence}")
     w, c, lat = int(warps), int(compute_cycles), int(latency_cycles)
     period = c + lat
-    span = int(window or period)
-    total = 3 * period + span
     busy = min(1.0, w * c / period)
-    timeline = np.zeros((w, span), dtype=np.int8)
-    ready_at = np.zeros(w, dtype=np.int64)
-    left = np.full(w, c)
-    nxt = 0
-    start = total - span
-    for t in range(total):
-        ready = ready_at <= t
-        pick = -1
-        if ready.any():
-            order = (np.arange(w) + nxt) % w
-            pick = int(order[ready[order]][0])
-            left[pick] -= 1
-            if left[pick] == 0:
-                ready_at[pick] = t + 1 + lat
-                left[pick] = c
-                nxt = (pick + 1) % w
-        if t >= start:
-            col = t - start
-            timeline[ready, col] = 2
-            if pick >= 0:
-                timeline[pick, col] = 1
+    timeline = scheduler_timeline(w, c, lat, int(window or period))
     return LatencyHiding(w, float(divergence), c, lat, busy, busy * (1.0 - float(divergence) / 2.0),
                          int(np.ceil(period / c)), timeline)
+
+
+@lru_cache(maxsize=512)
+def scheduler_timeline(warps: int, compute_cycles: int, latency_cycles: int, span: int) -> np.ndarray:
+    """[warps, span] cycle states (0 waiting on memory, 1 issuing, 2 ready but not chosen) of the
+    last ``span`` cycles of a 3 (C + L) + span cycle run, from cycle 0 with every warp ready.
+
+    Each cycle the scheduler issues for the first ready warp in round-robin order from ``nxt``
+    (the warp after the last one to finish its C cycles); a warp that issues its C-th cycle at
+    t waits until t + 1 + L. Worked out interval by interval (the choice changes only when a warp
+    finishes or an earlier one in the order becomes ready), not cycle by cycle: the same states,
+    a few hundred steps instead of a few thousand. Remembered, and read-only."""
+    w, c, lat = warps, compute_cycles, latency_cycles
+    total = 3 * (c + lat) + span
+    start = total - span
+    timeline = np.zeros((w, span), dtype=np.int8)
+    ready_at, left, nxt, t = [0] * w, [c] * w, 0, 0
+
+    def mark(rows, state: int, t0: int, t1: int) -> None:
+        a, b = max(t0, start) - start, min(t1, total) - start
+        if b > a:
+            timeline[rows, a:b] = state
+
+    while t < total:
+        order = [(nxt + k) % w for k in range(w)]
+        pick = next((i for i in order if ready_at[i] <= t), -1)
+        if pick < 0:                                   # nobody ready: idle until the first is
+            t_end = min(ready_at)
+        else:
+            earlier = order[:order.index(pick)]        # not ready now; the first to become ready takes over
+            t_end = min([t + left[pick], total] + [ready_at[i] for i in earlier])
+        for i in range(w):
+            if i == pick:
+                mark(i, 1, t, t_end)
+            elif ready_at[i] < t_end:
+                mark(i, 2, max(t, ready_at[i]), t_end)
+        if pick >= 0:
+            left[pick] -= t_end - t
+            if left[pick] == 0:
+                ready_at[pick], left[pick], nxt = t_end + lat, c, (pick + 1) % w
+        t = t_end
+    timeline.setflags(write=False)
+    return timeline
 
 
 # ---------------------------------------------------------------- 3 memory ladder

@@ -211,3 +211,54 @@ def test_8_speedup_below_ideal_and_what_does_not_shrink():
     assert pcie.bound == "communication"
     meas = multi_gpu_measured(CHAPTERS[8].states[2].scenario)
     assert sorted(meas) == [1, 2, 4, 8] and 1 < meas[8][0] < 8
+
+
+def _timeline_cycle_by_cycle(w: int, c: int, lat: int, span: int) -> np.ndarray:
+    """The scheduler simulated one cycle at a time (the plain statement of model.lessons'
+    round-robin rule), to check the interval-by-interval version against."""
+    total = 3 * (c + lat) + span
+    timeline = np.zeros((w, span), dtype=np.int8)
+    ready_at, left, nxt, start = np.zeros(w, dtype=np.int64), np.full(w, c), 0, total - span
+    for t in range(total):
+        ready = ready_at <= t
+        pick = -1
+        if ready.any():
+            order = (np.arange(w) + nxt) % w
+            pick = int(order[ready[order]][0])
+            left[pick] -= 1
+            if left[pick] == 0:
+                ready_at[pick], left[pick], nxt = t + 1 + lat, c, (pick + 1) % w
+        if t >= start:
+            timeline[ready, t - start] = 2
+            if pick >= 0:
+                timeline[pick, t - start] = 1
+    return timeline
+
+
+@pytest.mark.parametrize("w,c,lat,span", [(1, 48, 600, 648), (3, 7, 50, 57), (8, 48, 600, 648), (13, 100, 777, 200),
+                                          (16, 1, 1, 2), (32, 48, 700, 748), (64, 48, 600, 648), (5, 48, 0, 48)])
+def test_the_scheduler_timeline_is_the_cycle_by_cycle_one(w, c, lat, span):
+    from model.lessons import scheduler_timeline
+    got = scheduler_timeline(w, c, lat, span)
+    assert np.array_equal(got, _timeline_cycle_by_cycle(w, c, lat, span))
+    assert not got.flags.writeable                # remembered: nobody may change it
+
+
+def test_the_compute_bound_batch_is_remembered_but_follows_an_edited_gpu():
+    """Lesson 6 asks at every glide frame; the answer does not depend on the batch, and an edited
+    GPU under the same id (or another catalogue) gets its own answer, not the remembered one."""
+    import dataclasses
+
+    from model import Scenario
+    from model.catalog import shipped_catalog
+    from model.lesson_serving import compute_bound_batch
+    s = Scenario(gpu="a100-sxm4-80gb", model="llama-3.1-70b")
+    first = compute_bound_batch(s)
+    assert first is not None
+    assert compute_bound_batch(s.with_(batch=64)) == first
+    cat = shipped_catalog()
+    hw = cat.gpu("a100-sxm4-80gb")
+    slower = dataclasses.replace(hw, peak_flops=tuple((d, f / 4) for d, f in hw.peak_flops))
+    edited = compute_bound_batch(s, catalog=cat.with_hardware(slower))
+    assert edited is not None and edited < first          # a quarter of the FLOP/s turns compute-bound sooner
+    assert compute_bound_batch(s) == first                # and the shipped GPU still answers as before
