@@ -160,10 +160,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
             # coordinates to clip, and without it a new view range re-plots no item
             item.setDynamicRangeLimit(None)
 
-        self.set_theme(theme)
+        self.set_theme(theme)           # (and shows the current estimate)
         controller.estimate_changed.connect(self.show_estimate)
-        if controller.estimate is not None:
-            self.show_estimate(controller.estimate)
 
     # ---------------------------------------------------------------- look
     def set_theme(self, t: th.Theme) -> None:
