@@ -59,7 +59,33 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.controls_scroll.setFrameShape(QScrollArea.NoFrame)
         body.addWidget(self.controls_scroll)
 
-        # Explore page (the chip and the right column); the Lessons page sits beside it (issue 5)
+        explore = self._build_explore(controller)
+        self._install_lessons(explore, body, outer)
+
+        outer.addWidget(self._build_footer())
+        self.setCentralWidget(central)
+
+        controller.estimate_changed.connect(self._on_estimate)
+        controller.problem_changed.connect(self._on_problem)
+        # last of the Explore page's slots: one repaint shows every panel's new numbers
+        controller.estimate_changed.connect(self.roofline.deliver_scene_updates)
+        self.controls.theme_toggled.connect(self.toggle_theme)
+        self.controls.large_text_toggled.connect(self.set_large_text)
+        self.controls.large_text.setChecked(large_text)
+        if controller.estimate is not None:
+            self._on_estimate(controller.estimate)
+        self._on_problem(controller.problem)
+        from ui.custom_menu import install as install_custom_actions
+        install_custom_actions(self)        # your own hardware and models (issue 12)
+        self.setMinimumSize(1024, 600)
+        self._install_presenter()           # its app-wide key filter last
+        self._theme_panels(self.theme, built_with_it=(self.roofline,))
+        self.later(lambda: __import__("ui.lessons"))    # the Lessons page, not on the first screen: its modules,
+        self.later(lambda: self.lessons)                 # then the page (each step < a frame here)
+
+    def _build_explore(self, controller: Controller) -> QWidget:
+        """The Explore page: the chip, and the right column (roofline over gauges); the Lessons
+        page sits beside it (issue 5)."""
         explore = QWidget()
         ex = QHBoxLayout(explore)
         ex.setContentsMargins(0, 0, 0, 0)
@@ -90,28 +116,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         right_lay.addWidget(self.gauges, 0)
         self.right = right
         ex.addWidget(right, 4)
-        self._install_lessons(explore, body, outer)
-
-        outer.addWidget(self._build_footer())
-        self.setCentralWidget(central)
-
-        controller.estimate_changed.connect(self._on_estimate)
-        controller.problem_changed.connect(self._on_problem)
-        # last of the Explore page's slots: one repaint shows every panel's new numbers
-        controller.estimate_changed.connect(self.roofline.deliver_scene_updates)
-        self.controls.theme_toggled.connect(self.toggle_theme)
-        self.controls.large_text_toggled.connect(self.set_large_text)
-        self.controls.large_text.setChecked(large_text)
-        if controller.estimate is not None:
-            self._on_estimate(controller.estimate)
-        self._on_problem(controller.problem)
-        from ui.custom_menu import install as install_custom_actions
-        install_custom_actions(self)        # your own hardware and models (issue 12)
-        self.setMinimumSize(1024, 600)
-        self._install_presenter()           # its app-wide key filter last
-        self._theme_panels(self.theme, built_with_it=(self.roofline,))
-        self.later(lambda: __import__("ui.lessons"))    # the Lessons page, not on the first screen: its modules,
-        self.later(lambda: self.lessons)                 # then the page (each step < a frame here)
+        return explore
 
     # ---------------------------------------------------------------- after the first paint
     def later(self, step) -> None:
