@@ -128,6 +128,7 @@ class LessonsWindowMixin:
             self.lessons.show_chapter(chapter, state, animate=False)
         elif first and not self.lessons.views:
             self.lessons.show_chapter(1, 0, animate=False)
+        self._sync_presenter_keys()
 
     def show_chapter(self, chapter: int, state: int = 0) -> None:
         self.show_lessons(chapter, state)
@@ -136,6 +137,11 @@ class LessonsWindowMixin:
         self.pages.setCurrentWidget(self.explore)
         self.mode_bar.set_page(False)
         self._footer_visible(True)
+        self._sync_presenter_keys()
+
+    def _sync_presenter_keys(self) -> None:
+        if getattr(self, "presenter", None) is not None:
+            self.presenter.sync_listening()
 
     def lessons_visible(self) -> bool:
         return self._lessons is not None and self.pages.currentWidget() is self._lessons
@@ -175,6 +181,7 @@ class LessonsWindowMixin:
         if ok and chapter is not None:
             self.pages.setCurrentWidget(self.lessons)
             self.mode_bar.set_page(True)
+            self._sync_presenter_keys()
         self._file_message()
         return ok
 
