@@ -223,3 +223,22 @@ def test_command_line_chapter_screenshot(qtbot, tmp_path, chapter, presenter):
     assert run(None, screenshot=str(out), size=(1280, 720), chapter=chapter, presenter=presenter) == 0
     img = QImage(str(out))
     assert (img.width(), img.height()) == (1280, 720)
+
+
+@pytest.mark.parametrize("focus", ["batch_spin", "batch_slider", "gpu"])
+def test_f5_from_a_focused_control_on_explore(window, qtbot, focus):
+    """On the Explore page the presenter does not filter every event of the app (a control
+    change would pass ~240 of them through Python); F5 still reaches it from any control."""
+    window.show_explore()
+    assert not window.presenter._app_wide
+    widget = getattr(window.controls, focus)
+    target = widget.lineEdit() if hasattr(widget, "lineEdit") and widget.lineEdit() else widget
+    target.setFocus()
+    qtbot.keyClick(target, Qt.Key_F5)
+    assert window.presenter.active and window.lessons_visible()
+    assert window.presenter._app_wide                  # presenting: every key, even a focused slider's
+    qtbot.keyClick(window, Qt.Key_Escape)
+    assert not window.presenter.active
+    assert window.presenter._app_wide                  # still on the Lessons page: its keys stay
+    window.show_explore()
+    assert not window.presenter._app_wide

@@ -109,5 +109,7 @@ def test_a_file_that_names_a_chapter_keeps_its_scenario(tmp_path, monkeypatch):
 
 def test_first_paint_mode_for_the_start_benches(tmp_path):
     out = run("--first-paint", env={"QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)})
-    assert out.returncode == 0 and out.stdout.strip() == "FIRST-PAINT", out.stderr
+    lines = out.stdout.split()
+    assert out.returncode == 0 and lines[0::2] == ["FIRST-PAINT", "BUILT"], out.stderr
+    assert 0 < float(lines[1]) <= float(lines[3])          # CPU seconds at each line
     assert not any(tmp_path.iterdir()), "a bench start wrote settings"

@@ -61,6 +61,8 @@ class SearchCombo(QComboBox):
     def _focus_changed(self, old, new) -> None:
         """Focus left the box (also while the completer's popup was open, when the line edit
         emits no editingFinished): close the popup and show the chosen item's name again."""
+        if old is None:
+            return                  # the first focus at start: nothing left (and no popup built for nothing)
         mine = (self, self.lineEdit(), self.completer().popup(), self.view())
         if old in mine and new not in mine:
             self.completer().popup().hide()

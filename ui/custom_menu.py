@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QLabel, QMenu, QPushButton
@@ -26,9 +27,11 @@ from model.hardware_file import FORMAT_KEY, load_hardware_file, read_json_file
 from model.scenario import Scenario
 from model.scenario_file import FORMAT_KEY as SCENARIO_KEY
 from ui import custom_store
-from ui.hardware_editor import ERROR_STYLE, OK_STYLE, HardwareEditor
-from ui.measure_dialog import MachineMeasurer
-from ui.model_import import ModelImportDialog
+
+if TYPE_CHECKING:       # the dialogs' modules load when a dialog opens, not before the first paint (issue 13)
+    from ui.hardware_editor import HardwareEditor
+    from ui.measure_dialog import MachineMeasurer
+    from ui.model_import import ModelImportDialog
 
 
 class CustomActions(QObject):
@@ -78,6 +81,7 @@ class CustomActions(QObject):
 
     def say(self, text: str, error: bool = False) -> None:
         """The one line the window shows about your files."""
+        from ui.hardware_editor import ERROR_STYLE, OK_STYLE
         self.status.setStyleSheet(ERROR_STYLE if error else OK_STYLE)
         self.status.setText(text)
         self.status.setToolTip(text)
@@ -96,6 +100,7 @@ class CustomActions(QObject):
         return dialog
 
     def new_hardware(self) -> HardwareEditor:
+        from ui.hardware_editor import HardwareEditor
         dialog = HardwareEditor(self.controller.scenario.gpu, self.window)
         dialog.saved.connect(self._hardware_saved)
         dialog.removed.connect(self._removed)
@@ -129,6 +134,7 @@ class CustomActions(QObject):
             self.add_model(path)
 
     def add_model(self, path: str) -> ModelImportDialog:
+        from ui.model_import import ModelImportDialog
         dialog = ModelImportDialog(path, self.window)
         dialog.added.connect(self._model_added)
         return self._open(dialog)
@@ -140,6 +146,7 @@ class CustomActions(QObject):
     # ---------------------------------------------------------------- measuring
     def measure(self, quick: bool = False) -> MachineMeasurer:
         """Start measuring; while one measurement runs, a second would skew both: that one is returned."""
+        from ui.measure_dialog import MachineMeasurer
         if self.measurer is not None and isValid(self.measurer) and self.measurer.running:
             return self.measurer
         self.measurer = MachineMeasurer(self.window, quick=quick)

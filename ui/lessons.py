@@ -1,6 +1,7 @@
 """The Lessons page: a chapter strip (the chapter list and the progress through every
 prepared state), a small toolbar (previous / next / prepared state / present / export /
-open / save), and the chapter views (built when first shown).
+open / save), and the chapter views (built when first shown). The window builds this page on
+first use or right after its first paint (ui.window_pages: the mode bar and the page switching).
 
 Stepping to a prepared state hands its scenario to the controller through ScenarioGlide
 (batch and lengths glide; GPU, model … switch at once) and its knobs to the chapter view.
@@ -22,7 +23,6 @@ from ui import theme as th
 from ui.chapter_keys import key_style, make_keys, set_current_key
 from ui.fit_text import first_fitting
 from ui.chapters import SHORT_TITLES, chapter_class
-from ui.chapters.base import focus_style
 from ui.presenter import ScenarioGlide
 
 
@@ -301,152 +301,7 @@ class LessonsView(QWidget):
         for v in self.views.values():
             v.set_theme(t)
         self.status.setStyleSheet(f"color: {t.secondary};")
-        self.toolbar.setStyleSheet(focus_style(t))
+        self.toolbar.setStyleSheet(th.focus_style(t))
         bar = getattr(self.window(), "mode_bar", None)
         if bar is not None:
             bar.set_theme(t)
-
-
-class ModeBar(QWidget):
-    """Explore | Lessons, and the scenario file and presenter buttons."""
-
-    def __init__(self, window, parent=None):
-        super().__init__(parent)
-        self.setObjectName("modeBar")
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(6)
-        self.explore_button = QPushButton("Explore")
-        self.lessons_button = QPushButton("Lessons")
-        for b in (self.explore_button, self.lessons_button):
-            b.setCheckable(True)
-            b.setAutoExclusive(True)
-            lay.addWidget(b)
-        self.explore_button.setChecked(True)
-        self.explore_button.setToolTip("The live chip, roofline and gauges")
-        self.lessons_button.setToolTip("The eight lessons, one chapter at a time")
-        self.explore_button.clicked.connect(window.show_explore)
-        self.lessons_button.clicked.connect(lambda: window.show_lessons())
-        lay.addStretch(1)
-        self.open_button = QPushButton("Open…")
-        self.open_button.setToolTip("Open a saved scenario (Ctrl+O)")
-        self.open_button.clicked.connect(window.open_scenario_dialog)
-        self.save_button = QPushButton("Save…")
-        self.save_button.setToolTip("Save this scenario and chapter as a small JSON file (Ctrl+S)")
-        self.save_button.clicked.connect(window.save_scenario_dialog)
-        self.present_button = QPushButton("Present (F5)")
-        self.present_button.setToolTip("Presenter mode: full screen, large type; arrows or a clicker step through")
-        self.present_button.clicked.connect(lambda: window.enter_presenter())
-        for b in (self.open_button, self.save_button, self.present_button):
-            lay.addWidget(b)
-
-    def set_theme(self, t: th.Theme) -> None:
-        f = QFont()
-        f.setPixelSize(t.px(15))
-        f.setBold(True)
-        fm = QFontMetrics(f)
-        for b in (self.explore_button, self.lessons_button):
-            b.setMinimumWidth(fm.horizontalAdvance(b.text()) + 28)
-        self.setStyleSheet(focus_style(t))
-
-    def set_page(self, lessons: bool) -> None:
-        (self.lessons_button if lessons else self.explore_button).setChecked(True)
-
-
-class LessonsWindowMixin:
-    """What the main window needs for the Lessons page and presenter mode (kept here so the
-    shared main_window.py changes little). Expects self.controls_scroll, self.controller,
-    self.apply_theme(force) and a footer widget named "footer"."""
-
-    presenting = False
-    PRESENTER_SCALE = 1.35
-
-    def _install_lessons(self, explore: QWidget, body, outer) -> None:
-        from PySide6.QtGui import QKeySequence
-        from ui.presenter import Presenter
-        self.explore = explore
-        self.lessons = LessonsView(self.controller, self.theme)
-        self.pages = QStackedWidget()
-        self.pages.addWidget(explore)
-        self.pages.addWidget(self.lessons)
-        body.addWidget(self.pages, 1)
-        self.mode_bar = ModeBar(self)
-        outer.insertWidget(0, self.mode_bar)
-        self.presenter = Presenter(self)
-        for seq, fn in ((QKeySequence.Save, self.save_scenario_dialog), (QKeySequence.Open, self.open_scenario_dialog)):
-            act = QAction(self)
-            act.setShortcut(seq)
-            act.triggered.connect(fn)
-            self.addAction(act)
-
-    # ---------------------------------------------------------------- pages
-    def _footer_visible(self, on: bool) -> None:
-        """The Explore footer explains the Explore scenario: never under a lesson or on stage."""
-        footer = self.findChild(QWidget, "footer")
-        if footer is not None:
-            footer.setVisible(on and not self.presenting)
-
-    def show_lessons(self, chapter: int | None = None, state: int = 0) -> None:
-        first = self.pages.currentWidget() is not self.lessons
-        self.pages.setCurrentWidget(self.lessons)
-        self.mode_bar.set_page(True)
-        self._footer_visible(False)
-        if chapter is not None:
-            self.lessons.show_chapter(chapter, state, animate=False)
-        elif first and not self.lessons.views:
-            self.lessons.show_chapter(1, 0, animate=False)
-
-    def show_chapter(self, chapter: int, state: int = 0) -> None:
-        self.show_lessons(chapter, state)
-
-    def show_explore(self) -> None:
-        self.pages.setCurrentWidget(self.explore)
-        self.mode_bar.set_page(False)
-        self._footer_visible(True)
-
-    def lessons_visible(self) -> bool:
-        return self.pages.currentWidget() is self.lessons
-
-    # ---------------------------------------------------------------- presenter
-    def enter_presenter(self, fullscreen: bool = True) -> None:
-        self.presenter.enter(fullscreen=fullscreen)
-        self.show_lessons()
-
-    def set_presenting(self, on: bool) -> None:
-        self.presenting = bool(on)
-        self.controls_scroll.setVisible(not on)
-        self.mode_bar.setVisible(not on)
-        self._footer_visible(not on and not self.lessons_visible())
-        self.lessons.toolbar.setVisible(not on)
-        if on:
-            self.show_lessons()
-        self.apply_theme(force=True)
-
-    def toggle_presenter_controls(self) -> None:
-        self.controls_scroll.setVisible(not self.controls_scroll.isVisible())
-
-    # ---------------------------------------------------------------- scenario files
-    def save_scenario_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", "Scenario files (*.json)")
-        if path:
-            self.lessons.save_scenario_to(path, overwrite=True)   # the dialog asked before replacing
-            self._file_message()
-
-    def open_scenario_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.json);;All files (*)")
-        if path:
-            self.open_scenario(path)
-
-    def open_scenario(self, path: str) -> bool:
-        ok, chapter = self.lessons.load_scenario_from(path)
-        if ok and chapter is not None:
-            self.pages.setCurrentWidget(self.lessons)
-            self.mode_bar.set_page(True)
-        self._file_message()
-        return ok
-
-    def _file_message(self) -> None:
-        """Scenario-file messages also reach the Explore page (its status bar)."""
-        text = self.lessons.status.text()
-        if text:
-            self.statusBar().showMessage(text, 8000)

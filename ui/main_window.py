@@ -4,10 +4,14 @@
     │          │                                           ├── gauges ────┤
     └──────────┴───────────────────────────────────────────┴──────────────┘
       footer: the reason a scenario was rejected (if any) + Estimate.explanation
+
+Start-up (issue 13): the first paint shows the real Explore page; what it does not show (the
+Lessons page and its modules, the app icon) is built right after it, one step per event-loop
+turn (``later``, ``when_built``), or on first use when a key or a button asks sooner.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
@@ -17,8 +21,8 @@ from ui.controller import Controller
 from ui.controls import ControlPanel
 from ui.gauges import GaugePanel
 from ui.hierarchy_view import HierarchyView
-from ui.lessons import LessonsWindowMixin
 from ui.roofline_plot import RooflinePlot
+from ui.window_pages import LessonsWindowMixin
 
 
 class MainWindow(LessonsWindowMixin, QMainWindow):
@@ -29,8 +33,14 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.settings = settings
         self.theme_name = theme if theme in th.THEMES else "dark"
         self.large_text = large_text
-        self._scale = None
-        self.theme = th.get_theme(self.theme_name)
+        self._later: list = []          # steps after the first paint (``later``)
+        self._when_built: list = []
+        self.built = False
+        self.installEventFilter(_FirstPaint(self))
+        self.resize(1600, 900)
+        self._scale = self._type_scale()      # the style sheet before the widgets: each is polished once
+        self.theme = th.get_theme(self.theme_name, self._scale)
+        self.setStyleSheet(th.style_sheet(self.theme))
 
         central = QWidget()
         central.setObjectName("central")
@@ -49,7 +59,33 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.controls_scroll.setFrameShape(QScrollArea.NoFrame)
         body.addWidget(self.controls_scroll)
 
-        # Explore page (the chip and the right column); the Lessons page sits beside it (issue 5)
+        explore = self._build_explore(controller)
+        self._install_lessons(explore, body, outer)
+
+        outer.addWidget(self._build_footer())
+        self.setCentralWidget(central)
+
+        controller.estimate_changed.connect(self._on_estimate)
+        controller.problem_changed.connect(self._on_problem)
+        # last of the Explore page's slots: one repaint shows every panel's new numbers
+        controller.estimate_changed.connect(self.roofline.deliver_scene_updates)
+        self.controls.theme_toggled.connect(self.toggle_theme)
+        self.controls.large_text_toggled.connect(self.set_large_text)
+        self.controls.large_text.setChecked(large_text)
+        if controller.estimate is not None:
+            self._on_estimate(controller.estimate)
+        self._on_problem(controller.problem)
+        from ui.custom_menu import install as install_custom_actions
+        install_custom_actions(self)        # your own hardware and models (issue 12)
+        self.setMinimumSize(1024, 600)
+        self._install_presenter()           # its app-wide key filter last
+        self._theme_panels(self.theme, built_with_it=(self.roofline,))
+        self.later(lambda: __import__("ui.lessons"))    # the Lessons page, not on the first screen: its modules,
+        self.later(lambda: self.lessons)                 # then the page (each step < a frame here)
+
+    def _build_explore(self, controller: Controller) -> QWidget:
+        """The Explore page: the chip, and the right column (roofline over gauges); the Lessons
+        page sits beside it (issue 5)."""
         explore = QWidget()
         ex = QHBoxLayout(explore)
         ex.setContentsMargins(0, 0, 0, 0)
@@ -80,27 +116,33 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         right_lay.addWidget(self.gauges, 0)
         self.right = right
         ex.addWidget(right, 4)
-        self._install_lessons(explore, body, outer)
+        return explore
 
-        outer.addWidget(self._build_footer())
-        self.setCentralWidget(central)
+    # ---------------------------------------------------------------- after the first paint
+    def later(self, step) -> None:
+        """Run ``step()`` after the first paint, one step per event-loop turn (at once when built)."""
+        if self.built:
+            step()
+        else:
+            self._later.append(step)
 
-        controller.estimate_changed.connect(self._on_estimate)
-        controller.problem_changed.connect(self._on_problem)
-        # last of the Explore page's slots: one repaint shows every panel's new numbers
-        controller.estimate_changed.connect(self.roofline.deliver_scene_updates)
-        self.controls.theme_toggled.connect(self.toggle_theme)
-        self.controls.large_text_toggled.connect(self.set_large_text)
-        self.controls.large_text.setChecked(large_text)
-        if controller.estimate is not None:
-            self._on_estimate(controller.estimate)
-        self._on_problem(controller.problem)
-        from ui.custom_menu import install as install_custom_actions
-        install_custom_actions(self)        # your own hardware and models (issue 12)
-        self.setMinimumSize(1024, 600)
-        self.resize(1600, 900)
-        self.apply_theme()
+    def when_built(self, fn) -> None:
+        """Call ``fn()`` once every ``later`` step has run (benches: time to interactive)."""
+        if self.built:
+            fn()
+        else:
+            self._when_built.append(fn)
 
+    def _next_step(self) -> None:
+        if self._later:
+            step = self._later.pop(0)
+            QTimer.singleShot(0, self, self._next_step)     # first: a step that fails stops no other
+            step()
+            return
+        self.built = True
+        waiting, self._when_built = self._when_built, []
+        for fn in waiting:
+            fn()
 
     def _build_footer(self) -> QWidget:
         """The footer: the reason a scenario was rejected (if any) over the model's sentence."""
@@ -156,19 +198,27 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.large_text = bool(on)
         self.apply_theme(force=True)
 
-    def apply_theme(self, force: bool = False) -> None:
+    def _type_scale(self) -> float:
         scale = th.type_scale(max(self.height(), 1), self.large_text) * (self.PRESENTER_SCALE if self.presenting else 1)
-        scale = round(scale * 20) / 20
+        return round(scale * 20) / 20
+
+    def apply_theme(self, force: bool = False) -> None:
+        scale = self._type_scale()
         if not force and scale == self._scale:
             return
         self._scale = scale
         self.theme = th.get_theme(self.theme_name, scale)
-        t = self.theme
-        self.setStyleSheet(th.style_sheet(t))
+        self.setStyleSheet(th.style_sheet(self.theme))
+        self._theme_panels(self.theme)
+
+    def _theme_panels(self, t: th.Theme, built_with_it: tuple = ()) -> None:
+        scale = t.scale
         self.controls_scroll.setFixedWidth(int(max(170 + 130 * scale, 300 * scale)))   # grows with its type
         self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
-        for panel in (self.roofline, self.gauges, self.hierarchy, self.controls, self.lessons):
-            panel.set_theme(t)          # one protocol: every panel takes the theme the same way
+        for panel in (self.roofline, self.gauges, self.hierarchy, self.controls):
+            if panel not in built_with_it:
+                panel.set_theme(t)      # one protocol: every panel takes the theme the same way
+        self._theme_pages(t)
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
@@ -196,3 +246,14 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
     def closeEvent(self, ev) -> None:
         self.save_settings()
         super().closeEvent(ev)
+
+
+class _FirstPaint(QObject):
+    """Starts the window's ``later`` steps on the turn after its first paint (then goes)."""
+
+    def eventFilter(self, obj, ev) -> bool:     # noqa: N802 (Qt name)
+        if ev.type() == QEvent.Paint:
+            obj.removeEventFilter(self)
+            QTimer.singleShot(0, obj, obj._next_step)
+            self.deleteLater()
+        return False

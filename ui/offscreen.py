@@ -22,7 +22,7 @@ MAX_SUBSTEP_S = 1 / 60        # the chip caps one frame's dt; longer steps are c
 
 def presenter_theme(name: str, height_px: int) -> th.Theme:
     """The type scale the audience sees on a screen ``height_px`` tall in presenter mode."""
-    from ui.lessons import LessonsWindowMixin
+    from ui.window_pages import LessonsWindowMixin
     return th.get_theme(name, th.type_scale(height_px, False) * LessonsWindowMixin.PRESENTER_SCALE)
 
 

@@ -10,16 +10,22 @@ enters which routes at how many packets per second) and draws the positions this
                  each stream s accumulates a[s] += Φ[s] · dt · rate and spawns ⌊a[s]⌋ packets
                  on routes drawn from its route set into free slots of the pool
 A full pool drops spawns: the number of packets alive never exceeds ``capacity``.
+Each stream's accumulator starts at its own phase (golden-ratio steps, so streams do not spawn
+in step); the random numbers come from numpy.random on the first spawn (importing it costs
+~9 ms, which the first paint does not wait for).
 """
 from __future__ import annotations
 
 import numpy as np
 
+GOLDEN_STEP = 0.6180339887498949      # start phases spread evenly over [0, 1)
+
 
 class ParticleSystem:
     def __init__(self, capacity: int = 2400, seed: int = 0):
         self.capacity = int(capacity)
-        self.rng = np.random.default_rng(seed)
+        self._seed = seed
+        self._rng = None
         n = self.capacity
         self.alive = np.zeros(n, dtype=bool)
         self.route = np.zeros(n, dtype=np.int32)
@@ -39,6 +45,13 @@ class ParticleSystem:
         self.rates = np.zeros(0)                          # packets per screen second, per stream
         self._acc = np.zeros(0)
         self.dropped = 0
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The packets' random numbers (seeded), made on first use."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._seed)
+        return self._rng
 
     # ---------------------------------------------------------------- set-up
     def set_routes(self, polylines: list[np.ndarray], speeds: list[np.ndarray],
@@ -80,7 +93,7 @@ class ParticleSystem:
         """Streams: (kind, route indices). Rates are set with ``set_rates``."""
         self.streams = [(int(k), np.asarray(r, dtype=np.int32)) for k, r in streams]
         if len(self._acc) != len(self.streams):
-            self._acc = self.rng.random(len(self.streams))
+            self._acc = (np.arange(1, len(self.streams) + 1) * GOLDEN_STEP) % 1.0
             self.rates = np.zeros(len(self.streams))
 
     def set_rates(self, rates) -> None:

@@ -149,7 +149,10 @@ class Presenter(QObject):
         from ui.stage import Stage
         self.stage = Stage(window)
         install(window)                       # slide exports and the Record… button
-        QApplication.instance().installEventFilter(self)
+        self._window_keys = _WindowKeys(self)
+        window.installEventFilter(self._window_keys)
+        self._app_wide = False
+        self.sync_listening()
 
     # ---------------------------------------------------------------- modes
     @property
@@ -162,6 +165,7 @@ class Presenter(QObject):
             self._was = (w.isFullScreen(), w.isMaximized(), w.normalGeometry(), w.screen())
         self.active = True
         w.set_presenting(True)
+        self.sync_listening()
         self.stage.start(fullscreen)
 
     def leave(self) -> None:
@@ -171,6 +175,7 @@ class Presenter(QObject):
         self.set_blank(False)
         w = self.window
         w.set_presenting(False)
+        self.sync_listening()
         self.stage.stop()
         was_full, was_max, geometry, screen = self._was or (False, False, None, None)
         if w.isFullScreen() and not was_full:
@@ -195,15 +200,19 @@ class Presenter(QObject):
             self.blank.hide()
 
     # ---------------------------------------------------------------- keys
+    def sync_listening(self) -> None:
+        """Listen to every key app-wide only while it matters: presenting or on the Lessons page
+        (a focused slider must not eat a clicker's Page Down). On the Explore page the only key
+        is F5, which reaches the window unless a control takes it; an app-wide Python filter
+        would see every event of every change (~240 per batch step) for nothing."""
+        want = bool(self.active or self.window.lessons_visible())
+        if want != self._app_wide:
+            app = QApplication.instance()
+            app.installEventFilter(self) if want else app.removeEventFilter(self)
+            self._app_wide = want
+
     def eventFilter(self, obj, ev) -> bool:
-        kind = ev.type()
-        if kind == QEvent.StyleChange and obj is self.window:
-            self.stage.sync_theme()
-            return False
-        if kind == QEvent.Close and obj is self.window:
-            self.stage.stop()                # the speaker window goes with the main window
-            return False
-        if kind != QEvent.KeyPress or not isinstance(obj, QWidget):
+        if ev.type() != QEvent.KeyPress or not isinstance(obj, QWidget):
             return False
         if obj.window() is not self.window and obj.window() not in self.stage.key_windows():
             return False
@@ -258,3 +267,24 @@ class Presenter(QObject):
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self)
+        self._app_wide = False
+
+
+class _WindowKeys(QObject):
+    """On the main window itself: its style and close events for the stage, and, while the
+    presenter does not listen app-wide, the keys that reach the window (F5)."""
+
+    def __init__(self, presenter: Presenter):
+        super().__init__(presenter)
+        self.presenter = presenter
+
+    def eventFilter(self, obj, ev) -> bool:
+        p = self.presenter
+        kind = ev.type()
+        if kind == QEvent.StyleChange:
+            p.stage.sync_theme()
+        elif kind == QEvent.Close:
+            p.stage.stop()                   # the speaker window goes with the main window
+        elif kind == QEvent.KeyPress and not p._app_wide:
+            return p.handle_key(ev.key(), ev.modifiers(), obj)
+        return False

@@ -45,9 +45,8 @@ class RooflineLabelsMixin:
             _, py = self._to_px(0.0, ly)
             chosen = None
             for text in dict.fromkeys(forms):
-                lab.setText(text)
-                box = lab.textItem.boundingRect()
-                rect = QRectF(right - box.width(), py - lift - box.height(), box.width(), box.height())
+                bw_px, bh_px = self._box(lab, text)
+                rect = QRectF(right - bw_px, py - lift - bh_px, bw_px, bh_px)
                 crosses = False
                 if bw:
                     # the slope's x at the rectangle's top edge (its right-most point inside)
@@ -59,9 +58,10 @@ class RooflineLabelsMixin:
                     break
             text, rect = chosen
             if text != forms[0] and crosses:
-                text, rect = forms[0], QRectF(right - lab.textItem.boundingRect().width(), rect.top(),
-                                              lab.textItem.boundingRect().width(), rect.height())
-            lab.setText(text)
+                w0 = self._box(lab, forms[0])[0]
+                text, rect = forms[0], QRectF(right - w0, rect.top(), w0, rect.height())
+            if lab.toPlainText() != text:
+                lab.setText(text)
             ok = all(not rect.intersects(q) for q in placed) and rect.top() >= 0 \
                 and not any(rect.top() - 1 <= ry <= rect.bottom() + 1 for ry in roof_ys)   # covers no roof
             lab.setVisible(ok)
@@ -69,6 +69,20 @@ class RooflineLabelsMixin:
                 placed.append(rect)
                 lab.setPos(*self._to_view(right, rect.bottom()))
         self._place_op_label()
+
+    def _box(self, lab: pg.TextItem, text: str) -> tuple[float, float]:
+        """(width, height) in pixels of ``lab`` showing ``text`` on its backing box: measured once
+        per text and font (setting a text item's words lays out a document), then remembered."""
+        boxes = self.__dict__.setdefault("_label_boxes", {})
+        key = (text, lab.textItem.font().key())
+        size = boxes.get(key)
+        if size is None:
+            if len(boxes) > 256:
+                boxes.clear()
+            lab.setText(text)
+            r = lab.textItem.boundingRect()
+            size = boxes[key] = (r.width(), r.height())
+        return size
 
     # pixel geometry inside the view box (origin top left, y down), independent of paint state
     def _to_px(self, vx: float, vy: float) -> tuple[float, float]:

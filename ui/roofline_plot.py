@@ -160,10 +160,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
             # coordinates to clip, and without it a new view range re-plots no item
             item.setDynamicRangeLimit(None)
 
-        self.set_theme(theme)
+        self.set_theme(theme)           # (and shows the current estimate)
         controller.estimate_changed.connect(self.show_estimate)
-        if controller.estimate is not None:
-            self.show_estimate(controller.estimate)
 
     # ---------------------------------------------------------------- look
     def set_theme(self, t: th.Theme) -> None:
@@ -241,12 +239,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
     update_from = show_estimate
 
     def deliver_scene_updates(self, *_args) -> None:
-        """Hand the plot's changes to its view now. The scene reports them through a queued call
-        that Qt delivers after the window's repaint, and Qt's graphics view then repaints the
-        window at once: two repaints per change. The main window calls this after every panel
-        has taken a new estimate, so the one repaint shows them all. pyqtgraph's own preparation
-        for a paint (a new view range's matrix, the labels' transforms) is done first, or the
-        paint itself would move items and ask for another."""
+        """``deliver_now`` for this plot: the main window calls it after every panel has taken a
+        new estimate, so the window's one repaint shows them all (not the plot a repaint later)."""
         if self.isVisible():               # (the Lessons page shown: its views update after this)
             deliver_now(self.plot)
 
@@ -295,7 +289,6 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         same = getattr(self, "_drawn_roofs", None) == (roofs, x1, t)    # a batch change moves no roof
         if not same:
             self._drawn_roofs = (roofs, x1, t)
-        if not same:
             self._draw_roof_lines(roofs, x1)
         for i, lab in enumerate(self.roof_labels):
             if same:

@@ -50,8 +50,20 @@ def chart_only(view) -> None:
 
 
 def install(window) -> None:
-    """Slide entries in the lessons' Export menu; a Record… button in the mode bar."""
-    lessons = getattr(window, "lessons", None)
+    """A Record… button in the mode bar (the slide entries come with the Lessons page: add_slide_entries)."""
+    bar = getattr(window, "mode_bar", None)
+    if bar is not None and bar.layout() is not None:
+        record = QPushButton("Record…")
+        record.setObjectName("recordButton")
+        record.setToolTip("Record the chip, or this chapter gliding through its steps, as a GIF or MP4 for slides")
+        record.clicked.connect(lambda: _record_dialog(window))
+        lay = bar.layout()
+        lay.insertWidget(max(0, lay.count() - 1), record)        # before "Present (F5)"
+        window.record_button = record
+
+
+def add_slide_entries(window, lessons) -> None:
+    """Slide entries in the lessons' Export menu (when the Lessons page is built)."""
     button = getattr(lessons, "export_button", None)
     menu = button.menu() if button is not None else None
     if menu is not None:
@@ -62,15 +74,6 @@ def install(window) -> None:
                 act.setObjectName(f"slide_{kind.lower()}_{theme_name}")
                 act.triggered.connect(lambda _=False, k=kind, t=theme_name: _slide_dialog(window, k, t))
                 menu.addAction(act)
-    bar = getattr(window, "mode_bar", None)
-    if bar is not None and bar.layout() is not None:
-        record = QPushButton("Record…")
-        record.setObjectName("recordButton")
-        record.setToolTip("Record the chip, or this chapter gliding through its steps, as a GIF or MP4 for slides")
-        record.clicked.connect(lambda: _record_dialog(window))
-        lay = bar.layout()
-        lay.insertWidget(max(0, lay.count() - 1), record)        # before "Present (F5)"
-        window.record_button = record
 
 
 def save_slide(window, kind: str, theme_name: str, path: str) -> bool:

@@ -114,6 +114,12 @@ def style_sheet(t: Theme) -> str:
     """
 
 
+
+def focus_style(t: Theme) -> str:
+    """A visible focus ring on every keyboard-reachable control."""
+    return (f"QPushButton:focus, QToolButton:focus, QCheckBox:focus, QSlider:focus, QComboBox:focus "
+            f"{{ border: 2px solid {t.op_point}; }}")
+
 def style_plot_axes(plot_item, t: Theme, x_label: str = "", y_label: str = "", left_em: float = 4.8) -> None:
     """One look for every pyqtgraph plot: axis pens, tick font and labels in the theme's secondary
     colour at 13 px (scaled); the left axis wide enough for ``left_em`` characters."""

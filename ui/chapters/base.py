@@ -421,10 +421,7 @@ def text_font(t: th.Theme, base: float = 13, bold: bool = False) -> QFont:
     return f
 
 
-def focus_style(t: th.Theme) -> str:
-    """A visible focus ring on every keyboard-reachable control."""
-    return (f"QPushButton:focus, QToolButton:focus, QCheckBox:focus, QSlider:focus, QComboBox:focus "
-            f"{{ border: 2px solid {t.op_point}; }}")
+focus_style = th.focus_style          # (in ui.theme: the mode bar needs it before any chapter)
 
 
 def chapter_style(t: th.Theme) -> str:

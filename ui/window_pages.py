@@ -1,0 +1,192 @@
+"""The main window's two pages, Explore and Lessons, the mode bar over them, presenter mode
+and scenario files (issue 5). Kept apart from ui.lessons so that the first screen needs none
+of the Lessons page's modules (issue 13, start-up).
+
+The Lessons page (ui.lessons.LessonsView, its chapter views and their modules) is not on the
+first screen: ``window.lessons`` builds it on first use (a key, a button, a file, a test), and
+MainWindow builds it right after the first paint otherwise (MainWindow.when_built).
+"""
+from __future__ import annotations
+
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QStackedWidget, QWidget
+
+from ui import theme as th
+
+
+class ModeBar(QWidget):
+    """Explore | Lessons, and the scenario file and presenter buttons."""
+
+    def __init__(self, window, parent=None):
+        super().__init__(parent)
+        self.setObjectName("modeBar")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        self.explore_button = QPushButton("Explore")
+        self.lessons_button = QPushButton("Lessons")
+        for b in (self.explore_button, self.lessons_button):
+            b.setCheckable(True)
+            b.setAutoExclusive(True)
+            lay.addWidget(b)
+        self.explore_button.setChecked(True)
+        self.explore_button.setToolTip("The live chip, roofline and gauges")
+        self.lessons_button.setToolTip("The eight lessons, one chapter at a time")
+        self.explore_button.clicked.connect(window.show_explore)
+        self.lessons_button.clicked.connect(lambda: window.show_lessons())
+        lay.addStretch(1)
+        self.open_button = QPushButton("Open…")
+        self.open_button.setToolTip("Open a saved scenario (Ctrl+O)")
+        self.open_button.clicked.connect(window.open_scenario_dialog)
+        self.save_button = QPushButton("Save…")
+        self.save_button.setToolTip("Save this scenario and chapter as a small JSON file (Ctrl+S)")
+        self.save_button.clicked.connect(window.save_scenario_dialog)
+        self.present_button = QPushButton("Present (F5)")
+        self.present_button.setToolTip("Presenter mode: full screen, large type; arrows or a clicker step through")
+        self.present_button.clicked.connect(lambda: window.enter_presenter())
+        for b in (self.open_button, self.save_button, self.present_button):
+            lay.addWidget(b)
+
+    def set_theme(self, t: th.Theme) -> None:
+        f = QFont()
+        f.setPixelSize(t.px(15))
+        f.setBold(True)
+        fm = QFontMetrics(f)
+        for b in (self.explore_button, self.lessons_button):
+            b.setMinimumWidth(fm.horizontalAdvance(b.text()) + 28)
+        self.setStyleSheet(th.focus_style(t))
+
+    def set_page(self, lessons: bool) -> None:
+        (self.lessons_button if lessons else self.explore_button).setChecked(True)
+
+
+class LessonsWindowMixin:
+    """What the main window needs for the Lessons page and presenter mode (kept here so the
+    shared main_window.py changes little). Expects self.controls_scroll, self.controller,
+    self.apply_theme(force) and a footer widget named "footer"."""
+
+    presenting = False
+    PRESENTER_SCALE = 1.35
+    _lessons = None
+
+    def _install_lessons(self, explore: QWidget, body, outer) -> None:
+        self.explore = explore
+        self.pages = QStackedWidget()
+        self.pages.addWidget(explore)
+        body.addWidget(self.pages, 1)
+        self.mode_bar = ModeBar(self)
+        outer.insertWidget(0, self.mode_bar)
+        for seq, fn in ((QKeySequence.Save, self.save_scenario_dialog), (QKeySequence.Open, self.open_scenario_dialog)):
+            act = QAction(self)
+            act.setShortcut(seq)
+            act.triggered.connect(fn)
+            self.addAction(act)
+
+    def _install_presenter(self) -> None:
+        """Presenter mode's keys: an app-wide event filter, so it comes last in building the
+        window (every event while the window is built would pass through it: ~8 ms at start)."""
+        from ui.presenter import Presenter
+        self.presenter = Presenter(self)
+
+    @property
+    def lessons(self):
+        """The Lessons page (ui.lessons.LessonsView), built on first use: not on the first screen."""
+        if self._lessons is None:
+            self._build_lessons()
+        return self._lessons
+
+    def lessons_built(self) -> bool:
+        return self._lessons is not None
+
+    def _build_lessons(self) -> None:
+        from ui.lessons import LessonsView
+        from ui.slide_export import add_slide_entries
+        self._lessons = LessonsView(self.controller, self.theme)
+        self._lessons.resize(0, 0)          # a hidden page: its default 640×480 would repaint what lies there
+        self.pages.addWidget(self._lessons)
+        add_slide_entries(self, self._lessons)
+
+    def _theme_pages(self, t) -> None:
+        """The mode bar, and the Lessons page once it is built."""
+        self.mode_bar.set_theme(t)
+        if self._lessons is not None:
+            self._lessons.set_theme(t)
+
+    # ---------------------------------------------------------------- pages
+    def _footer_visible(self, on: bool) -> None:
+        """The Explore footer explains the Explore scenario: never under a lesson or on stage."""
+        footer = self.findChild(QWidget, "footer")
+        if footer is not None:
+            footer.setVisible(on and not self.presenting)
+
+    def show_lessons(self, chapter: int | None = None, state: int = 0) -> None:
+        first = self.pages.currentWidget() is not self.lessons
+        self.pages.setCurrentWidget(self.lessons)
+        self.mode_bar.set_page(True)
+        self._footer_visible(False)
+        if chapter is not None:
+            self.lessons.show_chapter(chapter, state, animate=False)
+        elif first and not self.lessons.views:
+            self.lessons.show_chapter(1, 0, animate=False)
+        self._sync_presenter_keys()
+
+    def show_chapter(self, chapter: int, state: int = 0) -> None:
+        self.show_lessons(chapter, state)
+
+    def show_explore(self) -> None:
+        self.pages.setCurrentWidget(self.explore)
+        self.mode_bar.set_page(False)
+        self._footer_visible(True)
+        self._sync_presenter_keys()
+
+    def _sync_presenter_keys(self) -> None:
+        if getattr(self, "presenter", None) is not None:
+            self.presenter.sync_listening()
+
+    def lessons_visible(self) -> bool:
+        return self._lessons is not None and self.pages.currentWidget() is self._lessons
+
+    # ---------------------------------------------------------------- presenter
+    def enter_presenter(self, fullscreen: bool = True) -> None:
+        self.presenter.enter(fullscreen=fullscreen)
+        self.show_lessons()
+
+    def set_presenting(self, on: bool) -> None:
+        self.presenting = bool(on)
+        self.controls_scroll.setVisible(not on)
+        self.mode_bar.setVisible(not on)
+        self._footer_visible(not on and not self.lessons_visible())
+        self.lessons.toolbar.setVisible(not on)
+        if on:
+            self.show_lessons()
+        self.apply_theme(force=True)
+
+    def toggle_presenter_controls(self) -> None:
+        self.controls_scroll.setVisible(not self.controls_scroll.isVisible())
+
+    # ---------------------------------------------------------------- scenario files
+    def save_scenario_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", "Scenario files (*.json)")
+        if path:
+            self.lessons.save_scenario_to(path, overwrite=True)   # the dialog asked before replacing
+            self._file_message()
+
+    def open_scenario_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.json);;All files (*)")
+        if path:
+            self.open_scenario(path)
+
+    def open_scenario(self, path: str) -> bool:
+        ok, chapter = self.lessons.load_scenario_from(path)
+        if ok and chapter is not None:
+            self.pages.setCurrentWidget(self.lessons)
+            self.mode_bar.set_page(True)
+            self._sync_presenter_keys()
+        self._file_message()
+        return ok
+
+    def _file_message(self) -> None:
+        """Scenario-file messages also reach the Explore page (its status bar)."""
+        text = self.lessons.status.text()
+        if text:
+            self.statusBar().showMessage(text, 8000)
