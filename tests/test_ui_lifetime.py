@@ -18,7 +18,8 @@ def test_equal_pens_and_brushes_are_one_object():
 
 
 def _atlas_entries(view) -> int:
-    return sum(len(item.fragmentAtlas) for p in view.plots for item in p.scene().items()
+    plots = getattr(view, "plots", None) or [view.plot]          # a chapter's plots, or the roofline's
+    return sum(len(item.fragmentAtlas) for p in plots for item in p.scene().items()
                if isinstance(item, pg.ScatterPlotItem))
 
 
@@ -82,3 +83,26 @@ def test_a_measurement_is_one_at_a_time_and_gone_when_done(main_window, qtbot):
     qtbot.wait(10)
     assert not isValid(m) and not isValid(progress)
     assert acts.status.text() == "Measuring cancelled: nothing saved"
+
+
+def test_the_explore_roofline_adds_no_symbol_pictures(main_window, qtbot):
+    """The roofline's trail, ridge and operating point keep their symbols' pictures through theme
+    changes and batch/GPU changes (fresh pens per change grew its atlas: 168 → 715 in the soak)."""
+    w, c = main_window, main_window.controller
+
+    def round_trip():
+        for _ in range(2):
+            w.toggle_theme()
+            qtbot.wait(1)
+        for gpu in ("a100-sxm4-80gb", "h100-sxm5-80gb"):
+            for batch in (1, 16, 4096):
+                c.set(gpu=gpu, batch=batch)
+                c.flush()
+        w.roofline.grab()
+    round_trip()
+    round_trip()
+    first = _atlas_entries(w.roofline)
+    assert first > 0
+    for _ in range(3):
+        round_trip()
+    assert _atlas_entries(w.roofline) == first

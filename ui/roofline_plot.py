@@ -10,7 +10,6 @@ numbers (ui.hover, the one hover engine).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 import pyqtgraph as pg
@@ -20,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from model import roofline_readouts as rr
 from model.roofline import attainable_flops
+from ui import pens
 from ui import theme as th
 from ui.hover import HoverTips
 from ui.roofline_labels import RooflineLabelsMixin, _log
@@ -27,13 +27,6 @@ from ui.roofline_labels import RooflineLabelsMixin, _log
 MAX_ROOFS = 8
 TRAIL_LABELS = (1, 16, 256)
 HOVER_PX = 13.0      # points within 13 px; lines within 9 px (ui.hover's line penalty)
-
-
-@lru_cache(maxsize=64)
-def _brush(colour: str):
-    """One brush per colour: pyqtgraph's symbol atlas keys each new pen/brush object anew and
-    keeps its picture, so fresh ones per update grow it without bound (benches/soak_ui.py)."""
-    return pg.mkBrush(colour)
 
 
 def deliver_now(plot: pg.PlotWidget) -> None:
@@ -61,16 +54,6 @@ def _label(lab: pg.TextItem, text: str, colour) -> None:
     if getattr(lab, "_colour", None) != colour:
         lab._colour = colour
         lab.setColor(colour)
-
-
-@lru_cache(maxsize=64)
-def _roof_pen(colour: str, width: int):
-    return pg.mkPen(colour, width=width)
-
-
-@lru_cache(maxsize=64)
-def _pen(colour: str):
-    return pg.mkPen(colour)
 
 
 class SIAxis(pg.AxisItem):
@@ -169,25 +152,21 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.plot.setBackground(t.bg)
         th.style_plot_axes(self.plot.getPlotItem(), t, "Arithmetic intensity (FLOP per byte of HBM traffic)",
                            "Attained FLOP/s per GPU", left_em=4.6)
-        self.slope.setPen(pg.mkPen(th.ORANGE, width=2))
-        self.active_roof.setPen(_roof_pen(th.BLUISH_GREEN, 2))
-        self.roof_lines.setPen(_roof_pen(t.roof_dim, 1))
-        self.grid.setPen(pg.mkPen(t.plot_grid, width=1))
-        self.ridge_line.setPen(pg.mkPen(t.secondary, width=1, style=Qt.DashLine))
+        # shared pens and brushes (ui.pens): a theme change adds no picture to a symbol atlas
+        self.slope.setPen(pens.pen(th.ORANGE, width=2))
+        self.active_roof.setPen(pens.pen(th.BLUISH_GREEN, width=2))
+        self.roof_lines.setPen(pens.pen(t.roof_dim))
+        self.grid.setPen(pens.pen(t.plot_grid))
+        self.ridge_line.setPen(pens.pen(t.secondary, style=Qt.DashLine))
         self.ridge_point.setPen(None)
-        self.ridge_point.setSymbolBrush(pg.mkBrush(t.text))
-        self.ridge_point.setSymbolPen(pg.mkPen(t.bg))
-        self.trail.setPen(pg.mkPen(t.trail, width=1))
-        self.trail.setSymbolBrush(pg.mkBrush(t.trail))
-        self.trail.setSymbolPen(pg.mkPen(t.bg))
+        pens.set_symbol_style(self.ridge_point, pens.pen(t.bg), pens.brush(t.text))
+        self.trail.setPen(pens.pen(t.trail))
         self.op.setPen(None)
-        self.op.setSymbolBrush(pg.mkBrush(t.op_point))
-        self.op.setSymbolPen(pg.mkPen(t.op_outline, width=2))
-        self.compare_slope.setPen(pg.mkPen(t.compare, width=1, style=Qt.DashLine))
-        self.compare_roof.setPen(pg.mkPen(t.compare, width=1, style=Qt.DashLine))
+        pens.set_symbol_style(self.op, pens.pen(t.op_outline, width=2), pens.brush(t.op_point))
+        self.compare_slope.setPen(pens.pen(t.compare, style=Qt.DashLine))
+        self.compare_roof.setPen(pens.pen(t.compare, style=Qt.DashLine))
         self.compare_point.setPen(None)
-        self.compare_point.setSymbolBrush(pg.mkBrush(t.compare))
-        self.compare_point.setSymbolPen(pg.mkPen(t.bg))
+        pens.set_symbol_style(self.compare_point, pens.pen(t.bg), pens.brush(t.compare))
         font = QFont()
         font.setPixelSize(t.px(13))
         for item in (self.compare_label, *self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label):
@@ -344,8 +323,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         key = (bx.tobytes(), by.tobytes(), fits.tobytes(), t)     # the same trail for every batch
         if key != getattr(self, "_drawn_trail", None):
             self._drawn_trail = key
-            self.trail.setData(bx, by, symbolBrush=[_brush(t.trail if f else t.bg) for f in fits],
-                               symbolPen=[_pen(t.bg if f else th.VERMILLION) for f in fits])
+            self.trail.setData(bx, by, symbolBrush=[pens.brush(t.trail if f else t.bg) for f in fits],
+                               symbolPen=[pens.pen(t.bg if f else th.VERMILLION) for f in fits])
         for lab, b in zip(self.trail_labels, TRAIL_LABELS):
             idx = np.nonzero(sw.batch == b)[0]
             if idx.size and b != e.scenario.batch:
