@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePo
 from model import explain as ex
 from model.readouts import readouts
 from ui import theme as th
-from ui.steady_label import SteadyLabel
 from ui.fit_text import first_fitting, fitting_px
+from ui.steady_label import SteadyLabel
 
 
 class Gauge(QFrame):

@@ -16,12 +16,12 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from ui import theme as th
-from ui.steady_label import SteadyLabel
 from ui.controller import Controller
 from ui.controls import ControlPanel
 from ui.gauges import GaugePanel
 from ui.hierarchy_view import HierarchyView
 from ui.roofline_plot import RooflinePlot
+from ui.steady_label import SteadyLabel
 from ui.window_pages import LessonsWindowMixin
 
 

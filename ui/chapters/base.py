@@ -39,10 +39,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVB
 
 from model.lesson_serving import chapter_facts
 from model.safe_io import check_writable_target
-from ui.steady_label import WrapLabel
 from ui import theme as th
 from ui.chapters.tips import HOVER_PX, MarkerTips, error_text, log10, measured_tip  # noqa: F401 (re-exported)
 from ui.roofline_plot import SIAxis, deliver_now
+from ui.steady_label import WrapLabel
 
 SHORT_TITLES = {1: "Compute vs bandwidth", 2: "GPU shape", 3: "Memory hierarchy", 4: "Roofline",
                 5: "Decode is memory-bound", 6: "Batching", 7: "Precision", 8: "Multi-GPU"}
