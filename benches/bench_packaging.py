@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benches"))
+from start_lines import read_start_lines  # noqa: E402
 SPEC = ROOT / "packaging" / "memory-wall.spec"
 WORK = ROOT / "build" / "bench"
 
@@ -75,12 +77,7 @@ def first_paint(cmd: list[str], env: dict) -> tuple[float, float, float | None]:
     wall seconds to the BUILT line or None)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = cpu = built = None
-    for line in proc.stdout:
-        if line.startswith("FIRST-PAINT"):
-            wall, cpu = time.perf_counter() - t0, float(line.split()[1])
-        elif line.startswith("BUILT"):
-            built = time.perf_counter() - t0
+    wall, cpu, built = read_start_lines(proc, t0, "FIRST-PAINT")
     err = proc.stderr.read()
     proc.wait(120)
     if wall is None or proc.returncode != 0:

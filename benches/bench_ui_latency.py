@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benches"))
+from start_lines import read_start_lines  # noqa: E402
 FRAME_MS = 1000.0 / 60.0
 
 BARE = r"""
@@ -76,12 +78,7 @@ def time_to_paint(code: str, env: dict) -> tuple[float, float, float | None]:
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, env=env, cwd=str(ROOT))
-    painted = cpu = built = None
-    for line in proc.stdout:
-        if line.startswith("PAINTED"):
-            painted, cpu = time.perf_counter() - t0, float(line.split()[1])
-        elif line.startswith("BUILT"):
-            built = time.perf_counter() - t0
+    painted, cpu, built = read_start_lines(proc, t0, "PAINTED")
     proc.wait()
     if painted is None:
         raise RuntimeError("the subprocess never painted")
