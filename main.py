@@ -19,7 +19,6 @@ with one line on stderr.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import sys
@@ -154,6 +153,7 @@ def cmd_sweep(args) -> int:
     else:
         batches = default_batches(args.max_batch)
     sw = sweep_batch(scenario_from_args(args), batches)
+    import csv
     writer = csv.writer(sys.stdout, lineterminator="\n")
     for row in sw.rows():
         writer.writerow([f"{v:.6g}" if isinstance(v, float) else v for v in row])
@@ -256,6 +256,8 @@ def run_app(argv: list[str]) -> int:
         print(problem, file=sys.stderr)
         return 2
     if args.record:
+        from ui import quick_start
+        quick_start.end()       # no main window paints here
         from ui.recording import record_cli
         return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
                           size=_parse_size(args.size), fps=args.fps, theme=args.theme)
@@ -278,6 +280,9 @@ def _not_a_command_typo(word: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not (argv and argv[0] in COMMANDS):
+        from ui import quick_start
+        quick_start.begin()     # the window: before numpy and Qt are imported (ui/quick_start.py)
     from model.errors import ModelError
     from model.safe_io import finish_output, guard_output
     guard_output()       # characters the terminal's encoding lacks become ASCII, never a traceback

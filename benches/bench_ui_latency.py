@@ -11,13 +11,16 @@
    or not): a worst case no user action causes.
 2. Cold start, in subprocesses started the same way: time from spawn to the first painted
    main window, as a ratio to a bare PySide6 + pyqtgraph window (same machine, same run).
-   Both run the same lines (build, show, repaint, processEvents, print PAINTED); CPU is the
+   Both run the same lines (build, show, repaint, processEvents, print the line); CPU is the
    child's own process time at that line (all threads), so exit costs count for neither.
    Both children write and reuse byte-compiled modules in one scratch folder
    (PYTHONPYCACHEPREFIX; one untimed warm-up start each): an installed app and its libraries
    are byte-compiled, and a PYTHONDONTWRITEBYTECODE in the environment would otherwise make
    only the app compile its ~100 modules from source at every start (~0.1 s here).
-   Then time to interactive: from spawn until the window has built what the first paint
+   The app is started as a user starts it (`main.py --first-paint`, ui/app._first_paint),
+   which starts without garbage collection and with one OpenBLAS thread (ui/quick_start.py);
+   the bare window is also timed started that way, and the ratio to it is what our own code
+   costs. Then time to interactive: from spawn until the window has built what the first paint
    left for later (the Lessons page …; MainWindow.when_built).
 Prints measured numbers; asserts nothing about time.
 """
@@ -49,20 +52,11 @@ w.resize(1600, 900); w.show(); w.repaint(); app.processEvents()
 print("PAINTED", time.process_time(), flush=True)
 """
 
-APP = r"""
-import sys, time
-sys.path.insert(0, %r)
-from ui.app import build_window, ensure_app
-app = ensure_app()
-w = build_window(None, st=None)
-w.resize(1600, 900); w.show(); w.repaint(); app.processEvents()
-print("PAINTED", time.process_time(), flush=True)
-from PySide6.QtCore import QTimer
-w.when_built(app.quit)
-QTimer.singleShot(30000, app.quit)
-app.exec()
-print("BUILT" if w.built else "NOT BUILT", flush=True)
-"""
+APP = ["main.py", "--first-paint"]          # the app as a user starts it (ui/app._first_paint)
+
+# The bare window started the way Memory Wall starts (ui/quick_start.py: one OpenBLAS thread,
+# no garbage collection before the first paint): the ratio to it is what our own code costs.
+BARE_SAME_START = "import gc; gc.disable()\n" + BARE
 
 
 def child_env(pycache: str) -> dict:
@@ -72,17 +66,50 @@ def child_env(pycache: str) -> dict:
     return env
 
 
-def time_to_paint(code: str, env: dict) -> tuple[float, float, float | None]:
-    """(wall seconds from spawn to the PAINTED line, CPU seconds the child had used by then,
-    wall seconds from spawn to the BUILT line or None when there is none)."""
+def time_to_paint(child: str | list[str], env: dict) -> tuple[float, float, float | None]:
+    """(wall seconds from spawn to the first-paint line, CPU seconds the child had used by then,
+    wall seconds from spawn to the BUILT line or None when there is none). ``child``: Python code
+    (prints PAINTED) or a script's argv (main.py --first-paint prints FIRST-PAINT)."""
+    args, marker = (["-c", child], "PAINTED") if isinstance(child, str) else (child, "FIRST-PAINT")
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, env=env, cwd=str(ROOT))
-    painted, cpu, built = read_start_lines(proc, t0, "PAINTED")
+    painted, cpu, built = read_start_lines(proc, t0, marker)
     proc.wait()
     if painted is None:
         raise RuntimeError("the subprocess never painted")
     return painted, cpu, built
+
+
+def cold_starts(n: int) -> dict[str, list[tuple[float, float, float | None]]]:
+    """n starts of each child, interleaved (a busy spell hits all alike), after one untimed warm-up each."""
+    children = {"bare": (BARE, {}), "bare, same start": (BARE_SAME_START, {"OPENBLAS_NUM_THREADS": "1"}),
+                "app": (APP, {})}
+    out: dict[str, list] = {k: [] for k in children}
+    with tempfile.TemporaryDirectory() as pycache:
+        env = child_env(pycache)
+        for rnd in range(n + 1):
+            for name, (child, extra) in children.items():
+                t = time_to_paint(child, dict(env, **extra))
+                if rnd:                                     # round 0: byte-compile, page cache
+                    out[name].append(t)
+    return out
+
+
+def print_cold_starts(starts: dict, n: int) -> None:
+    print(f"cold start to first paint (median of {n}; the app as started by main.py --first-paint):")
+    app = starts["app"]
+    for what, i in (("wall", 0), ("CPU ", 1)):
+        am = statistics.median(a[i] for a in app)
+        bm = statistics.median(b[i] for b in starts["bare"])
+        sm = statistics.median(b[i] for b in starts["bare, same start"])
+        print(f"  {what}: bare PySide6+pyqtgraph window {bm:.3f} s; Memory Wall {am:.3f} s; ratio {am / bm:.2f}× "
+              f"(to the bare window started as Memory Wall starts, {sm:.3f} s: {am / sm:.2f}×)")
+    built = [a[2] for a in app if a[2] is not None]
+    if built:
+        tti, paint = statistics.median(built), statistics.median(a[0] for a in app)
+        print(f"  time to interactive (everything built, wall): Memory Wall {tti:.2f} s "
+              f"(first paint + {tti - paint:.2f} s of deferred building)")
 
 
 def _actions(w, kind: str, n: int) -> list:
@@ -154,7 +181,8 @@ def _stats(xs: list[float]) -> tuple[float, float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--changes", type=int, default=200)
-    ap.add_argument("--starts", type=int, default=3)
+    ap.add_argument("--starts", type=int, default=5)
+    ap.add_argument("--starts-only", action="store_true", help="only the cold starts")
     ap.add_argument("--one", nargs=3, metavar=("KIND", "N", "FULL"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -162,13 +190,10 @@ def main() -> int:
         print(json.dumps({"wall": lat, "cpu": cpu}))
         return 0
 
-    with tempfile.TemporaryDirectory() as pycache:
-        env = child_env(pycache)
-        time_to_paint(BARE, env), time_to_paint(APP % str(ROOT), env)          # warm-up: byte-compile, page cache
-        bare, app = [], []
-        for _ in range(args.starts):                 # interleaved: a busy spell hits both alike
-            bare.append(time_to_paint(BARE, env))
-            app.append(time_to_paint(APP % str(ROOT), env))
+    starts = cold_starts(args.starts)
+    if args.starts_only:
+        print_cold_starts(starts, args.starts)
+        return 0
     print(f"control change → repainted window at 1600×900 (one frame = {FRAME_MS:.1f} ms):")
     runs = [("batch slider", args.changes, False)] + [(k, args.changes // 4, False) for k in
                                                       ("GPU", "model", "precision", "GPU count")]
@@ -179,15 +204,7 @@ def main() -> int:
         (wm, wp), (cm, cp) = _stats(lat), _stats(cpu)
         print(f"  {what:<36} ({n:>3}): wall median {wm:5.1f} ms p95 {wp:5.1f} ms = {wp / FRAME_MS:.2f} frames; "
               f"CPU median {cm:5.1f} ms p95 {cp:5.1f} ms = {cp / FRAME_MS:.2f} frames")
-    print(f"cold start to first paint (median of {args.starts}):")
-    for what, i in (("wall", 0), ("CPU ", 1)):
-        bm, am = statistics.median(b[i] for b in bare), statistics.median(a[i] for a in app)
-        print(f"  {what}: bare PySide6+pyqtgraph window {bm:.2f} s; Memory Wall {am:.2f} s; ratio {am / bm:.2f}×")
-    built = [a[2] for a in app if a[2] is not None]
-    if built:
-        tti, paint = statistics.median(built), statistics.median(a[0] for a in app)
-        print(f"  time to interactive (everything built, wall): Memory Wall {tti:.2f} s "
-              f"(first paint + {tti - paint:.2f} s of deferred building)")
+    print_cold_starts(starts, args.starts)
     return 0
 
 

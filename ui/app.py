@@ -13,11 +13,13 @@ import sys
 
 from ui.app_settings import APP, ORG, open_settings
 from ui.app_settings import load_scenario as stored_scenario
+from ui.quick_start import model_before_qt
 DEFAULT_SIZE = (1600, 900)
 
 
 def qt_startup_error() -> str | None:
     """None when Qt can start here, else ONE line saying what to do."""
+    model_before_qt()
     try:
         import PySide6  # noqa: F401
     except ImportError:
@@ -137,6 +139,7 @@ def steady_heap(app) -> None:
 
 
 def ensure_app():
+    model_before_qt()
     from PySide6.QtWidgets import QApplication
     one_number_locale()
     app = QApplication.instance()

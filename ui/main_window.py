@@ -15,7 +15,7 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
-from ui import theme as th
+from ui import quick_start, theme as th
 from ui.controller import Controller
 from ui.controls import ControlPanel
 from ui.gauges import GaugePanel
@@ -134,6 +134,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
             self._when_built.append(fn)
 
     def _next_step(self) -> None:
+        quick_start.end()           # the first paint is done: collect garbage again (ui/quick_start.py)
         if self._later:
             step = self._later.pop(0)
             QTimer.singleShot(0, self, self._next_step)     # first: a step that fails stops no other

@@ -1,0 +1,112 @@
+"""How the window starts (issue 13, ui/quick_start.py): numpy and the model before Qt, one
+OpenBLAS thread, no garbage collection until the first paint — and collection back on, with
+start-up's objects frozen, right after it. The commands start as before. Speed: benches/."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(code: str, **env) -> dict:
+    full = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    full.update(QT_QPA_PLATFORM="offscreen", **env)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=full, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+WINDOW = r"""
+import gc, json, os, sys
+sys.path.insert(0, ".")
+import main
+seen = {}
+
+def first_step(self, step):                # the turn after the first paint
+    seen.setdefault("gc_before_first_step", gc.isenabled())
+    step(self)
+    seen.setdefault("gc_after_first_step", gc.isenabled())
+
+import ui.app
+build = ui.app.build_window
+def spy(*a, **k):                          # just before the window is built: numpy, Qt, the model loaded
+    seen["gc_while_building"] = gc.isenabled()
+    names = list(sys.modules)
+    seen["model_before_qt"] = names.index("model.estimate") < names.index("PySide6.QtCore")
+    from ui import main_window
+    step = main_window.MainWindow._next_step
+    main_window.MainWindow._next_step = lambda self: first_step(self, step)
+    return build(*a, **k)
+ui.app.build_window = spy
+rc = main.main(["--first-paint"])
+print(json.dumps(dict(seen, rc=rc, gc_after=gc.isenabled(), frozen=gc.get_freeze_count(),
+                      blas=os.environ.get("OPENBLAS_NUM_THREADS"))))
+"""
+
+
+def test_the_window_starts_without_gc_and_collects_again_after_its_first_paint():
+    got = _run(WINDOW)
+    assert got["rc"] == 0
+    assert got["gc_while_building"] is False          # no collection while Qt, numpy and the window load
+    assert got["gc_before_first_step"] is False       # still off through the first paint
+    assert got["gc_after_first_step"] is True         # back on at the first step after it
+    assert got["gc_after"] is True
+    assert got["frozen"] > 10_000                     # start-up's objects: later collections skip them
+    assert got["blas"] == "1"
+    assert got["model_before_qt"] is True
+
+
+def test_a_blas_thread_count_the_user_set_is_kept():
+    got = _run(WINDOW, OPENBLAS_NUM_THREADS="3")
+    assert got["rc"] == 0 and got["blas"] == "3"
+
+
+def test_the_commands_start_as_before():
+    got = _run(r"""
+import gc, io, json, os, sys, contextlib
+sys.path.insert(0, ".")
+import main
+with contextlib.redirect_stdout(io.StringIO()):
+    rc = main.main(["list", "gpus"])
+print(json.dumps(dict(rc=rc, gc=gc.isenabled(), frozen=gc.get_freeze_count(),
+                      blas=os.environ.get("OPENBLAS_NUM_THREADS"))))
+""")
+    assert got == {"rc": 0, "gc": True, "frozen": 0, "blas": None}
+
+
+def test_a_recording_collects_garbage_while_it_runs():
+    """--record builds no main window that paints: collection comes back before it records."""
+    got = _run(r"""
+import gc, json, sys
+sys.path.insert(0, ".")
+import main, ui.recording
+seen = {}
+def fake(*a, **k):
+    seen["gc"] = gc.isenabled()
+    return 0
+ui.recording.record_cli = fake
+rc = main.main(["--record", "x.gif"])
+print(json.dumps(dict(seen, rc=rc)))
+""")
+    assert got == {"gc": True, "rc": 0}
+
+
+def test_end_is_once_and_only_after_begin():
+    got = _run(r"""
+import gc, json, sys
+sys.path.insert(0, ".")
+from ui import quick_start
+quick_start.end()                                   # never paused: nothing to undo
+untouched = (gc.isenabled(), gc.get_freeze_count())
+quick_start.begin()
+paused = (gc.isenabled(), quick_start.paused())
+quick_start.end(); quick_start.end()
+print(json.dumps(dict(untouched=untouched, paused=paused, after=(gc.isenabled(), quick_start.paused()),
+                      frozen=gc.get_freeze_count() > 0)))
+""")
+    assert got == {"untouched": [True, 0], "paused": [False, True], "after": [True, False], "frozen": True}

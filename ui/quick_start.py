@@ -1,0 +1,60 @@
+"""What the window's start does before Qt, and undoes after its first paint (issue 13). No Qt here.
+
+    main.py (the window) → begin() … the first paint → MainWindow._next_step → end()
+
+* One OpenBLAS thread. The window's numpy work is element-wise on small arrays (packets,
+  sweeps); OpenBLAS's pool (one thread per core, started when numpy is imported) cost ~40 ms
+  of CPU at every start on the 2-core machine here and would compete with the UI thread on a
+  laptop. Only before numpy's first import; a value the user set is kept. The commands keep
+  OpenBLAS's default (``calibrate`` measures with it).
+* No cyclic garbage collection until the first paint. Importing Qt, pyqtgraph and numpy
+  creates a few hundred thousand objects and the collector walks them ~150 times, ~27 ms
+  here, finding nothing to free. After the first paint what start-up made is frozen
+  (``gc.freeze``: later collections skip it, so a full collection in the middle of an
+  animation no longer walks Qt's and numpy's objects) and collection resumes.
+* numpy and the cost model are imported before Qt: once PySide6 is loaded it reads the
+  source of every module imported after it (``shibokensupport.feature`` looks for the word
+  "PySide6"); the model needs no Qt. These are the modules the first screen uses.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+
+_paused = False
+
+
+def one_blas_thread() -> None:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def begin() -> None:
+    """Before anything imports numpy or Qt (main.py, for the window only)."""
+    global _paused
+    one_blas_thread()
+    if gc.isenabled():
+        gc.disable()
+        _paused = True
+
+
+def end() -> None:
+    """After the first paint (or when no window will paint): freeze what start-up made, collect again."""
+    global _paused
+    if _paused:
+        _paused = False
+        gc.freeze()
+        gc.enable()
+
+
+def paused() -> bool:
+    return _paused
+
+
+def model_before_qt() -> None:
+    """numpy and the model modules the first screen uses, before PySide6 (see above)."""
+    if "numpy" not in sys.modules:
+        one_blas_thread()
+    import numpy  # noqa: F401
+    import model  # noqa: F401
+    from model import chip_transform, explain, flow, readouts, roofline_readouts, sweep  # noqa: F401
