@@ -6,7 +6,6 @@ source string of its section so the UI can show where a number came from.
 """
 from __future__ import annotations
 
-import difflib
 import weakref
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -216,6 +215,7 @@ def _resolve(items: Iterable[Any], key: str, what: str) -> Any:
         if wanted in ids:
             return item
         names.extend(ids)
+    import difflib        # only for a mistyped id: not on the start path
     close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.5)
     hint = f"; did you mean '{close[0]}'?" if close else ""
     raise UnknownIdError(f"unknown {what} '{key}'{hint} (list them with: main.py list)")

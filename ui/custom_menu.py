@@ -13,7 +13,6 @@ and model selector is refilled, with your entries under "Custom".
 """
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -158,6 +157,7 @@ class CustomActions(QObject):
     def _measured(self, ident: str, summary: str, report: str) -> None:
         self.controller.set(gpu=ident)
         self.say(f"Saved '{default_catalog().gpu(ident).name}': {summary} (hover for the full report)")
+        import html       # only here: not on the start path
         self.status.setToolTip(f"<pre>{html.escape(report)}</pre>")
 
     # ---------------------------------------------------------------- removing

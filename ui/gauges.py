@@ -41,6 +41,7 @@ class Gauge(QFrame):
 
         self.base_px = 32
         self._titles: tuple[str, ...] = ()
+        self._sized = False         # laid out once: before that no width to fit the number to
 
     def set(self, value: str, sub: str, tip: str, titles: tuple[str, ...] = ()) -> None:
         if titles:
@@ -72,12 +73,14 @@ class Gauge(QFrame):
         px = fitting_px(self.value.text(), f, max(40, self.value.width()), self.base_px, 12)
         if self._titles:                         # the readout's label, or its short form where narrow
             self.title.setText(first_fitting(self._titles, self.title.font(), self.title.contentsRect().width()))
-        if px != getattr(self, "_px", None):     # the window's style sheet sets fonts: override per label
+        if self._sized and px != getattr(self, "_px", None):   # the window's style sheet sets fonts: override
+            # per label, once the gauge has its width (at start: one style sheet, not three)
             self._px = px
             self.value.setStyleSheet(f"font-size: {px}px; font-weight: 700;")
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
+        self._sized = True
         self._fit()
 
 

@@ -15,8 +15,8 @@ def _log(x: float) -> float:
 
 
 class RooflineLabelsMixin:
-    """Needs: self.vb, self.controller, self.roof_labels, self.ridge_label, self.compare_label,
-    self.trail_labels, self.op_label, self.op, self.trail, self._roof_label_slots, self._op_xy."""
+    """Needs: self.vb, self.controller, self.roof_labels, self._made_labels() (every text item),
+    self.op_label, self.op, self.trail, self._roof_label_slots, self._op_xy."""
 
     def _layout_labels(self, *_args) -> None:
         """Hide roof labels that would overlap a more important one (the active roof first), then
@@ -110,8 +110,7 @@ class RooflineLabelsMixin:
         box = lab.textItem.boundingRect()
         bw, bh = box.width(), box.height()
         view = QRectF(0, 0, self.vb.width(), self.vb.height()).adjusted(2, 2, -2, -2)
-        others = [self._label_px_rect(o) for o in (*self.roof_labels, self.ridge_label, self.compare_label,
-                                                   *self.trail_labels) if o.isVisible()]
+        others = [self._label_px_rect(o) for o in self._made_labels() if o is not lab and o.isVisible()]
         rp = self.op.opts.get("symbolSize", 24) / 2.0 + 5       # clear of the marker
         d = rp * 0.75
         # (anchor, pixel offset from the point): right, above-left, left, above-right, below-right,
@@ -154,6 +153,4 @@ class RooflineLabelsMixin:
 
     def label_rects(self) -> dict[str, QRectF]:
         """Every visible label's rectangle in view-box pixels, by its text."""
-        return {lab.toPlainText(): self._label_px_rect(lab)
-                for lab in (*self.roof_labels, self.ridge_label, self.compare_label, *self.trail_labels,
-                            self.op_label) if lab.isVisible()}
+        return {lab.toPlainText(): self._label_px_rect(lab) for lab in self._made_labels() if lab.isVisible()}

@@ -25,6 +25,7 @@ from ui.hover import HoverTips
 from ui.roofline_labels import RooflineLabelsMixin, _log
 
 MAX_ROOFS = 8
+FIRST_ROOF_LABELS = 4          # made with the plot; more when a GPU has more roofs
 TRAIL_LABELS = (1, 16, 256)
 HOVER_PX = 13.0      # points within 13 px; lines within 9 px (ui.hover's line penalty)
 
@@ -111,15 +112,13 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.grid.setZValue(-10)
         self.vb = pi.vb
 
-        # created once; updated with setData
-        self.compare_slope = self.plot.plot()
-        self.compare_roof = self.plot.plot()
-        self.compare_point = self.plot.plot(symbol="t", symbolSize=13)
-        self.compare_label = pg.TextItem(anchor=(1, 0))
+        # created once; updated with setData (the comparison's items and roof labels beyond the
+        # first few: when first needed, ``_compare_items`` and ``_roof_label``)
+        self._compare = None
         self.slope = self.plot.plot()
         self.roof_lines = self.plot.plot(connect="pairs")     # the other roofs: one segment each
         self.active_roof = self.plot.plot(connect="pairs")    # the roof this scenario runs on
-        self.roof_labels = [pg.TextItem(anchor=(1, 1)) for _ in range(MAX_ROOFS)]
+        self.roof_labels = [pg.TextItem(anchor=(1, 1)) for _ in range(FIRST_ROOF_LABELS)]
         self.ridge_line = self.plot.plot()
         self.ridge_point = self.plot.plot(symbol="d", symbolSize=12)
         self.ridge_label = pg.TextItem(anchor=(0, 1))
@@ -127,12 +126,12 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.trail_labels = [pg.TextItem(anchor=(0.2, -0.15)) for _ in TRAIL_LABELS]
         self.op = self.plot.plot(symbol="o", symbolSize=24)
         self.op_label = pg.TextItem(anchor=(0, 0.5))
-        for item in (self.compare_label, *self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label):
+        for item in (*self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label):
             self.plot.addItem(item, ignoreBounds=True)
         self.op.setZValue(20)
         self.op_label.setZValue(21)
         self.trail.setZValue(10)
-        for lab in (*self.roof_labels, self.ridge_label, self.compare_label):
+        for lab in (*self.roof_labels, self.ridge_label):
             lab.setZValue(15)           # over the slope and the dashed ridge line, on a backing box
         self.ridge_point.setZValue(16)
         self._op_xy = (0.0, 0.0)
@@ -145,6 +144,42 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
 
         self.set_theme(theme)           # (and shows the current estimate)
         controller.estimate_changed.connect(self.show_estimate)
+
+    # ---------------------------------------------------------------- made when first needed
+    def _compare_items(self) -> tuple:
+        """(slope, roof, point, label) of the comparison GPU: made on the first comparison."""
+        if self._compare is None:
+            slope, roof = self.plot.plot(), self.plot.plot()
+            point = self.plot.plot(symbol="t", symbolSize=13)
+            label = pg.TextItem(anchor=(1, 0))
+            self.plot.addItem(label, ignoreBounds=True)
+            label.setZValue(15)
+            for item in (slope, roof, point):
+                item.setDynamicRangeLimit(None)
+                item.setZValue(-1)          # beneath this GPU's lines, as a faint reference
+            self._compare = (slope, roof, point, label)
+            self._style_compare(self.theme)
+        return self._compare
+
+    compare_slope = property(lambda self: self._compare_items()[0])
+    compare_roof = property(lambda self: self._compare_items()[1])
+    compare_point = property(lambda self: self._compare_items()[2])
+    compare_label = property(lambda self: self._compare_items()[3])
+
+    def _made_labels(self) -> tuple:
+        """Every text item made so far (the comparison's once it exists)."""
+        extra = (self._compare[3],) if self._compare is not None else ()
+        return (*extra, *self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label)
+
+    def _roof_label(self, i: int):
+        """The i-th roof label (0 = the highest roof), made when a GPU first has that many roofs."""
+        while len(self.roof_labels) <= i:
+            lab = pg.TextItem(anchor=(1, 1))
+            self.plot.addItem(lab, ignoreBounds=True)
+            lab.setZValue(15)
+            self._style_label(lab, self.theme, boxed=True)
+            self.roof_labels.append(lab)
+        return self.roof_labels[i]
 
     # ---------------------------------------------------------------- look
     def set_theme(self, t: th.Theme) -> None:
@@ -163,22 +198,12 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.trail.setPen(pens.pen(t.trail))
         self.op.setPen(None)
         pens.set_symbol_style(self.op, pens.pen(t.op_outline, width=2), pens.brush(t.op_point))
-        self.compare_slope.setPen(pens.pen(t.compare, style=Qt.DashLine))
-        self.compare_roof.setPen(pens.pen(t.compare, style=Qt.DashLine))
-        self.compare_point.setPen(None)
-        pens.set_symbol_style(self.compare_point, pens.pen(t.bg), pens.brush(t.compare))
-        font = QFont()
-        font.setPixelSize(t.px(13))
-        for item in (self.compare_label, *self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label):
-            item.setFont(font)
-        # a backing box in the plot's background colour: no line ever runs through a label's words
-        backing = pg.mkColor(t.bg)
-        backing.setAlpha(215)
-        for item in (self.compare_label, *self.roof_labels, self.ridge_label, self.op_label):
-            item.fill = pg.mkBrush(backing)
-            item.textItem.document().setDocumentMargin(2)     # a snug box: labels fit between roofs
-            item.updateTextPos()
-            item.update()
+        if self._compare is not None:
+            self._style_compare(t)
+        for item in (*self.roof_labels, self.ridge_label, self.op_label):
+            self._style_label(item, t, boxed=True)
+        for item in self.trail_labels:
+            self._style_label(item, t, boxed=False)
         big = QFont()
         big.setPixelSize(t.px(15))
         big.setBold(True)
@@ -187,6 +212,29 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
             self.show_estimate(self.controller.estimate)
 
     apply_theme = set_theme
+
+    @staticmethod
+    def _style_label(item, t: th.Theme, boxed: bool) -> None:
+        """13 px words; ``boxed``: on a backing box in the plot's background colour, so no line
+        ever runs through a label's words."""
+        font = QFont()
+        font.setPixelSize(t.px(13))
+        item.setFont(font)
+        if boxed:
+            backing = pg.mkColor(t.bg)
+            backing.setAlpha(215)
+            item.fill = pg.mkBrush(backing)
+            item.textItem.document().setDocumentMargin(2)     # a snug box: labels fit between roofs
+            item.updateTextPos()
+            item.update()
+
+    def _style_compare(self, t: th.Theme) -> None:
+        slope, roof, point, label = self._compare
+        slope.setPen(pens.pen(t.compare, style=Qt.DashLine))
+        roof.setPen(pens.pen(t.compare, style=Qt.DashLine))
+        point.setPen(None)
+        pens.set_symbol_style(point, pens.pen(t.bg), pens.brush(t.compare))
+        self._style_label(label, t, boxed=True)
 
     # ---------------------------------------------------------------- data
     def show_estimate(self, e) -> None:
@@ -269,7 +317,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         if not same:
             self._drawn_roofs = (roofs, x1, t)
             self._draw_roof_lines(roofs, x1)
-        for i, lab in enumerate(self.roof_labels):
+        for i in range(max(len(self.roof_labels), min(len(roofs), MAX_ROOFS))):
+            lab = self._roof_label(i)
             if same:
                 if i < len(roofs):
                     self._roof_label_slots.append((roofs[i].active, _log(roofs[i].peak_flops), lab, lab.forms))
@@ -340,9 +389,10 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
     def _show_comparison(self, croof, ce, x0: float, x1: float) -> None:
         """The faint comparison GPU: its slope and its roof at the precision its estimate runs at."""
         if croof is None:
-            for item in (self.compare_slope, self.compare_roof, self.compare_point):
-                _clear(item)
-            self.compare_label.setVisible(False)
+            if self._compare is not None:
+                for item in self._compare[:3]:
+                    _clear(item)
+                self._compare[3].setVisible(False)
             return
         t = self.theme
         cx = np.array([x0, croof.ridge_flops_per_byte])
