@@ -30,6 +30,14 @@ def brush(colour) -> QBrush:
     return pg.mkBrush(colour)
 
 
+def set_marker_style(item: pg.ScatterPlotItem, outline: QPen, fill: QBrush) -> None:
+    """Give a scatter's markers these shared objects (kept as they are: no copy, no new picture)."""
+    if item.opts["pen"] is outline and item.opts["brush"] is fill:
+        return
+    item.setPen(outline, update=False)
+    item.setBrush(fill)
+
+
 def set_symbol_style(item: pg.PlotDataItem, symbol_pen: QPen, symbol_brush: QBrush) -> None:
     """Give a PlotDataItem's symbols these shared objects. (Its setSymbolPen/setSymbolBrush copy
     the pen through pg.mkPen, so every theme change would key one more picture in its atlas.)"""

@@ -111,7 +111,7 @@ class RooflineLabelsMixin:
         bw, bh = box.width(), box.height()
         view = QRectF(0, 0, self.vb.width(), self.vb.height()).adjusted(2, 2, -2, -2)
         others = [self._label_px_rect(o) for o in self._made_labels() if o is not lab and o.isVisible()]
-        rp = self.op.opts.get("symbolSize", 24) / 2.0 + 5       # clear of the marker
+        rp = self.op.opts.get("size", 24) / 2.0 + 5             # clear of the marker
         d = rp * 0.75
         # (anchor, pixel offset from the point): right, above-left, left, above-right, below-right,
         # below-left, above, below

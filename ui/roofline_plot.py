@@ -41,10 +41,19 @@ def deliver_now(plot: pg.PlotWidget) -> None:
     QCoreApplication.sendPostedEvents(scene, QEvent.MetaCall)
 
 
-def _clear(item: pg.PlotDataItem) -> None:
+def _clear(item) -> None:
     """Empty an item, unless it is empty already (setData re-plots even when nothing changes)."""
-    if item.xData is not None and len(item.xData):
-        item.setData([], [])
+    x, _ = item.getData()
+    if x is not None and len(x):
+        item.setData(x=[], y=[])
+
+
+def _put(item, x, y) -> None:
+    """Place a curve's or a scatter's points: model values, log10 on the log–log axes. (The
+    lines and markers are plain PlotCurveItem/ScatterPlotItem, which take view coordinates:
+    a PlotDataItem, which would take the log itself, costs 4× as much to make and 6–9× to
+    update, for a curve and a scatter each, used or not.)"""
+    item.setData(x=np.log10(np.asarray(x, dtype=float)), y=np.log10(np.asarray(y, dtype=float)))
 
 
 def _label(lab: pg.TextItem, text: str, colour) -> None:
@@ -108,23 +117,23 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         pi.vb.setMouseEnabled(False, False)
         pi.vb.disableAutoRange()
         # our own decade grid (one item): pyqtgraph's log-mode grid costs ~10 ms a paint here
-        self.grid = self.plot.plot(connect="pairs")
+        self.grid = self._curve(connect="pairs")
         self.grid.setZValue(-10)
         self.vb = pi.vb
 
         # created once; updated with setData (the comparison's items and roof labels beyond the
         # first few: when first needed, ``_compare_items`` and ``_roof_label``)
         self._compare = None
-        self.slope = self.plot.plot()
-        self.roof_lines = self.plot.plot(connect="pairs")     # the other roofs: one segment each
-        self.active_roof = self.plot.plot(connect="pairs")    # the roof this scenario runs on
+        self.slope = self._curve()
+        self.roof_lines = self._curve(connect="pairs")     # the other roofs: one segment each
+        self.active_roof = self._curve(connect="pairs")    # the roof this scenario runs on
         self.roof_labels = [pg.TextItem(anchor=(1, 1)) for _ in range(FIRST_ROOF_LABELS)]
-        self.ridge_line = self.plot.plot()
-        self.ridge_point = self.plot.plot(symbol="d", symbolSize=12)
+        self.ridge_line = self._curve()
+        self.ridge_point = self._marker("d", 12)
         self.ridge_label = pg.TextItem(anchor=(0, 1))
         self.trail = self.plot.plot(symbol="o", symbolSize=8)
         self.trail_labels = [pg.TextItem(anchor=(0.2, -0.15)) for _ in TRAIL_LABELS]
-        self.op = self.plot.plot(symbol="o", symbolSize=24)
+        self.op = self._marker("o", 24)
         self.op_label = pg.TextItem(anchor=(0, 0.5))
         for item in (*self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label):
             self.plot.addItem(item, ignoreBounds=True)
@@ -137,25 +146,33 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self._op_xy = (0.0, 0.0)
         self.tips = HoverTips(self.plot, log_x=True, log_y=True, radius_px=HOVER_PX)
         self.vb.sigResized.connect(self._layout_labels)
-        for item in self.plot.listDataItems():
-            # the data are log10 values (-3 … 20): nothing for pyqtgraph's guard against huge
-            # coordinates to clip, and without it a new view range re-plots no item
-            item.setDynamicRangeLimit(None)
+        # the data are log10 values (-3 … 20): nothing for pyqtgraph's guard against huge
+        # coordinates to clip, and without it a new view range re-plots no item
+        self.trail.setDynamicRangeLimit(None)
 
         self.set_theme(theme)           # (and shows the current estimate)
         controller.estimate_changed.connect(self.show_estimate)
+
+    # ---------------------------------------------------------------- items
+    def _curve(self, connect: str = "all") -> pg.PlotCurveItem:
+        item = pg.PlotCurveItem(connect=connect)
+        self.plot.addItem(item)
+        return item
+
+    def _marker(self, symbol: str, size: float) -> pg.ScatterPlotItem:
+        item = pg.ScatterPlotItem(symbol=symbol, size=size, pxMode=True)
+        self.plot.addItem(item)
+        return item
 
     # ---------------------------------------------------------------- made when first needed
     def _compare_items(self) -> tuple:
         """(slope, roof, point, label) of the comparison GPU: made on the first comparison."""
         if self._compare is None:
-            slope, roof = self.plot.plot(), self.plot.plot()
-            point = self.plot.plot(symbol="t", symbolSize=13)
+            slope, roof, point = self._curve(), self._curve(), self._marker("t", 13)
             label = pg.TextItem(anchor=(1, 0))
             self.plot.addItem(label, ignoreBounds=True)
             label.setZValue(15)
             for item in (slope, roof, point):
-                item.setDynamicRangeLimit(None)
                 item.setZValue(-1)          # beneath this GPU's lines, as a faint reference
             self._compare = (slope, roof, point, label)
             self._style_compare(self.theme)
@@ -193,11 +210,9 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self.roof_lines.setPen(pens.pen(t.roof_dim))
         self.grid.setPen(pens.pen(t.plot_grid))
         self.ridge_line.setPen(pens.pen(t.secondary, style=Qt.DashLine))
-        self.ridge_point.setPen(None)
-        pens.set_symbol_style(self.ridge_point, pens.pen(t.bg), pens.brush(t.text))
+        pens.set_marker_style(self.ridge_point, pens.pen(t.bg), pens.brush(t.text))
         self.trail.setPen(pens.pen(t.trail))
-        self.op.setPen(None)
-        pens.set_symbol_style(self.op, pens.pen(t.op_outline, width=2), pens.brush(t.op_point))
+        pens.set_marker_style(self.op, pens.pen(t.op_outline, width=2), pens.brush(t.op_point))
         if self._compare is not None:
             self._style_compare(t)
         for item in (*self.roof_labels, self.ridge_label, self.op_label):
@@ -232,8 +247,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         slope, roof, point, label = self._compare
         slope.setPen(pens.pen(t.compare, style=Qt.DashLine))
         roof.setPen(pens.pen(t.compare, style=Qt.DashLine))
-        point.setPen(None)
-        pens.set_symbol_style(point, pens.pen(t.bg), pens.brush(t.compare))
+        pens.set_marker_style(point, pens.pen(t.bg), pens.brush(t.compare))
         self._style_label(label, t, boxed=True)
 
     # ---------------------------------------------------------------- data
@@ -256,7 +270,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         self._show_roofs(hw, e, roofs, x0, x1)
         self._show_ridge(e, y0)
         self._show_trail(e, sw)
-        self.op.setData(np.array([op_x]), np.array([op_y]))
+        _put(self.op, [op_x], [op_y])
         _label(self.op_label, rr.operating_point_label(e), self.theme.op_point)
         self._op_xy = (_log(op_x), _log(op_y))
         self._show_comparison(croof, ce, x0, x1)
@@ -301,7 +315,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         for k in range(int(round(_log(y0))), int(math.floor(_log(y1))) + 1):
             gx += [x0, x1]
             gy += [10.0 ** k, 10.0 ** k]
-        self.grid.setData(np.array(gx), np.array(gy))
+        _put(self.grid, gx, gy)
         return x0, x1, y0
 
     def _show_roofs(self, hw, e, roofs, x0: float, x1: float) -> None:
@@ -310,7 +324,7 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         top = roofs[0]
         sx = np.array([x0, top.ridge_flops_per_byte])
         sy = attainable_flops(sx, top.peak_flops, top.bandwidth_bytes_per_s)
-        self.slope.setData(sx, sy)
+        _put(self.slope, sx, sy)
         self.tips.line(list(zip(sx, sy)), rr.slope_text(hw, e))
         self._roof_label_slots = []
         same = getattr(self, "_drawn_roofs", None) == (roofs, x1, t)    # a batch change moves no roof
@@ -345,14 +359,14 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
             if not mine:
                 _clear(item)
                 continue
-            item.setData(np.array([x for r in mine for x in (r.ridge_flops_per_byte, x1)]),
+            _put(item, [x for r in mine for x in (r.ridge_flops_per_byte, x1)],
                          np.array([r.peak_flops for r in mine for _ in range(2)]))
 
     def _show_ridge(self, e, y0: float) -> None:
         r = e.ridge_flops_per_byte
         label, point_tip, line_tip = rr.ridge_texts(e)
-        self.ridge_line.setData(np.array([r, r]), np.array([y0, e.peak_flops]))
-        self.ridge_point.setData(np.array([r]), np.array([e.peak_flops]))
+        _put(self.ridge_line, [r, r], [y0, e.peak_flops])
+        _put(self.ridge_point, [r], [e.peak_flops])
         _label(self.ridge_label, label, self.theme.text)
         self.ridge_label.setPos(_log(r) + 0.03, _log(y0))
         self.tips.point(r, e.peak_flops, point_tip)
@@ -397,16 +411,15 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
         t = self.theme
         cx = np.array([x0, croof.ridge_flops_per_byte])
         cy = attainable_flops(cx, croof.peak_flops, croof.bandwidth_bytes_per_s)
-        self.compare_slope.setData(cx, cy)
-        self.compare_roof.setData(np.array([croof.ridge_flops_per_byte, x1]),
-                                  np.array([croof.peak_flops, croof.peak_flops]))
+        _put(self.compare_slope, cx, cy)
+        _put(self.compare_roof, [croof.ridge_flops_per_byte, x1], [croof.peak_flops, croof.peak_flops])
         _label(self.compare_label, croof.label, t.compare)
         self.compare_label.setPos(_log(x1) - 0.03, _log(croof.peak_flops))
         self.compare_label.setVisible(True)
         self.tips.line([(x0, float(cy[0])), (croof.ridge_flops_per_byte, croof.peak_flops),
                         (x1, croof.peak_flops)], croof.tooltip)
         if ce is not None:
-            self.compare_point.setData(np.array([ce.arithmetic_intensity_flops_per_byte]),
+            _put(self.compare_point, [ce.arithmetic_intensity_flops_per_byte],
                                        np.array([ce.achieved_flops]))
         else:
             _clear(self.compare_point)
