@@ -106,13 +106,16 @@ def main() -> int:
     settle(app)
     work: list[float] = []
     got = allowed = 0
+    per_chapter = []
     for chapter in range(1, 9):
         wk, g, a = glide_frames(w, app, chapter)
         work += wk
         got += g
         allowed += a
+        per_chapter.append(f"{chapter}: {statistics.median(wk):.0f}/{p95(wk):.0f}" if wk else f"{chapter}: -")
     print("presenter glides (every prepared state of every chapter), per animation frame:")
     print(f"  work {frames(work)}")
+    print("  per chapter, median/p95 ms: " + ", ".join(per_chapter))
     print(f"  (wall time of the same frames: {frames(WALL)})")
     print(f"  frames drawn {got} of {allowed} the glides' time allows ({got / max(allowed, 1):.2f})")
     w.close()

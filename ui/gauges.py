@@ -15,6 +15,7 @@ from model import explain as ex
 from model.readouts import readouts
 from ui import theme as th
 from ui.fit_text import first_fitting, fitting_px
+from ui.page_catch_up import CatchUpWhenShown
 from ui.steady_label import SteadyLabel
 
 
@@ -201,7 +202,7 @@ class HbmBar(QWidget):
         return super().event(ev)
 
 
-class GaugePanel(QWidget):
+class GaugePanel(CatchUpWhenShown, QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.setObjectName("panel")
@@ -271,6 +272,8 @@ class GaugePanel(QWidget):
 
     def show_estimate(self, e) -> None:
         """Place the model's readouts: every gauge is one readout (title = its label)."""
+        if self.on_hidden_page(e):
+            return
         r = readouts(e)
         s = e.scenario
         g = self.gauges

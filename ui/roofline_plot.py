@@ -22,6 +22,7 @@ from model.roofline import attainable_flops
 from ui import pens
 from ui import theme as th
 from ui.hover import HoverTips
+from ui.page_catch_up import CatchUpWhenShown
 from ui.roofline_labels import RooflineLabelsMixin, _log
 
 MAX_ROOFS = 8
@@ -93,7 +94,7 @@ class SIAxis(pg.AxisItem):
 _PREFIXES = ("", "k", "M", "G", "T", "P", "E")
 
 
-class RooflinePlot(RooflineLabelsMixin, QWidget):
+class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
     def __init__(self, controller, theme: th.Theme = th.DARK, parent=None):
         super().__init__(parent)
         self.setObjectName("panel")
@@ -253,6 +254,8 @@ class RooflinePlot(RooflineLabelsMixin, QWidget):
     # ---------------------------------------------------------------- data
     def show_estimate(self, e) -> None:
         """Place what model.roofline_readouts says: roofs, ridge, trail, operating point, comparison."""
+        if self.on_hidden_page(e):
+            return
         c = self.controller
         hw = c.catalog.gpu(e.scenario.gpu)
         sw = c.sweep if e.phase == "decode" else None

@@ -1,0 +1,50 @@
+"""Explore's roofline and gauges skip estimates while the Lessons page hides them and catch up
+when Explore shows again, before its first paint (ui/page_catch_up.py; issue 13, glide speed)."""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+
+from model.readouts import readouts
+
+
+def test_hidden_explore_panels_skip_estimates_and_catch_up_before_their_first_paint(main_window, qtbot):
+    w = main_window
+    roof, gauges = w.roofline, w.gauges
+    w.show_lessons(6)
+    qtbot.waitUntil(lambda: not roof.isVisible())
+    before_title, before_value = roof.title.text(), gauges.value_text("ms_per_token")
+    w.controller.set(gpu="b200-180gb", batch=64)
+    w.controller.flush()
+    e = w.controller.estimate
+    assert e.scenario.gpu == "b200-180gb"
+    # nothing redrawn on the hidden page
+    assert roof.title.text() == before_title
+    assert gauges.value_text("ms_per_token") == before_value
+
+    seen = {}
+
+    class AtPaint(QObject):
+        def eventFilter(self, obj, ev):
+            if ev.type() == QEvent.Paint and "title" not in seen:
+                seen.update(title=roof.title.text(), value=gauges.value_text("ms_per_token"))
+            return False
+    probe = AtPaint()
+    roof.installEventFilter(probe)
+    w.show_explore()
+    qtbot.waitUntil(lambda: "title" in seen)
+    roof.removeEventFilter(probe)
+    assert "B200" in seen["title"]                                   # the new GPU, at the first paint
+    assert seen["value"] == readouts(e)["decode_time"].text
+
+
+def test_a_window_not_on_screen_draws_every_estimate():
+    from model import Scenario
+    from ui.app import build_window
+    w = build_window(Scenario(), st=None)                            # never shown (tests, offscreen renders)
+    try:
+        w.controller.set(gpu="b200-180gb")
+        w.controller.flush()
+        assert "B200" in w.roofline.title.text()
+        assert w.gauges.value_text("ms_per_token") == readouts(w.controller.estimate)["decode_time"].text
+    finally:
+        w.deleteLater()
