@@ -104,8 +104,14 @@ def compute_bound_batch(s: Scenario, ideal: bool = False, catalog: Catalog | Non
                         max_batch: int = 65536) -> int | None:
     """The first batch at which a decode step's compute time exceeds its memory time (None: never
     up to max_batch). ideal=True uses the peaks (the critical batch); otherwise the achieved fractions.
-    It does not depend on the scenario's own batch: remembered for the last few scenarios (a
-    glide through batches asks for it at every frame), checked against the parts it was worked
+
+    Both times only grow with the batch (FLOPs and activations ∝ B, KV ∝ B·context, weights
+    read: the experts touched grow with B), so on [lo, hi] compute(B) ≤ compute(hi) and
+    memory(B) ≥ memory(lo): where compute(hi) < memory(lo) no batch in between crosses. The
+    batches are checked on a grid 1.25× apart, and every batch of an interval that may hold the
+    crossing is tried: the same answer as trying all 65 536, ~60 points instead (a glide that
+    changes the context length asks anew at every frame). It does not depend on the scenario's
+    own batch: remembered for the last few scenarios, checked against the parts it was worked
     out for (an edited GPU or a new calibration works it out again)."""
     rs = resolve(s, catalog)
     eff = IDEAL if ideal else default_efficiency().efficiency(rs.scenario.engine, rs.hw)
@@ -114,18 +120,28 @@ def compute_bound_batch(s: Scenario, ideal: bool = False, catalog: Catalog | Non
     hit = _COMPUTE_BOUND.get(key)
     if hit is not None and hit[0] == parts:
         return hit[1]
-    lo, found = 1, None
-    for hi in (512, 8192, max_batch):      # every batch is tried, in blocks: most cross in the first
-        hi = min(hi, max_batch)
-        if hi < lo:
-            continue
-        b = np.arange(lo, hi + 1, dtype=float)
-        p = decode_pass(rs, b, s.input_len + s.output_len / 2.0, eff)
-        over = np.nonzero(np.asarray(p.compute_s) > np.asarray(p.memory_s))[0]
+    context = s.input_len + s.output_len / 2.0
+
+    def times(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = decode_pass(rs, b, context, eff)
+        return np.asarray(p.compute_s, dtype=float), np.asarray(p.memory_s, dtype=float)
+
+    top = float(max(1, max_batch))
+    grid = np.unique(np.clip(np.append(np.round(1.25 ** np.arange(0.0, math.log(top, 1.25) + 1.0)), top), 1.0, top))
+    comp, mem = times(grid)
+    found = None
+    for i, b in enumerate(grid):
+        if comp[i] > mem[i]:                                   # it crosses at b or just before
+            span = np.arange(grid[i - 1] + 1.0 if i else 1.0, b + 1.0)
+        elif i + 1 < len(grid) and comp[i + 1] >= mem[i] * (1.0 - 1e-12):
+            span = np.arange(b + 1.0, grid[i + 1] + 1.0)       # it may cross inside (b, next]
+        else:
+            continue                                           # compute(next) < memory(b): it cannot
+        c, m = times(span)
+        over = np.nonzero(c > m)[0]
         if over.size:
-            found = int(b[over[0]])
+            found = int(span[over[0]])
             break
-        lo = hi + 1
     if len(_COMPUTE_BOUND) >= 32:
         _COMPUTE_BOUND.pop(next(iter(_COMPUTE_BOUND)))
     _COMPUTE_BOUND[key] = (parts, found)
