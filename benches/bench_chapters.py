@@ -3,8 +3,9 @@
 
     python benches/bench_chapters.py [--rounds 3]
 
-1. Chapter switch → repainted window: the first visit (the page is built then) and later
-   visits (the page is kept), per chapter and as median / p95 in 16.7 ms frames.
+1. Chapter switch → repainted window: the first visit (the page is built then), later
+   visits (the page is kept), per chapter and as median / p95 in 16.7 ms frames, and the first
+   visit after a pause (the page built while idle, as while a speaker talks: ui/lessons.py).
 2. Glides (Space in presenter mode: the scenario glides to the next prepared state): the
    work per animation frame (the coalesced recompute and the repaint of what changed),
    median / p95 in frames, and the frames a glide got against the frames its duration allows.
@@ -46,6 +47,14 @@ def paint_rounds(app) -> None:
     every widget that changed, then anything a paint left for later."""
     for _ in range(3):
         app.processEvents()
+
+
+def idle(app, seconds: float) -> None:
+    """The event loop with nothing to do for ``seconds`` (timers run)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.005)
 
 
 def switch(w, app, n: int) -> float:
@@ -99,6 +108,16 @@ def main() -> int:
     print("  first visit (page built): " + ", ".join(f"{n}: {ms:.0f}" for n, ms in first.items()) + " ms")
     print(f"  first visit:  {frames(list(first.values()))}")
     print(f"  later visits: {frames(later)}  ({len(later)} switches)")
+    w2 = build_window(Scenario(), st=None)             # a fresh window: every page still to build
+    w2.resize(1920, 1080)
+    w2.show()
+    settle(app)
+    warmed = []
+    for n in range(1, 9):
+        idle(app, 0.6)                                   # the speaker talks: the next page is built meanwhile
+        warmed.append(switch(w2, app, n))
+    w2.close()
+    print(f"  first visit after a pause (its page built while idle): {frames(warmed)}")
     print(f"  (wall time of the same switches: {frames(WALL)})")
     WALL.clear()
     w.enter_presenter(fullscreen=False)

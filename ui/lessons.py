@@ -10,7 +10,7 @@ ScenarioError with one line, which is shown here, and nothing changes).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPushButton, QSizePolicy, QStackedWidget,
                                QToolButton, QVBoxLayout, QWidget)
@@ -121,7 +121,15 @@ class ChapterStrip(QWidget):
         p.end()
 
 
+WARM_AFTER_MS = 400     # a page built while the speaker talks: after the glide (300 ms), on an idle turn
+
+
 class LessonsView(QWidget):
+    """The eight chapters. A chapter's page is built on first use, or before: the first chapter's
+    a moment after the page is made, the next chapter's a moment after each chapter shows (a
+    speaker goes forward), each on an idle turn, so a first visit costs its refresh, not its
+    building (~30–50 ms here)."""
+
     chapter_changed = Signal(int, int)
 
     def __init__(self, controller, theme: th.Theme = th.DARK, parent=None):
@@ -178,6 +186,7 @@ class LessonsView(QWidget):
         self.stack = QStackedWidget()
         lay.addWidget(self.stack, 1)
         self.set_theme(theme)
+        self._warm(1)
 
     # ---------------------------------------------------------------- chapters
     def view(self, number: int):
@@ -194,6 +203,20 @@ class LessonsView(QWidget):
     def current_view(self):
         return self.view(self.number)
 
+    def _warm(self, number: int) -> None:
+        """Build chapter ``number``'s page a moment from now, unless it exists by then (or a glide
+        is running: then a moment later)."""
+        if 1 <= number <= len(self.chapters) and number not in self.views:
+            QTimer.singleShot(WARM_AFTER_MS, self, lambda: self._warm_now(number))
+
+    def _warm_now(self, number: int) -> None:
+        if number in self.views:
+            return
+        if self.glide.running:
+            self._warm(number)
+            return
+        self.view(number)
+
     def show_chapter(self, number: int, index: int = 0, animate: bool = True) -> None:
         number = max(1, min(len(self.chapters), int(number)))
         ch = self.chapters[number - 1]
@@ -205,6 +228,7 @@ class LessonsView(QWidget):
         self.strip.set_current(number, index)
         self.position.setText(f"chapter {number}/{len(self.chapters)} · step {index + 1}/{len(ch.states)}")
         self.chapter_changed.emit(number, index)
+        self._warm(number + 1)
 
     def _go_to_state(self, v, index: int, animate: bool) -> None:
         state = v.chapter.states[index]
