@@ -132,6 +132,8 @@ def change_latency(n: int, kind: str = "batch slider", full: bool = False) -> tu
     ``full``, then also a forced repaint of every widget in the window."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     sys.path.insert(0, str(ROOT))
+    from ui import quick_start
+    quick_start.begin()              # as main.py starts the window: collection resumes after its first paint
     from ui.app import build_window, ensure_app, settle
     app = ensure_app()
     w = build_window(None, st=None)
