@@ -15,6 +15,7 @@ MarkerTips (below) is the chapters' flavour: the same engine, their 10 px radius
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF
@@ -22,6 +23,10 @@ from PySide6.QtWidgets import QToolTip
 
 LINE_PENALTY_PX = 4.0
 RECT_PENALTY_PX = 1.0
+
+
+def _written(text) -> str:
+    return text() if callable(text) else text
 
 
 def log10(x: float) -> float:
@@ -45,7 +50,7 @@ class HoverTips(QObject):
         self.vb = plot.getPlotItem().vb
         self.log_x, self.log_y = log_x, log_y
         self.radius_px = radius_px
-        self.items: list[tuple[str, tuple, str]] = []     # (kind, view coordinates, text)
+        self.items: list[tuple[str, tuple, object]] = []  # (kind, view coordinates, text or its writer)
         self.shown = ""
         plot.setMouseTracking(True)
         plot.scene().sigMouseMoved.connect(self._moved)
@@ -62,7 +67,9 @@ class HoverTips(QObject):
             return None
         return (log10(x) if self.log_x else float(x), log10(y) if self.log_y else float(y))
 
-    def point(self, x: float, y: float, text: str) -> None:
+    def point(self, x: float, y: float, text: str | Callable[[], str]) -> None:
+        """``text``: the words, or a function that writes them when the point is hovered (a plot
+        with many points need not write every tooltip at every change)."""
         v = self._v(x, y)
         if v is not None:
             self.items.append(("point", v, text))
@@ -81,7 +88,7 @@ class HoverTips(QObject):
 
     @property
     def texts(self) -> list[str]:
-        return [t for _, _, t in self.items]
+        return [_written(t) for _, _, t in self.items]
 
     # ---------------------------------------------------------------- geometry
     def scene_pos(self, x: float, y: float) -> QPointF:
@@ -110,7 +117,7 @@ class HoverTips(QObject):
             d = self._distance(kind, v, px, py)
             if d < best_d:
                 best, best_d = text, d
-        return best
+        return _written(best)
 
     def tip_at(self, scene_pos) -> str:
         """What hovering there shows: the nearest item's text, else the whole plot's tooltip."""
@@ -149,8 +156,8 @@ class MarkerTips(HoverTips):
 
     @property
     def points(self) -> list[tuple[float, float, str]]:
-        return [(v[0], v[1], text) for kind, v, text in self.items if kind == "point"]
+        return [(v[0], v[1], _written(text)) for kind, v, text in self.items if kind == "point"]
 
     @property
     def rects(self) -> list[tuple[float, float, float, float, str]]:
-        return [(*v[0], *v[1], text) for kind, v, text in self.items if kind == "rect"]
+        return [(*v[0], *v[1], _written(text)) for kind, v, text in self.items if kind == "rect"]

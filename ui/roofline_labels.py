@@ -16,7 +16,7 @@ def _log(x: float) -> float:
 
 class RooflineLabelsMixin:
     """Needs: self.vb, self.controller, self.roof_labels, self._made_labels() (every text item),
-    self.op_label, self.op, self.trail, self._roof_label_slots, self._op_xy."""
+    self.op_label, self.op, self.trail_dots, self._roof_label_slots, self._op_xy."""
 
     def _layout_labels(self, *_args) -> None:
         """Hide roof labels that would overlap a more important one (the active roof first), then
@@ -119,10 +119,10 @@ class RooflineLabelsMixin:
                       ((0.0, 1.0), (d, -d)), ((0.0, 0.0), (d, d)), ((1.0, 0.0), (-d, d)),
                       ((0.5, 1.0), (0.0, -rp)), ((0.5, 0.0), (0.0, rp))]
         trail = []
-        xd, yd = self.trail.getData()
+        xd, yd = self.trail_dots.getData()              # view coordinates (log10) already
         if xd is not None and len(xd):
             for tx, ty in zip(xd, yd):
-                px, py = self._to_px(_log(tx), _log(ty))
+                px, py = self._to_px(float(tx), float(ty))
                 trail.append(QRectF(px - 5, py - 5, 10, 10))
 
         def cost(rect: QRectF) -> float:

@@ -10,6 +10,7 @@ numbers (ui.hover, the one hover engine).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
@@ -132,7 +133,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.ridge_line = self._curve()
         self.ridge_point = self._marker("d", 12)
         self.ridge_label = pg.TextItem(anchor=(0, 1))
-        self.trail = self.plot.plot(symbol="o", symbolSize=8)
+        self.trail = self._curve()                      # the batch trail's line
+        self.trail_dots = self._marker("o", 8)          # and its dots (hollow where it does not fit)
         self.trail_labels = [pg.TextItem(anchor=(0.2, -0.15)) for _ in TRAIL_LABELS]
         self.op = self._marker("o", 24)
         self.op_label = pg.TextItem(anchor=(0, 0.5))
@@ -141,15 +143,13 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.op.setZValue(20)
         self.op_label.setZValue(21)
         self.trail.setZValue(10)
+        self.trail_dots.setZValue(10)
         for lab in (*self.roof_labels, self.ridge_label):
             lab.setZValue(15)           # over the slope and the dashed ridge line, on a backing box
         self.ridge_point.setZValue(16)
         self._op_xy = (0.0, 0.0)
         self.tips = HoverTips(self.plot, log_x=True, log_y=True, radius_px=HOVER_PX)
         self.vb.sigResized.connect(self._layout_labels)
-        # the data are log10 values (-3 … 20): nothing for pyqtgraph's guard against huge
-        # coordinates to clip, and without it a new view range re-plots no item
-        self.trail.setDynamicRangeLimit(None)
 
         self.set_theme(theme)           # (and shows the current estimate)
         controller.estimate_changed.connect(self.show_estimate)
@@ -381,6 +381,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         if sw is None:
             self._drawn_trail = None
             _clear(self.trail)
+            _clear(self.trail_dots)
             for lab in self.trail_labels:
                 lab.setVisible(False)
             return
@@ -389,8 +390,10 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         key = (bx.tobytes(), by.tobytes(), fits.tobytes(), t)     # the same trail for every batch
         if key != getattr(self, "_drawn_trail", None):
             self._drawn_trail = key
-            self.trail.setData(bx, by, symbolBrush=[pens.brush(t.trail if f else t.bg) for f in fits],
-                               symbolPen=[pens.pen(t.bg if f else th.VERMILLION) for f in fits])
+            _put(self.trail, bx, by)
+            self.trail_dots.setData(x=np.log10(bx), y=np.log10(by),
+                                    brush=[pens.brush(t.trail if f else t.bg) for f in fits],
+                                    pen=[pens.pen(t.bg if f else th.VERMILLION) for f in fits])
         for lab, b in zip(self.trail_labels, TRAIL_LABELS):
             idx = np.nonzero(sw.batch == b)[0]
             if idx.size and b != e.scenario.batch:
@@ -400,8 +403,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
                 lab.setVisible(True)
             else:
                 lab.setVisible(False)
-        for k in range(len(sw.batch)):
-            self.tips.point(bx[k], by[k], rr.sweep_point_text(sw, k))
+        for k in range(len(sw.batch)):          # each text written when hovered
+            self.tips.point(bx[k], by[k], partial(rr.sweep_point_text, sw, k))
 
     def _show_comparison(self, croof, ce, x0: float, x1: float) -> None:
         """The faint comparison GPU: its slope and its roof at the precision its estimate runs at."""
