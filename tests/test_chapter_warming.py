@@ -36,3 +36,17 @@ def test_the_last_chapter_warms_nothing(main_window, qtbot):
     before = set(lessons.views)
     qtbot.wait(WARM_AFTER_MS + 200)
     assert set(lessons.views) - before <= {1}         # (chapter 1 from the page's own start)
+
+
+def test_no_page_is_built_while_a_mouse_button_is_down(main_window, qtbot, monkeypatch):
+    """A slider being dragged: the build waits (a page takes ~30–80 ms to build)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+    lessons = main_window.lessons
+    qtbot.waitUntil(lambda: 1 in lessons.views, timeout=WARM_AFTER_MS + 2000)
+    monkeypatch.setattr(QApplication, "mouseButtons", staticmethod(lambda: Qt.LeftButton))
+    main_window.show_chapter(2, 0)
+    qtbot.wait(2 * WARM_AFTER_MS + 100)
+    assert 3 not in lessons.views
+    monkeypatch.setattr(QApplication, "mouseButtons", staticmethod(lambda: Qt.NoButton))
+    qtbot.waitUntil(lambda: 3 in lessons.views, timeout=WARM_AFTER_MS + 2000)

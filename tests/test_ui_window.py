@@ -252,7 +252,8 @@ def test_the_operating_point_label_covers_no_batch_dot(main_window, qtbot):
                 c.flush()
                 label = r.op_label_rect()
                 xs, ys = r.trail_dots.getData()
-                dots = [QRectF(px - 4, py - 4, 8, 8) for px, py in (r._to_px(float(x), float(y)) for x, y in zip(xs, ys))]
+                dots = [QRectF(px - 4, py - 4, 8, 8)
+                        for px, py in (r._to_px(float(x), float(y)) for x, y in zip(xs, ys))]
                 if any(label.intersects(d) for d in dots):
                     covered.append((gpu, model, b))
     assert covered == []

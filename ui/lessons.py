@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QPainter, QPen
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPushButton, QSizePolicy, QStackedWidget,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, QMenu, QPushButton, QSizePolicy,
+                               QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
 from model.errors import ModelError
 from model.safe_io import check_writable_target
@@ -204,16 +204,16 @@ class LessonsView(QWidget):
         return self.view(self.number)
 
     def _warm(self, number: int) -> None:
-        """Build chapter ``number``'s page a moment from now, unless it exists by then (or a glide
-        is running: then a moment later)."""
+        """Build chapter ``number``'s page a moment from now, unless it exists by then (or the
+        user is busy: then a moment later)."""
         if 1 <= number <= len(self.chapters) and number not in self.views:
             QTimer.singleShot(WARM_AFTER_MS, self, lambda: self._warm_now(number))
 
     def _warm_now(self, number: int) -> None:
         if number in self.views:
             return
-        if self.glide.running:
-            self._warm(number)
+        if self.glide.running or QApplication.mouseButtons() != Qt.NoButton:
+            self._warm(number)              # not while the scenario glides or a slider is dragged
             return
         self.view(number)
 
