@@ -110,3 +110,55 @@ print(json.dumps(dict(untouched=untouched, paused=paused, after=(gc.isenabled(),
                       frozen=gc.get_freeze_count() > 0)))
 """)
     assert got == {"untouched": [True, 0], "paused": [False, True], "after": [True, False], "frozen": True}
+
+
+BLAS = r"""
+import json, os, sys
+sys.path.insert(0, ".")
+from ui import quick_start
+quick_start.begin()
+import numpy
+from threadpoolctl import threadpool_info
+def blas():
+    return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+before = blas()
+with quick_start.all_blas_threads():
+    during = blas()
+print(json.dumps(dict(before=before, during=during, after=blas(), cores=os.cpu_count())))
+"""
+
+
+def test_measuring_the_machine_gets_every_core_back_while_it_measures():
+    got = _run(BLAS)
+    assert got["before"] == 1 and got["after"] == 1
+    assert got["during"] == got["cores"]
+
+
+def test_a_thread_count_the_user_set_is_not_raised_to_measure():
+    got = _run(BLAS, OPENBLAS_NUM_THREADS="1")
+    assert got["before"] == got["during"] == got["after"] == 1
+
+
+def test_the_window_measures_the_machine_with_every_core():
+    """The measure dialog's worker runs its steps inside all_blas_threads (``main.py calibrate``
+    measures with every core too): a step records the BLAS threads it ran with."""
+    got = _run(r"""
+import json, os, sys
+sys.path.insert(0, ".")
+from ui import quick_start
+quick_start.begin()
+from ui.app import ensure_app
+app = ensure_app()
+from threadpoolctl import threadpool_info
+from ui.measure_dialog import MachineMeasurer
+seen = []
+class Step:
+    label = "count the threads"
+    def run(self, m):
+        seen.append(max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"))
+w = MachineMeasurer(None, quick=True)
+w.steps = [Step()]
+w._work()
+print(json.dumps(dict(seen=seen, cores=os.cpu_count(), done=w.queue.get_nowait()[0] == "step")))
+""")
+    assert got["seen"] == [got["cores"]] and got["done"]

@@ -6,7 +6,8 @@
   sweeps); OpenBLAS's pool (one thread per core, started when numpy is imported) cost ~40 ms
   of CPU at every start on the 2-core machine here and would compete with the UI thread on a
   laptop. Only before numpy's first import; a value the user set is kept. The commands keep
-  OpenBLAS's default (``calibrate`` measures with it).
+  OpenBLAS's default (``calibrate`` measures with it), and "Measure this machine" in the window
+  gets every core back while it measures (``all_blas_threads``).
 * No cyclic garbage collection until the first paint. Importing Qt, pyqtgraph and numpy
   creates a few hundred thousand objects and the collector walks them ~150 times, ~27 ms
   here, finding nothing to free. After the first paint what start-up made is frozen
@@ -21,12 +22,30 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from contextlib import contextmanager
 
 _paused = False
+_one_blas = False           # True when we, not the user, asked OpenBLAS for one thread
 
 
 def one_blas_thread() -> None:
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    global _one_blas
+    if "OPENBLAS_NUM_THREADS" not in os.environ:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+        _one_blas = True
+
+
+@contextmanager
+def all_blas_threads():
+    """OpenBLAS with one thread per core, as the commands run it, for as long as this lasts (the
+    machine measurement's matrix multiplies); then one again. Nothing changes where the user
+    set the thread count, or where we did not limit it."""
+    if not _one_blas or "numpy" not in sys.modules:
+        yield
+        return
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=max(1, os.cpu_count() or 1), user_api="blas"):
+        yield
 
 
 def begin() -> None:
