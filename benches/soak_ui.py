@@ -114,6 +114,8 @@ def same_state(w, app) -> None:
 def one_seed(seed: int, actions: int) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+    from ui import quick_start
+    quick_start.begin()          # as main.py starts the window (no GC until the first paint, then frozen)
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     problems: list[str] = []
 
