@@ -127,7 +127,8 @@ def compute_bound_batch(s: Scenario, ideal: bool = False, catalog: Catalog | Non
         return np.asarray(p.compute_s, dtype=float), np.asarray(p.memory_s, dtype=float)
 
     top = float(max(1, max_batch))
-    grid = np.unique(np.clip(np.append(np.round(1.25 ** np.arange(0.0, math.log(top, 1.25) + 1.0)), top), 1.0, top))
+    steps = np.round(1.25 ** np.arange(0.0, math.log(top, 1.25) + 1.0))
+    grid = np.unique(np.clip(np.append(steps, top), 1.0, top))
     comp, mem = times(grid)
     found = None
     for i, b in enumerate(grid):

@@ -3,9 +3,10 @@
 Draws only what the model says: the HBM bandwidth slope, one compute roof per tensor path
 the GPU has, the ridge point of the current compute type, the operating point from the
 Estimate and the batch trail from model.sweep (batch 1, 2, 4 … 4096), and a faint second
-GPU at the precision its estimate runs at. Every item is created once and updated with
-setData; every word and number comes from model.roofline_readouts. Hover any item for its
-numbers (ui.hover, the one hover engine).
+GPU at the precision its estimate runs at. Every item is created once (the comparison's, and
+roof labels beyond four, when first needed) and updated with setData; every word and number
+comes from model.roofline_readouts. Hover any item for its numbers (ui.hover, the one hover
+engine).
 """
 from __future__ import annotations
 
@@ -363,7 +364,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
                 _clear(item)
                 continue
             _put(item, [x for r in mine for x in (r.ridge_flops_per_byte, x1)],
-                         np.array([r.peak_flops for r in mine for _ in range(2)]))
+                 [r.peak_flops for r in mine for _ in range(2)])
 
     def _show_ridge(self, e, y0: float) -> None:
         r = e.ridge_flops_per_byte
