@@ -12,7 +12,9 @@
   creates a few hundred thousand objects and the collector walks them ~150 times, ~27 ms
   here, finding nothing to free. After the first paint what start-up made is frozen
   (``gc.freeze``: later collections skip it, so a full collection in the middle of an
-  animation no longer walks Qt's and numpy's objects) and collection resumes.
+  animation no longer walks Qt's and numpy's objects) and collection resumes. The little
+  garbage start-up left (a full collection at the first paint finds ~450 objects) is frozen
+  with it, once; collecting it first would put a ~20 ms pause right after the first paint.
 * numpy and the cost model are imported before Qt: once PySide6 is loaded it reads the
   source of every module imported after it (``shibokensupport.feature`` looks for the word
   "PySide6"); the model needs no Qt. These are the modules the first screen uses.
