@@ -109,7 +109,9 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.title.setObjectName("sectionTitle")
         lay.addWidget(self.title)
 
-        self.plot = pg.PlotWidget(axisItems={"bottom": SIAxis("bottom"), "left": SIAxis("left")})
+        # no context menus: pyqtgraph would build the view box's menu (2 ms) only to drop it
+        self.plot = pg.PlotWidget(axisItems={"bottom": SIAxis("bottom"), "left": SIAxis("left")},
+                                  enableMenu=False)
         self.plot.setObjectName("rooflinePlot")
         lay.addWidget(self.plot, 1)
         pi = self.plot.getPlotItem()
