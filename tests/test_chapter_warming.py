@@ -50,3 +50,25 @@ def test_no_page_is_built_while_a_mouse_button_is_down(main_window, qtbot, monke
     assert 3 not in lessons.views
     monkeypatch.setattr(QApplication, "mouseButtons", staticmethod(lambda: Qt.NoButton))
     qtbot.waitUntil(lambda: 3 in lessons.views, timeout=WARM_AFTER_MS + 2000)
+
+
+def test_a_chapter_switch_draws_the_page_once_with_the_new_estimate(main_window, qtbot):
+    """Showing the page, taking the state and the new estimate each redrew it (three times a
+    switch); now the state's scenario goes first and the page draws once, with its estimate."""
+    lessons = main_window.lessons
+    main_window.show_chapter(3, 0)
+    main_window.show_chapter(4, 0)
+    qtbot.wait(10)
+    page = lessons.view(3)
+    drawn = []
+    original = page.refresh
+
+    def counting(e=None):
+        drawn.append(e if e is not None else main_window.controller.estimate)
+        return original(e)
+    page.refresh = counting
+    main_window.show_chapter(3, 1)
+    qtbot.wait(50)
+    assert len(drawn) == 1
+    assert drawn[0].scenario == page.chapter.states[1].scenario.with_(
+        kv_precision=drawn[0].scenario.kv_precision)          # the state's own scenario

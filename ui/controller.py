@@ -61,6 +61,11 @@ class Controller(QObject):
         return self._requested
 
     @property
+    def pending(self) -> bool:
+        """A change is waiting for its recompute (posted, not yet run): an estimate is coming."""
+        return self._pending
+
+    @property
     def valid_scenario(self) -> Scenario:
         """The scenario the current estimate was computed for."""
         return self._scenario

@@ -223,6 +223,8 @@ class LessonsView(QWidget):
         index = max(0, min(len(ch.states) - 1, int(index)))
         self.number, self.index = number, index
         v = self.view(number)
+        if not (animate and self.isVisible()):      # the state's scenario first: the page then draws
+            self.controller.set_scenario(ch.states[index].scenario)    # once, with its estimate
         self.stack.setCurrentWidget(v)
         self._go_to_state(v, index, animate)
         self.strip.set_current(number, index)

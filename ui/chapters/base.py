@@ -188,7 +188,7 @@ class ChapterView(QWidget):
         self.caption_label.setText(st.caption)
         self.params = dict(st.params)
         self._sync_controls_safely()
-        self.refresh()
+        self._refresh_unless_coming()
 
     def set_params(self, **changes) -> None:
         self.params.update(changes)
@@ -213,6 +213,17 @@ class ChapterView(QWidget):
     def showEvent(self, ev) -> None:
         super().showEvent(ev)
         if self._dirty:
+            self._refresh_unless_coming()
+
+    def _refresh_unless_coming(self) -> None:
+        """Redraw now, unless the controller has a recompute posted: its estimate redraws the page
+        when it comes, before the next paint (a chapter switch drew its page three times: on
+        showing, on taking the state, on the new estimate)."""
+        if self.controller.pending:
+            self._dirty = True
+            if not self._timer.isActive():
+                self._timer.start()         # in case the scenario is refused and no estimate comes
+        else:
             self.refresh()
 
     def refresh(self, e=None) -> bool:
