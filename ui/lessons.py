@@ -223,10 +223,13 @@ class LessonsView(QWidget):
         index = max(0, min(len(ch.states) - 1, int(index)))
         self.number, self.index = number, index
         v = self.view(number)
-        if not (animate and self.isVisible()):      # the state's scenario first: the page then draws
-            self.controller.set_scenario(ch.states[index].scenario)    # once, with its estimate
+        glide = animate and self.isVisible()
+        if not glide:                   # the state's scenario first: the page then draws once, with
+            self.controller.set_scenario(ch.states[index].scenario)     # its estimate
         self.stack.setCurrentWidget(v)
         self._go_to_state(v, index, animate)
+        if not glide:
+            self.controller.flush()     # that estimate now: drawn before the page is laid out
         self.strip.set_current(number, index)
         self.position.setText(f"chapter {number}/{len(self.chapters)} · step {index + 1}/{len(ch.states)}")
         self.chapter_changed.emit(number, index)

@@ -235,8 +235,8 @@ class ChapterView(QWidget):
             if e is None:
                 raise RuntimeError("no estimate yet")
             self.facts = chapter_facts(self.chapter.number, e, self.params, self.catalog)
+            self.update_view(e)             # first: a chapter's extra details come from what it drew
             self._show_facts()
-            self.update_view(e)
         except Exception as exc:   # never take the show down: say it in one line, keep going
             self._clear_facts()
             self._show_error(exc)
