@@ -30,13 +30,6 @@ _paused = False
 _one_blas = False           # True when we, not the user, asked OpenBLAS for one thread
 
 
-def one_blas_thread() -> None:
-    global _one_blas
-    if "OPENBLAS_NUM_THREADS" not in os.environ:
-        os.environ["OPENBLAS_NUM_THREADS"] = "1"
-        _one_blas = True
-
-
 @contextmanager
 def all_blas_threads():
     """OpenBLAS with one thread per core, as the commands run it, for as long as this lasts (the
@@ -52,8 +45,10 @@ def all_blas_threads():
 
 def begin() -> None:
     """Before anything imports numpy or Qt (main.py, for the window only)."""
-    global _paused
-    one_blas_thread()
+    global _paused, _one_blas
+    if "OPENBLAS_NUM_THREADS" not in os.environ:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+        _one_blas = True
     if gc.isenabled():
         gc.disable()
         _paused = True
@@ -73,9 +68,8 @@ def paused() -> bool:
 
 
 def model_before_qt() -> None:
-    """numpy and the model modules the first screen uses, before PySide6 (see above)."""
-    if "numpy" not in sys.modules:
-        one_blas_thread()
+    """numpy and the model modules the first screen uses, before PySide6 (see above). The thread
+    count is begin()'s alone: an app that did not call it keeps OpenBLAS's default."""
     import numpy  # noqa: F401
     import model  # noqa: F401
     from model import chip_transform, explain, flow, readouts, roofline_readouts, sweep  # noqa: F401
