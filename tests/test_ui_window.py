@@ -69,6 +69,23 @@ def test_gpu_combo_by_typing(qtbot, window):
     assert_shows(window, Scenario(gpu="h200-sxm-141gb"))
 
 
+def test_search_boxes_are_editable_lists_without_popup_arrows(qtbot, window):
+    """Each search box types and drops down a list, and carries none of the hidden scroll
+    arrows of a popup-style list (setEditable would build two per box, polished at start)."""
+    from PySide6.QtWidgets import QWidget
+    from ui.controls import SearchCombo
+    boxes = window.controls.findChildren(SearchCombo)
+    assert len(boxes) >= 6
+    for box in boxes:
+        assert box.isEditable() and box.lineEdit() is not None
+        kinds = {w.metaObject().className() for w in box.findChildren(QWidget)}
+        assert not any("Scroller" in k for k in kinds), kinds
+    box = window.controls.gpu
+    box.showPopup()
+    assert box.view().isVisible() and box.view().model().rowCount() > 10
+    box.hidePopup()
+
+
 @pytest.mark.parametrize("combo,value,field", [
     ("model", "llama-3.1-70b", "model"),
     ("precision", "fp8", "precision"),

@@ -10,7 +10,7 @@ import math
 from PySide6.QtCore import QSignalBlocker, QStringListModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QCompleter, QGridLayout, QHBoxLayout,
-                               QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
+                               QLabel, QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
 from model.efficiency import engine_choices
@@ -37,7 +37,10 @@ class SearchCombo(QComboBox):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setEditable(True)
+        # editable through its own line edit: setEditable(True) builds the list's frame while the
+        # box is not yet editable, with a popup's two scroll arrows an editable box never shows
+        # (hidden widgets the window's style sheet polishes at start; issue 13)
+        self.setLineEdit(QLineEdit(self))
         self.setInsertPolicy(QComboBox.NoInsert)
         self.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(8)
