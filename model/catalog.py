@@ -48,6 +48,9 @@ class Link:
 
 @dataclass(frozen=True)
 class Hardware:
+    """One accelerator from assets/hardware.json: memory levels, dense peak FLOP/s per data type,
+    links (scale-up, PCIe, network), power and price, each number with its source."""
+
     id: str
     name: str
     short_name: str
@@ -95,6 +98,9 @@ class Hardware:
 
 @dataclass(frozen=True)
 class LLM:
+    """One model's architecture (assets/models.json or a config.json): layers, widths, heads,
+    vocabulary, and the parameter counts that follow from them."""
+
     id: str
     name: str
     aliases: tuple[str, ...]
@@ -118,6 +124,9 @@ class LLM:
 
 @dataclass(frozen=True)
 class Precision:
+    """A weight/activation precision (assets/precisions.json): bits per weight and the data type
+    the maths runs in, with fallbacks where a GPU lacks it."""
+
     id: str
     name: str
     weight_bits: float
@@ -145,6 +154,8 @@ class Precision:
 
 @dataclass(frozen=True)
 class KVPrecision:
+    """A KV-cache precision: bits per cached value."""
+
     id: str
     name: str
     bits: float
@@ -159,6 +170,8 @@ class KVPrecision:
 
 @dataclass(frozen=True)
 class Catalog:
+    """The GPUs, models and precisions the app knows: the shipped ones plus the user's own."""
+
     gpus: tuple[Hardware, ...]
     models: tuple[LLM, ...]
     precisions: tuple[Precision, ...]

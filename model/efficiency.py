@@ -49,6 +49,9 @@ FACTORS = {
 
 @dataclass(frozen=True)
 class Efficiency:
+    """How close one engine gets to the roofline floor: the fractions of peak HBM bandwidth and of
+    peak FLOP/s it attains, and its fixed costs per step, per layer and per all-reduce (seconds)."""
+
     hbm_fraction: float
     compute_fraction_decode: float
     compute_fraction_prefill: float
@@ -68,6 +71,9 @@ IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, (), IDEAL_I
 
 @dataclass(frozen=True)
 class Engine:
+    """An inference engine (assets/engines.json): how it runs (CUDA graphs, multi-GPU split), which
+    published framework names it matches, and its fitted efficiency."""
+
     id: str
     name: str
     aliases: tuple[str, ...]
@@ -89,6 +95,8 @@ class Engine:
 
 @dataclass(frozen=True)
 class AutoRule:
+    """One line of the "auto" engine choice: a GPU whose ``field`` contains ``contains`` runs ``engine``."""
+
     field: str          # a Hardware attribute: vendor | name | hbm_kind | family
     contains: str       # case-insensitive substring; "" matches anything
     engine: str
@@ -100,6 +108,9 @@ class AutoRule:
 
 @dataclass(frozen=True)
 class EfficiencyTable:
+    """Every engine with its efficiency, the auto-choice rules, and the shared constants
+    (assets/engines.json)."""
+
     engines: tuple[Engine, ...]
     auto_rules: tuple[AutoRule, ...]
     platforms: tuple[tuple[str, str], ...]   # vendor → platform

@@ -29,6 +29,10 @@ E2E_POINTS = 16
 
 @dataclass(frozen=True)
 class Estimate:
+    """Everything the cost model says about one scenario: times (ms), rates (per s), bytes,
+    FLOP, utilisations and the sentence that explains them. Every number on screen is one of these
+    fields or a readout made from them (model.readouts)."""
+
     scenario: Scenario
     gpu_name: str
     model_name: str

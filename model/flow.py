@@ -80,6 +80,9 @@ class LinkFlow:
 
 @dataclass(frozen=True)
 class Flow:
+    """What one decode or prefill step moves per link of the memory hierarchy, how busy each level
+    is and which one bounds the step (for the animated chip)."""
+
     step_s: float
     batch: int
     gpus: int

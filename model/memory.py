@@ -17,6 +17,8 @@ from model.scenario import ResolvedScenario
 
 @dataclass(frozen=True)
 class Footprint:
+    """HBM per GPU: capacity, and what weights, KV cache and workspace take (bytes)."""
+
     capacity_bytes: float
     weight_bytes: float
     kv_bytes_per_sequence: float

@@ -41,6 +41,8 @@ HBM_CAPACITY = "HBM capacity per GPU"
 
 @dataclass(frozen=True)
 class Readout:
+    """One number as the screen shows it: its value and unit, the text written, and a line of help."""
+
     key: str
     label: str
     value: Any            # float | int | str | None

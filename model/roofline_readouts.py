@@ -23,6 +23,9 @@ from model.roofline import ridge_flops_per_byte
 
 @dataclass(frozen=True)
 class Roof:
+    """One horizontal roof of the roofline: a compute type's peak FLOP/s, where it meets the HBM
+    slope (the ridge, FLOP/byte), and its label texts."""
+
     names: str                  # "BF16 / FP16"
     peak_flops: float
     bandwidth_bytes_per_s: float
@@ -53,6 +56,8 @@ def roofs(hw, e) -> list[Roof]:
 
 @dataclass(frozen=True)
 class ComparisonRoof:
+    """The comparison GPU's roof and slope for the faint second roofline."""
+
     gpu_name: str
     dtype: str                  # the compute type the comparison runs at
     emulated: bool

@@ -64,6 +64,9 @@ class Scenario:
 
 @dataclass(frozen=True)
 class ResolvedScenario:
+    """A Scenario with its catalogue entries looked up (GPU, model, precisions) and its derived
+    choices made (compute type, tensor/pipeline parallelism, engine)."""
+
     scenario: Scenario
     hw: Hardware
     llm: LLM

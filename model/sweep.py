@@ -19,8 +19,11 @@ from model.scenario import MAX_BATCH, Scenario, resolve
 from model.step import decode_pass, microbatch
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BatchSweep:
+    """The estimate at each batch size of a sweep, one array per quantity (index-aligned with
+    ``batch``). Compared by identity: its fields are arrays."""
+
     batch: np.ndarray
     decode_ms_per_token: np.ndarray
     decode_floor_ms_per_token: np.ndarray

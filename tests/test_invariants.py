@@ -89,3 +89,12 @@ def test_speedup_from_n_gpus_stays_below_n(s, n):
     many = _estimate(s.with_(gpus=n))
     assert one.decode_ms_per_token / many.decode_ms_per_token < n
     assert many.output_tokens_per_s / one.output_tokens_per_s < n
+
+
+def test_a_sweep_compares_by_identity():
+    """A BatchSweep holds arrays: it compares and hashes by identity (array equality has no
+    single truth value), so sweeps can sit in sets and dicts."""
+    s = Scenario()
+    a, b = sweep_batch(s, [1, 2, 4]), sweep_batch(s, [1, 2, 4])
+    assert a == a and a != b
+    assert len({a, b}) == 2

@@ -22,6 +22,8 @@ BOUND_COLOURS = {"memory": ORANGE, "compute": BLUISH_GREEN, "communication": BLU
 
 @dataclass(frozen=True)
 class Theme:
+    """One look: colours (hex) for the panels, text, plots and gauges, and the type scale."""
+
     name: str
     bg: str
     panel: str

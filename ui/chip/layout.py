@@ -24,6 +24,8 @@ UNIFIED_PIPES = 4     # pipes drawn from a unified-memory block up to L2
 
 @dataclass(frozen=True)
 class Rect:
+    """A rectangle in the chip view's pixels."""
+
     x: float
     y: float
     w: float
@@ -91,6 +93,8 @@ class Cluster:
 
 @dataclass(frozen=True)
 class ChipLayout:
+    """Where every part of the animated chip goes for one view size: boxes and type sizes."""
+
     width: float
     height: float
     fs: int                                     # body type size, px
