@@ -274,3 +274,20 @@ def test_the_operating_point_label_covers_no_batch_dot(main_window, qtbot):
                 if any(label.intersects(d) for d in dots):
                     covered.append((gpu, model, b))
     assert covered == []
+
+
+def test_a_gauge_not_yet_laid_out_shows_its_full_title(qtbot):
+    """Before its first layout a gauge has no width to fit to: it shows its readout's full label
+    (and measures nothing); once sized it takes the longest form that fits."""
+    from model.readouts import readouts
+    from ui.controller import Controller
+    from ui.gauges import GaugePanel
+    c = Controller()
+    panel = GaugePanel(c)
+    qtbot.addWidget(panel)
+    gauge = panel.gauges["ms_per_token"]
+    assert gauge.title.text() == readouts(c.estimate)["decode_time"].labels[0]
+    panel.resize(900, 300)
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert gauge.title.text() in readouts(c.estimate)["decode_time"].labels

@@ -68,14 +68,19 @@ class Gauge(QFrame):
         self._fit()
 
     def _fit(self) -> None:
-        """Largest size up to base_px at which the number fits its column (never clipped)."""
+        """Largest size up to base_px at which the number fits its column (never clipped); the
+        title's longest form that fits. Only once the gauge has its width (before that there is
+        nothing to fit to: at start the estimate arrives before the first layout)."""
+        if not self._sized:
+            if self._titles:
+                self.title.setText(self._titles[0])
+            return
         f = self.value.font()
         f.setBold(True)
         px = fitting_px(self.value.text(), f, max(40, self.value.width()), self.base_px, 12)
         if self._titles:                         # the readout's label, or its short form where narrow
             self.title.setText(first_fitting(self._titles, self.title.font(), self.title.contentsRect().width()))
-        if self._sized and px != getattr(self, "_px", None):   # the window's style sheet sets fonts: override
-            # per label, once the gauge has its width (at start: one style sheet, not three)
+        if px != getattr(self, "_px", None):    # the window's style sheet sets fonts: override per label
             self._px = px
             self.value.setStyleSheet(f"font-size: {px}px; font-weight: 700;")
 
