@@ -15,13 +15,14 @@ what a decode step must read; FLOPs scale with K experts per token.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 
+from model.values import frozen
 
-@dataclass(frozen=True)
+
+@frozen
 class ParamBreakdown:
     """Parameter counts (numbers of weights, not bytes) by role, summed over layers."""
 
@@ -70,7 +71,7 @@ class ParamBreakdown:
         return self.streamed_dense + self.moe_layers * self.experts_touched(batch_tokens) * self.expert
 
 
-@dataclass(frozen=True)
+@frozen
 class Shape:
     """Per-token sizes derived from the architecture (numbers of values, not bytes)."""
 

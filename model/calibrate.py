@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from model.catalog import ASSETS_DIR
 from model.efficiency import Efficiency, EfficiencyTable, default_efficiency, factors_as_json
 from model.measured import RowPlan, default_measured, plan
 from model.step import PassTerms, pass_cost
+from model.values import frozen
 
 PARAMS = ("hbm_fraction", "compute_fraction_decode", "compute_fraction_prefill", "kv_read_fraction",
           "step_overhead_s", "layer_overhead_s", "allreduce_latency_scale", "dequant_ops_per_weight",
@@ -57,7 +58,7 @@ def from_theta(t: np.ndarray) -> dict:
     return dict(zip(PARAMS, vals))
 
 
-@dataclass(frozen=True)
+@frozen
 class Design:
     """Every pass of every row, flattened: the fit evaluates all of them at once."""
 
@@ -112,7 +113,7 @@ def _soft_l1(r: np.ndarray) -> np.ndarray:
     return np.sign(r) * np.sqrt(2.0 * DELTA ** 2 * (np.sqrt(1.0 + (r / DELTA) ** 2) - 1.0))
 
 
-@dataclass(frozen=True)
+@frozen
 class Pooling:
     """Who each row of θ shrinks toward: anchor = A·θ + offset, penalty (θ − anchor)/(τ·width).
     Rows of θ: one per group, then the pooled (all-engine) row, then one offset row per

@@ -7,7 +7,7 @@ source string of its section so the UI can show where a number came from.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -15,11 +15,12 @@ from typing import Any, Callable, Iterable, Mapping
 from model import units
 from model.architecture import ParamBreakdown, Shape, param_breakdown, shape
 from model.errors import AssetError, UnknownIdError
+from model.values import frozen
 
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets"
 
 
-@dataclass(frozen=True)
+@frozen
 class MemoryLevel:
     """One level of the memory hierarchy, whole-chip totals."""
 
@@ -33,7 +34,7 @@ class MemoryLevel:
     notes: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Link:
     """A GPU-to-GPU (or GPU-to-host) link: bandwidth per direction per GPU, call latency."""
 
@@ -46,7 +47,7 @@ class Link:
     notes: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Hardware:
     """One accelerator from assets/hardware.json: memory levels, dense peak FLOP/s per data type,
     links (scale-up, PCIe, network), power and price, each number with its source."""
@@ -96,7 +97,7 @@ class Hardware:
         return dict(self.sources).get(section, "")
 
 
-@dataclass(frozen=True)
+@frozen
 class LLM:
     """One model's architecture (assets/models.json or a config.json): layers, widths, heads,
     vocabulary, and the parameter counts that follow from them."""
@@ -122,7 +123,7 @@ class LLM:
         return self.params.experts > 0
 
 
-@dataclass(frozen=True)
+@frozen
 class Precision:
     """A weight/activation precision (assets/precisions.json): bits per weight and the data type
     the maths runs in, with fallbacks where a GPU lacks it."""
@@ -152,7 +153,7 @@ class Precision:
         return max(self.activation_bits, 16) / 8.0
 
 
-@dataclass(frozen=True)
+@frozen
 class KVPrecision:
     """A KV-cache precision: bits per cached value."""
 
@@ -168,7 +169,7 @@ class KVPrecision:
         return self.bits / 8.0
 
 
-@dataclass(frozen=True)
+@frozen
 class Catalog:
     """The GPUs, models and precisions the app knows: the shipped ones plus the user's own."""
 

@@ -18,11 +18,11 @@ draws bytes as packets. Everything it shows about packets comes from here (pure,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Sequence
 
 from model.flow import Flow
 from model.format import duration, si
+from model.values import frozen
 
 R_CHIP = 200.0        # packets per screen second on the HBM links when HBM runs at its peak
 R_LINK = 45.0         # all-reduce packets per screen second per GPU when its link is saturated
@@ -36,7 +36,7 @@ ACROSS_S = 0.35       # a packet crosses L2 sideways in at most this many screen
 ROUTE_LEVELS = ("hbm", "l2", "across", "l2", "l2", "smem", "registers", "registers")
 
 
-@dataclass(frozen=True)
+@frozen
 class PacketScale:
     """The chip view's packets for one Flow at one speed."""
 

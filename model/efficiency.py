@@ -23,13 +23,14 @@ rows each set came from. ``ideal`` is 100% of peak with no overhead: the rooflin
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
 from model.catalog import ASSETS_DIR, Hardware, _read_json
 from model.errors import AssetError, ScenarioError
+from model.values import frozen
 
 AUTO = "auto"
 IDEAL_ID = "ideal"
@@ -47,7 +48,7 @@ FACTORS = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Efficiency:
     """How close one engine gets to the roofline floor: the fractions of peak HBM bandwidth and of
     peak FLOP/s it attains, and its fixed costs per step, per layer and per all-reduce (seconds)."""
@@ -69,7 +70,7 @@ class Efficiency:
 IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, (), IDEAL_ID)
 
 
-@dataclass(frozen=True)
+@frozen
 class Engine:
     """An inference engine (assets/engines.json): how it runs (CUDA graphs, multi-GPU split), which
     published framework names it matches, and its fitted efficiency."""
@@ -93,7 +94,7 @@ class Engine:
         return table.get(platform) or table.get("cuda") or self.prior
 
 
-@dataclass(frozen=True)
+@frozen
 class AutoRule:
     """One line of the "auto" engine choice: a GPU whose ``field`` contains ``contains`` runs ``engine``."""
 
@@ -106,7 +107,7 @@ class AutoRule:
         return self.contains.lower() in str(getattr(hw, self.field, "")).lower()
 
 
-@dataclass(frozen=True)
+@frozen
 class EfficiencyTable:
     """Every engine with its efficiency, the auto-choice rules, and the shared constants
     (assets/engines.json)."""

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import numpy as np
 
@@ -23,11 +23,12 @@ from model.memory import Footprint, fit_note, footprint
 from model.roofline import critical_batch, ridge_flops_per_byte
 from model.scenario import ResolvedScenario, Scenario, resolve
 from model.step import PassCost, decode_pass, microbatch, prefill_pass
+from model.values import frozen
 
 E2E_POINTS = 16
 
 
-@dataclass(frozen=True)
+@frozen
 class Estimate:
     """Everything the cost model says about one scenario: times (ms), rates (per s), bytes,
     FLOP, utilisations and the sentence that explains them. Every number on screen is one of these

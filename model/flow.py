@@ -34,7 +34,6 @@ communication → the tensor-parallel link's name.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from model.catalog import Catalog, Hardware
 from model.estimate import Estimate
@@ -42,6 +41,7 @@ from model.format import percent, si
 from model.scenario import resolve
 from model.readouts import Readout, readouts, tensor_cores_busy
 from model.step import allreduce_bytes, microbatch, pipeline_hop_bytes
+from model.values import frozen
 
 KINDS = ("weights", "kv", "activations")
 CHIP_LINKS = ("host_hbm", "hbm_l2", "l2_smem", "smem_reg", "reg_tc")
@@ -58,7 +58,7 @@ LINK_LABELS = {
 _LIMIT = {"host_hbm": "host", "hbm_l2": "hbm", "l2_smem": "l2", "smem_reg": "smem", "reg_tc": "registers"}
 
 
-@dataclass(frozen=True)
+@frozen
 class LinkFlow:
     """Traffic on one link, per GPU. Tuples are ordered as KINDS (weights, kv, activations)."""
 
@@ -78,7 +78,7 @@ class LinkFlow:
         return sum(self.bytes_per_s)
 
 
-@dataclass(frozen=True)
+@frozen
 class Flow:
     """What one decode or prefill step moves per link of the memory hierarchy, how busy each level
     is and which one bounds the step (for the animated chip)."""

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
 from model.catalog import shipped_catalog
+from model.values import frozen
 
 CEILING_FACTOR = 100.0
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 REQUIRED_LEVELS = ("hbm",)
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     path: str       # dotted path of the field ("" for the whole document)
     reason: str

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from model.hardware_check import Problem, check_document, known_dtypes
+from model.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class EditorField:
     path: tuple[str, ...]    # keys into the document
     label: str
@@ -141,7 +141,7 @@ def field_problems(doc: Mapping[str, Any], taken_ids: Iterable[str] = ()) -> dic
 
 # ---------------------------------------------------------------- what if
 
-@dataclass(frozen=True)
+@frozen
 class WhatIf:
     key: str
     label: str

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import string
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Mapping
 
 import numpy as np
@@ -25,6 +25,7 @@ from model.catalog import Catalog, Hardware, default_catalog
 from model.errors import ModelError
 from model.format import duration, si, sig3
 from model.lessons import AMD_LINE, NVIDIA_LINE, generations, hbm_latency_cycles, latency_hiding, roofline_point
+from model.values import frozen
 
 LINES = {"nvidia": NVIDIA_LINE, "amd": AMD_LINE}
 LESSON_PARTS = {"nvidia": ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb"), "amd": AMD_LINE}
@@ -36,13 +37,13 @@ UNMATCHED_CLAIM = ("This step's claim is about its prepared scenario, which this
                    "press R (Prepared state) to go back to it")
 
 
-@dataclass(frozen=True)
+@frozen
 class KeyNumber:
     text: str                     # the number in large type, with its unit
     label: str                    # one line: what it counts
 
 
-@dataclass(frozen=True)
+@frozen
 class Facts:
     """A lesson screen's numbers: the key number, the values its claim may name, detail lines."""
 
@@ -110,7 +111,7 @@ def generation_facts(line: str = "nvidia", show: str = "", catalog: Catalog | No
 
 # ---------------------------------------------------------------- 2 warps
 
-@dataclass(frozen=True)
+@frozen
 class WarpCurve:
     warps: np.ndarray
     issue_busy: np.ndarray        # fraction of cycles the scheduler issues
@@ -149,7 +150,7 @@ def warp_facts(hw: Hardware, warps: int, divergence: float = 0.0) -> Facts:
 
 # ---------------------------------------------------------------- 3 ladder
 
-@dataclass(frozen=True)
+@frozen
 class LadderPoint:
     key: str
     label: str

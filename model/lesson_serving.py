@@ -13,7 +13,6 @@ Measured markers: only rows whose model, precision and GPU match the scenario sh
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +26,7 @@ from model.lessons import matching_measurements, precision_table
 from model.readouts import readouts
 from model.scenario import Scenario, resolve
 from model.step import decode_pass
+from model.values import frozen
 
 SCALING_COUNTS = (1, 2, 4, 8)
 
@@ -37,7 +37,7 @@ def ms(x_ms: float) -> str:
 
 # ---------------------------------------------------------------- 5 decode
 
-@dataclass(frozen=True)
+@frozen
 class DecodeBreakdown:
     """One decode step, in ms: the floor's parts and the realistic time's parts (they add up)."""
 
@@ -190,7 +190,7 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
     return Facts(kn, vals, tuple(details))
 
 
-@dataclass(frozen=True)
+@frozen
 class BatchCurves:
     batch: np.ndarray
     tokens_per_s: np.ndarray         # realistic: batch ÷ step time
@@ -205,7 +205,7 @@ def batching_curves(s: Scenario, batches, catalog: Catalog | None = None) -> Bat
     return BatchCurves(sw.batch, sw.output_tokens_per_s, sw.batch / (sw.decode_floor_ms_per_token / 1e3), sw.fits)
 
 
-@dataclass(frozen=True)
+@frozen
 class MeasuredPoint:
     """A published run beside the model's prediction of the same run (same conditions)."""
 
@@ -276,7 +276,7 @@ def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") 
 
 # ---------------------------------------------------------------- 8 multi-GPU
 
-@dataclass(frozen=True)
+@frozen
 class GpuBar:
     gpus: int
     work_ms: float                  # max(memory, compute): the part that shrinks with N

@@ -16,7 +16,6 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
@@ -27,6 +26,7 @@ from model.errors import AssetError, ModelError, ScenarioError
 from model.estimate import estimate
 from model.roofline import attainable_flops
 from model.scenario import GPU_COUNTS, Scenario
+from model.values import frozen
 
 # ---------------------------------------------------------------- 1 generations
 
@@ -34,7 +34,7 @@ NVIDIA_LINE = ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-1
 AMD_LINE = ("mi250x-128gb", "mi300x-192gb", "mi325x-256gb")
 
 
-@dataclass(frozen=True)
+@frozen
 class GenerationPoint:
     gpu_id: str
     name: str
@@ -61,7 +61,7 @@ def generations(gpu_ids: Iterable[str] = NVIDIA_LINE, catalog: Catalog | None = 
 
 # ---------------------------------------------------------------- 2 latency hiding
 
-@dataclass(frozen=True)
+@frozen
 class LatencyHiding:
     warps: int
     divergence: float
@@ -142,7 +142,7 @@ def scheduler_timeline(warps: int, compute_cycles: int, latency_cycles: int, spa
 
 # ---------------------------------------------------------------- 3 memory ladder
 
-@dataclass(frozen=True)
+@frozen
 class LadderStep:
     level: MemoryLevel
     bandwidth_factor: float | None  # this level's bandwidth ÷ the next-faster level's (< 1)
@@ -167,7 +167,7 @@ def memory_ladder(hw: Hardware) -> tuple[LadderStep, ...]:
 
 # ---------------------------------------------------------------- 4 roofline
 
-@dataclass(frozen=True)
+@frozen
 class RooflinePoint:
     intensity_flops_per_byte: float
     attainable_flops: float
@@ -189,7 +189,7 @@ def roofline_point(hw: Hardware, dtype: str, intensity: float) -> RooflinePoint:
 
 # ---------------------------------------------------------------- 7 precision
 
-@dataclass(frozen=True)
+@frozen
 class PrecisionRow:
     precision_id: str
     name: str
@@ -241,7 +241,7 @@ def precision_table(s: Scenario, precisions: Iterable[str] = ("fp32", "bf16", "f
 
 # ---------------------------------------------------------------- 8 scaling
 
-@dataclass(frozen=True)
+@frozen
 class ScalingCurve:
     interconnect: str
     gpus: np.ndarray
@@ -274,7 +274,7 @@ def scaling(s: Scenario, counts: Iterable[int] = GPU_COUNTS, interconnects=("nvl
 
 # ---------------------------------------------------------------- chapters and prepared states
 
-@dataclass(frozen=True)
+@frozen
 class PreparedState:
     caption: str                    # the state's one claim: a template filled by model.lesson_numbers.Facts.fill
     scenario: Scenario
@@ -285,7 +285,7 @@ class PreparedState:
         return dict(self.params).get(key, default)
 
 
-@dataclass(frozen=True)
+@frozen
 class Chapter:
     number: int
     key: str

@@ -24,12 +24,13 @@ from typing import Any, Callable
 import numpy as np
 
 from model.architecture import param_breakdown
+from model.values import frozen
 
 NUMPY_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int8": np.int8}
 BLAS_DTYPES = ("fp32",)         # numpy's fast (BLAS) path; the others run numpy's own loops
 
 
-@dataclass(frozen=True)
+@frozen
 class DecodeShape:
     """One Llama layer: hidden d, query heads h × head dim k, KV heads g, FFN f (gated)."""
 
@@ -87,7 +88,7 @@ class Measurements:
         return self.decode_weight_bytes / self.memory_bandwidth_bytes_per_s if self.memory_bandwidth_bytes_per_s else 0.0
 
 
-@dataclass(frozen=True)
+@frozen
 class Step:
     label: str
     run: Callable[[Measurements], None]

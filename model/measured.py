@@ -18,7 +18,6 @@ at once; ``predict`` applies the stored ones.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,12 +30,13 @@ from model.estimate import decode_contexts
 from model.memory import footprint
 from model.scenario import Scenario, resolve
 from model.step import PassTerms, decode_terms, pass_cost, prefill_terms
+from model.values import frozen
 
 METRICS = ("end_to_end_latency_s", "total_output_tokens_per_s", "ms_per_output_token",
            "output_tokens_per_s_per_user", "ttft_ms", "prefill_tokens_per_s")
 
 
-@dataclass(frozen=True)
+@frozen
 class MeasuredRow:
     row_id: str
     model: str
@@ -123,7 +123,7 @@ def default_measured() -> tuple[MeasuredRow, ...]:
     return load_measured()
 
 
-@dataclass(frozen=True)
+@frozen
 class RowPlan:
     """A row's prediction before any engine factor: value = k·T (or k/T when ``inverse``),
     T = Σ weight × time of each pass."""

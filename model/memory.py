@@ -9,13 +9,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from model.format import si
 from model.scenario import ResolvedScenario
+from model.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Footprint:
     """HBM per GPU: capacity, and what weights, KV cache and workspace take (bytes)."""
 

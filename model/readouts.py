@@ -24,12 +24,13 @@ Mean context c̄ = input + output/2 (the same number the Estimate's decode step 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from model.format import duration, percent, si, sig3
+from model.values import frozen
 
 PHASE_WORDS = {"decode": "decode", "prefill": "prefill"}
 WEIGHTS_RESIDENT = "Weights resident per GPU"
@@ -39,7 +40,7 @@ HBM_FREE = "HBM free per GPU"
 HBM_CAPACITY = "HBM capacity per GPU"
 
 
-@dataclass(frozen=True)
+@frozen
 class Readout:
     """One number as the screen shows it: its value and unit, the text written, and a line of help."""
 

@@ -13,15 +13,14 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from model.errors import ModelError
 from model.format import duration, percent, si, sig3
 from model.readouts import readouts
 from model.roofline import ridge_flops_per_byte
+from model.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Roof:
     """One horizontal roof of the roofline: a compute type's peak FLOP/s, where it meets the HBM
     slope (the ridge, FLOP/byte), and its label texts."""
@@ -54,7 +53,7 @@ def roofs(hw, e) -> list[Roof]:
     return out
 
 
-@dataclass(frozen=True)
+@frozen
 class ComparisonRoof:
     """The comparison GPU's roof and slope for the faint second roofline."""
 

@@ -12,12 +12,13 @@ GPU per node). Pipeline hops beyond a node always cross the network. Engine: an 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any, Mapping
 
 from model.catalog import Catalog, Hardware, KVPrecision, Link, LLM, Precision, default_catalog
 from model.efficiency import default_efficiency
 from model.errors import ScenarioError
+from model.values import frozen
 
 INTERCONNECTS = ("nvlink", "pcie", "network")
 PHASES = ("decode", "prefill")
@@ -27,7 +28,7 @@ MAX_TOKENS = 1_048_576
 GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 
 
-@dataclass(frozen=True)
+@frozen
 class Scenario:
     """A user's choice. The defaults (what Explore opens on and Reset returns to) fit and run:
     Llama 3.1 8B in BF16 on one H100 at batch 1, memory-bound at ~9 ms per token. (70B on one
@@ -62,7 +63,7 @@ class Scenario:
         return cls(**dict(data))
 
 
-@dataclass(frozen=True)
+@frozen
 class ResolvedScenario:
     """A Scenario with its catalogue entries looked up (GPU, model, precisions) and its derived
     choices made (compute type, tensor/pipeline parallelism, engine)."""

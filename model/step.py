@@ -29,15 +29,14 @@ the factor-free bytes, FLOPs and link traffic; ``pass_cost`` applies an engine's
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from model.efficiency import IDEAL, Efficiency, default_efficiency
 from model.scenario import ResolvedScenario
+from model.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class PassTerms:
     """What one pass moves and computes per GPU, before any engine factor (floats or arrays)."""
 
@@ -63,7 +62,7 @@ class PassTerms:
         return self.weight_bytes + self.kv_bytes + self.activation_bytes
 
 
-@dataclass(frozen=True)
+@frozen
 class PassCost:
     """Cost of one forward pass, per GPU. Fields are floats or numpy arrays (broadcast)."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+from dataclasses import asdict
 from typing import Callable, Iterable
 
 import numpy as np
@@ -22,9 +22,10 @@ from model.calibrate import all_plans, design, fit
 from model.catalog import Catalog
 from model.efficiency import EfficiencyTable, default_efficiency
 from model.measured import MeasuredRow, RowPlan, default_measured, evaluate
+from model.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Comparison:
     row: MeasuredRow
     predicted: float
@@ -34,7 +35,7 @@ class Comparison:
         return self.predicted / self.row.value - 1.0
 
 
-@dataclass(frozen=True)
+@frozen
 class Summary:
     rows: int
     median_abs_error: float
@@ -89,7 +90,7 @@ def by(comparisons, key: Callable[[MeasuredRow], str]) -> dict[str, Summary]:
 BREAKDOWNS = {"engine": lambda r: r.engine, "gpu": lambda r: r.gpu, "source": lambda r: r.source_id}
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     loso: tuple[Comparison, ...]
     in_sample: tuple[Comparison, ...]
@@ -100,9 +101,9 @@ class Report:
         fitted = {c.row.row_id: c.predicted for c in self.in_sample}
         return {
             "headline": "leave-one-source-out",
-            "summary": {"loso": vars(summarize(self.loso)), "in_sample": vars(summarize(self.in_sample)),
-                        "floor": vars(summarize(self.floor))},
-            **{f"loso_by_{k}": {g: vars(s) for g, s in by(self.loso, f).items()} for k, f in BREAKDOWNS.items()},
+            "summary": {"loso": asdict(summarize(self.loso)), "in_sample": asdict(summarize(self.in_sample)),
+                        "floor": asdict(summarize(self.floor))},
+            **{f"loso_by_{k}": {g: asdict(s) for g, s in by(self.loso, f).items()} for k, f in BREAKDOWNS.items()},
             "rows": [{"row_id": c.row.row_id, "source_id": c.row.source_id, "engine": c.row.engine,
                       "gpu": c.row.gpu, "label": c.row.label, "metric": c.row.metric, "measured": c.row.value,
                       "predicted_loso": c.predicted, "error_loso": c.error,

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
+
+from model.values import frozen
 
 FORMATS = (".gif", ".mp4")
 MAX_SIZE = (3840, 2160)
@@ -38,7 +39,7 @@ class RecordingError(ValueError):
     """A recording that cannot be made, in one line."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Recording:
     path: str
     what: str                  # "chip" or "chapter N"

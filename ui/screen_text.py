@@ -13,17 +13,16 @@ A view that paints its words (the chip, a chapter's chart) joins the walk by off
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pyqtgraph as pg
 from PySide6 import QtGui
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 
+from model.values import frozen
 from ui.hover import HoverTips
 
 
-@dataclass(frozen=True)
+@frozen
 class Shown:
     where: str       # the widget's object name or class
     kind: str        # label | tooltip | plot | hover | painted | pair

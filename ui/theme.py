@@ -6,7 +6,9 @@ interconnect blue, warnings vermillion. Never colour alone: every colour has a w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from model.values import frozen
 
 # Okabe–Ito
 ORANGE = "#E69F00"        # weights
@@ -20,7 +22,7 @@ REDDISH_PURPLE = "#CC79A7"  # KV cache
 BOUND_COLOURS = {"memory": ORANGE, "compute": BLUISH_GREEN, "communication": BLUE}
 
 
-@dataclass(frozen=True)
+@frozen
 class Theme:
     """One look: colours (hex) for the panels, text, plots and gauges, and the type scale."""
 
@@ -116,7 +118,6 @@ def style_sheet(t: Theme) -> str:
     """
 
 
-
 def focus_style(t: Theme) -> str:
     """A visible focus ring on every keyboard-reachable control."""
     return (f"QPushButton:focus, QToolButton:focus, QCheckBox:focus, QSlider:focus, QComboBox:focus "
@@ -143,7 +144,7 @@ def style_plot_axes(plot_item, t: Theme, x_label: str = "", y_label: str = "", l
     plot_item.getAxis("left").setWidth(int(t.px(13) * left_em))
 
 
-@dataclass(frozen=True)
+@frozen
 class ChipColours:
     """The animated chip's colours for one theme (hex). The Okabe–Ito meaning colours stay the same
     in both; on white the low-contrast ones get a darker shade for text and a rim round packets."""

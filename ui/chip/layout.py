@@ -13,16 +13,16 @@ view (``font_px``) and the side columns with the type. ``chip_layout`` returns o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from model.values import frozen
 
 MAX_SMS = 12
 LADDER_KEYS = ("tensor_cores", "registers", "smem", "l2", "hbm", "host")
 UNIFIED_PIPES = 4     # pipes drawn from a unified-memory block up to L2
 
 
-@dataclass(frozen=True)
+@frozen
 class Rect:
     """A rectangle in the chip view's pixels."""
 
@@ -64,7 +64,7 @@ class Rect:
                 and self.top >= o.top - tol and self.bottom <= o.bottom + tol)
 
 
-@dataclass(frozen=True)
+@frozen
 class LadderRow:
     """One level on the ladder: its name, its numbers, and its use bar with the use beside it."""
 
@@ -79,7 +79,7 @@ class LadderRow:
         return Rect(self.name.x, self.name.y, self.name.w, self.use.bottom - self.name.y)
 
 
-@dataclass(frozen=True)
+@frozen
 class Cluster:
     """The GPUs of a multi-GPU scenario: a row of tiles over a switch, link use below."""
 
@@ -91,7 +91,7 @@ class Cluster:
     foot: Rect
 
 
-@dataclass(frozen=True)
+@frozen
 class ChipLayout:
     """Where every part of the animated chip goes for one view size: boxes and type sizes."""
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from functools import lru_cache
 
 import numpy as np
@@ -13,6 +13,7 @@ from model.catalog import Hardware
 from model.chip_transform import PacketScale
 from model.estimate import Estimate
 from model.flow import Flow
+from model.values import frozen
 from ui import theme as th
 from ui.chip.layout import ChipLayout, Rect
 
@@ -38,7 +39,7 @@ def palette(name: str) -> Palette:
     return Palette(name, th.CHIP_LIGHT if name == "light" else th.CHIP_DARK)
 
 
-@dataclass(frozen=True)
+@frozen
 class Scene:
     """Everything a painter needs, fixed between two scenario changes."""
 
