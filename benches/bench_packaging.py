@@ -90,10 +90,10 @@ def first_paint(cmd: list[str], env: dict) -> tuple[float, float, float | None]:
     return wall, cpu, built
 
 
-def start_times(cmds: list[tuple[list[str], dict]], runs: int) -> list[tuple[tuple, tuple]]:
+def start_times(cmds: list[tuple[list[str], dict]], runs: int) -> tuple[list[tuple[tuple, tuple]], list[list[float]]]:
     """Per (command, extra environment): ((first wall, first CPU, first BUILT), (median wall,
-    median CPU, median BUILT or None) of the later runs). The commands take turns, so a busy
-    spell hits all alike."""
+    median CPU, median BUILT or None) of the later runs); and each command's wall times of the
+    later runs, round by round. The commands take turns, so a busy spell hits all alike."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     with tempfile.TemporaryDirectory() as home:
         env["HOME"] = home
@@ -108,7 +108,14 @@ def start_times(cmds: list[tuple[list[str], dict]], runs: int) -> list[tuple[tup
         built = [r[2] for r in rest if r[2] is not None]
         out.append((g[0], (statistics.median(r[0] for r in rest), statistics.median(r[1] for r in rest),
                            statistics.median(built) if built else None)))
-    return out
+    return out, [[r[0] for r in (g[1:] or g)] for g in got]
+
+
+def round_ratios(app: list[float], base: list[float]) -> str:
+    """The app's wall time over the base's, taken within each round (the two started one after
+    the other, so the machine's drift through a run cancels): median and range."""
+    r = sorted(a / b for a, b in zip(app, base))
+    return f"{statistics.median(r):.2f} ({r[0]:.2f}–{r[-1]:.2f})"
 
 
 def main() -> int:
@@ -129,7 +136,7 @@ def main() -> int:
 
     size_h, size_a = folder_bytes(hello), folder_bytes(app)
     hello_exe = str(hello / "hello-window")
-    (first_h, med_h), (first_s, med_s), (first_a, med_a) = start_times(
+    ((first_h, med_h), (first_s, med_s), (first_a, med_a)), (walls_h, walls_s, walls_a) = start_times(
         [([hello_exe], {}), ([hello_exe, "--same-start"], {"OPENBLAS_NUM_THREADS": "1"}),
          ([str(app / "memory-wall")], {})], args.runs)
 
@@ -144,6 +151,8 @@ def main() -> int:
               f"CPU: hello {h[1]:5.3f} s, memory-wall {a[1]:5.3f} s, ratio {a[1] / h[1]:.2f}")
         print(f"{'':32s} to the hello window started as Memory Wall starts (wall {s[0]:5.3f} s, CPU "
               f"{s[1]:5.3f} s): wall {a[0] / s[0]:.2f}, CPU {a[1] / s[1]:.2f}")
+    print(f"{'':32s} round by round, wall: {round_ratios(walls_a, walls_h)} the hello window, "
+          f"{round_ratios(walls_a, walls_s)} it started as Memory Wall starts")
     if med_a[2] is not None:
         print(f"time to interactive (memory-wall, median): {med_a[2]:.2f} s "
               f"(first paint + {med_a[2] - med_a[0]:.2f} s of deferred building)")
