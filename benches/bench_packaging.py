@@ -8,7 +8,9 @@ benches/bench_ui_latency.py does) and prints FIRST-PAINT with the CPU seconds th
 used (a grab() after that line checks that it renders). Start-up = wall time from exec to that line, and that CPU time (steadier on a shared
 machine; the same point for both, exit costs excluded): the first run (files maybe not in
 the page cache yet) and the median of the next runs. Memory Wall then builds what its first
-paint left for later and prints BUILT: time to interactive. Beside the plain hello window, the
+paint left for later and prints BUILT: time to interactive. The ratios are also taken round by
+round (each pair started one after the other, so the machine's drift through a run cancels),
+with their range. Beside the plain hello window, the
 same bundle started as Memory Wall starts (`--same-start`: no garbage collection before the
 first paint, one OpenBLAS thread; ui/quick_start.py): the ratio to it is what our own code costs.
 
