@@ -51,12 +51,12 @@ def _clear(item) -> None:
         item.setData(x=[], y=[])
 
 
-def _put(item, x, y) -> None:
+def _put(item, x, y, **style) -> None:
     """Place a curve's or a scatter's points: model values, log10 on the log–log axes. (The
     lines and markers are plain PlotCurveItem/ScatterPlotItem, which take view coordinates:
     a PlotDataItem, which would take the log itself, costs 4× as much to make and 6–9× to
     update, for a curve and a scatter each, used or not.)"""
-    item.setData(x=np.log10(np.asarray(x, dtype=float)), y=np.log10(np.asarray(y, dtype=float)))
+    item.setData(x=np.log10(np.asarray(x, dtype=float)), y=np.log10(np.asarray(y, dtype=float)), **style)
 
 
 def _label(lab: pg.TextItem, text: str, colour) -> None:
@@ -132,23 +132,18 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.slope = self._curve()
         self.roof_lines = self._curve(connect="pairs")     # the other roofs: one segment each
         self.active_roof = self._curve(connect="pairs")    # the roof this scenario runs on
-        self.roof_labels = [pg.TextItem(anchor=(1, 1)) for _ in range(FIRST_ROOF_LABELS)]
+        self.roof_labels = [self._text((1, 1)) for _ in range(FIRST_ROOF_LABELS)]
         self.ridge_line = self._curve()
         self.ridge_point = self._marker("d", 12)
-        self.ridge_label = pg.TextItem(anchor=(0, 1))
+        self.ridge_label = self._text((0, 1))
         self.trail = self._curve()                      # the batch trail's line
         self.trail_dots = self._marker("o", 8)          # and its dots (hollow where it does not fit)
-        self.trail_labels = [pg.TextItem(anchor=(0.2, -0.15)) for _ in TRAIL_LABELS]
+        self.trail_labels = [self._text((0.2, -0.15), z=None) for _ in TRAIL_LABELS]
         self.op = self._marker("o", 24)
-        self.op_label = pg.TextItem(anchor=(0, 0.5))
-        for item in (*self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label):
-            self.plot.addItem(item, ignoreBounds=True)
+        self.op_label = self._text((0, 0.5), z=21)
         self.op.setZValue(20)
-        self.op_label.setZValue(21)
         self.trail.setZValue(10)
         self.trail_dots.setZValue(10)
-        for lab in (*self.roof_labels, self.ridge_label):
-            lab.setZValue(15)           # over the slope and the dashed ridge line, on a backing box
         self.ridge_point.setZValue(16)
         self._op_xy = (0.0, 0.0)
         self.tips = HoverTips(self.plot, log_x=True, log_y=True, radius_px=HOVER_PX)
@@ -168,14 +163,20 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.plot.addItem(item)
         return item
 
+    def _text(self, anchor: tuple[float, float], z: float | None = 15) -> pg.TextItem:
+        """A label; z 15 by default: over the slope and the dashed ridge line, on a backing box."""
+        item = pg.TextItem(anchor=anchor)
+        self.plot.addItem(item, ignoreBounds=True)
+        if z is not None:
+            item.setZValue(z)
+        return item
+
     # ---------------------------------------------------------------- made when first needed
     def _compare_items(self) -> tuple:
         """(slope, roof, point, label) of the comparison GPU: made on the first comparison."""
         if self._compare is None:
             slope, roof, point = self._curve(), self._curve(), self._marker("t", 13)
-            label = pg.TextItem(anchor=(1, 0))
-            self.plot.addItem(label, ignoreBounds=True)
-            label.setZValue(15)
+            label = self._text((1, 0))
             for item in (slope, roof, point):
                 item.setZValue(-1)          # beneath this GPU's lines, as a faint reference
             self._compare = (slope, roof, point, label)
@@ -195,9 +196,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
     def _roof_label(self, i: int):
         """The i-th roof label (0 = the highest roof), made when a GPU first has that many roofs."""
         while len(self.roof_labels) <= i:
-            lab = pg.TextItem(anchor=(1, 1))
-            self.plot.addItem(lab, ignoreBounds=True)
-            lab.setZValue(15)
+            lab = self._text((1, 1))
             self._style_label(lab, self.theme, boxed=True)
             self.roof_labels.append(lab)
         return self.roof_labels[i]
@@ -394,9 +393,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         if key != getattr(self, "_drawn_trail", None):
             self._drawn_trail = key
             _put(self.trail, bx, by)
-            self.trail_dots.setData(x=np.log10(bx), y=np.log10(by),
-                                    brush=[pens.brush(t.trail if f else t.bg) for f in fits],
-                                    pen=[pens.pen(t.bg if f else th.VERMILLION) for f in fits])
+            _put(self.trail_dots, bx, by, brush=[pens.brush(t.trail if f else t.bg) for f in fits],
+                 pen=[pens.pen(t.bg if f else th.VERMILLION) for f in fits])
         for lab, b in zip(self.trail_labels, TRAIL_LABELS):
             idx = np.nonzero(sw.batch == b)[0]
             if idx.size and b != e.scenario.batch:
@@ -428,8 +426,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.tips.line([(x0, float(cy[0])), (croof.ridge_flops_per_byte, croof.peak_flops),
                         (x1, croof.peak_flops)], croof.tooltip)
         if ce is not None:
-            _put(self.compare_point, [ce.arithmetic_intensity_flops_per_byte],
-                                       np.array([ce.achieved_flops]))
+            _put(self.compare_point, [ce.arithmetic_intensity_flops_per_byte], [ce.achieved_flops])
         else:
             _clear(self.compare_point)
 
