@@ -26,7 +26,6 @@ import codecs
 import errno
 import json
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -104,18 +103,30 @@ def read_text(path: str | os.PathLike, max_bytes: int = MAX_JSON_BYTES) -> str:
         raise SafeIOError(f"{_name(path)} is not UTF-8 text (byte {exc.start})") from None
 
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)      # unrolled: 5× faster on the catalogue
-_STEP = np.zeros(256, dtype=np.int8)
-_STEP[[ord("["), ord("{")]] = 1
-_STEP[[ord("]"), ord("}")]] = -1
+# json_depth: each byte that matters becomes one code (bytes.translate, in C), so numpy only
+# walks the brackets and quotes, not the whole text.
+_CODES = bytearray(256)
+_CODES[ord("[")] = _CODES[ord("{")] = 1
+_CODES[ord("]")] = _CODES[ord("}")] = 255         # -1 as int8
+_CODES[ord('"')] = 2
+_CODES = bytes(_CODES)
 
 
 def json_depth(text: str) -> int:
-    """The deepest nesting of [ and { outside strings (linear, no recursion)."""
-    bare = _STRING.sub("", text).encode("utf-8", "surrogatepass")
-    if not bare:
+    """The deepest nesting of [ and { outside strings (linear, no recursion). A string is what
+    lies between two quotes once the escaped backslashes and quotes are taken out; in text that
+    is not JSON the count may be off, and the parser that follows refuses that text."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    codes = np.frombuffer(raw.translate(_CODES), dtype=np.int8)
+    where = np.flatnonzero(codes)
+    if not where.size:
         return 0
-    steps = _STEP[np.frombuffer(bare, dtype=np.uint8)].astype(np.int64)
+    marks = codes[where]
+    quote = marks == 2
+    outside = (np.cumsum(quote) & 1) == 0          # an even number of quotes so far
+    steps = np.where(outside & ~quote, marks, 0).astype(np.int64)
     return int(np.cumsum(steps).max(initial=0))
 
 

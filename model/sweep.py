@@ -7,8 +7,6 @@ Same equations as model.step.decode_pass; see model/estimate.py for the definiti
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from model.catalog import Catalog
@@ -17,9 +15,10 @@ from model.memory import footprint
 from model.errors import ScenarioError
 from model.scenario import MAX_BATCH, Scenario, resolve
 from model.step import decode_pass, microbatch
+from model.values import frozen
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class BatchSweep:
     """The estimate at each batch size of a sweep, one array per quantity (index-aligned with
     ``batch``). Compared by identity: its fields are arrays."""

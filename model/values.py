@@ -1,4 +1,4 @@
-"""``@frozen``: a frozen dataclass whose comparison, hash and repr are shared, not generated.
+"""``@frozen``: a frozen dataclass whose methods are shared, not generated.
 
     @frozen
     class Scenario:
@@ -6,17 +6,20 @@
         ...
 
 is ``@dataclass(frozen=True)`` in every way a caller sees: ``fields``, ``replace``, ``asdict``,
-the generated ``__init__``, frozen attributes, ``==`` and ``hash`` over the fields that compare
-(in order, NotImplemented against another class), and the same ``repr`` text. The difference is
-start-up: Python 3.11 makes each generated method by compiling its source, and the three that
-are the same for every class cost the window's start ~80 M instructions (~12 ms here; counted
-with callgrind, issue 13). Here they are three functions written once; each class keeps an
-``operator.attrgetter`` of its compared fields, and an instance keeps its hash once worked out.
+``__init__`` by position or keyword with the fields' defaults and factories, frozen attributes
+(``FrozenInstanceError``), ``==`` and ``hash`` over the fields that compare (in order,
+NotImplemented against another class), and the same ``repr`` text. The difference is start-up:
+Python 3.11 makes each generated method by compiling its source (five per class: ``__init__``,
+``__setattr__``, ``__delattr__``, ``__eq__``, ``__repr__``), which cost the window's start ~180 M
+instructions for the ~60 value classes (callgrind, issue 13). Here they are functions written
+once: each class keeps its field names and defaults and an ``operator.attrgetter`` of its
+compared fields; an instance keeps its hash once worked out. ``__init__`` fills the instance's
+``__dict__`` directly, as the generated one does through ``object.__setattr__``.
 """
 from __future__ import annotations
 
 import reprlib
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
 from operator import attrgetter
 
 
@@ -62,12 +65,76 @@ def _repr(self):
     return f"{self.__class__.__qualname__}({shown})"
 
 
-def frozen(cls):
-    """A frozen dataclass (see the module docstring)."""
-    cls = dataclass(frozen=True, eq=False, repr=False)(cls)
-    cls._value_key = staticmethod(_key_of(cls))
-    cls.__eq__ = _eq
-    cls.__hash__ = _hash
+class _Factory:
+    """A field's ``default_factory``, told apart from a plain default."""
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+
+def _init_spec(cls):
+    """(names, defaults) of the fields ``__init__`` takes, in order; MISSING when required."""
+    names, defaults = [], []
+    for f in fields(cls):
+        if not f.init:
+            raise TypeError(f"{cls.__qualname__}: @frozen takes only init fields ({f.name})")
+        names.append(f.name)
+        defaults.append(_Factory(f.default_factory) if f.default_factory is not MISSING else f.default)
+    return tuple(names), tuple(defaults)
+
+
+def _init(self, *args, **kwargs):
+    """As the generated ``__init__``: each field by position or keyword, else its default."""
+    names, defaults = self.__class__._value_init
+    d = self.__dict__
+    n = len(args)
+    if n > len(names):
+        raise TypeError(f"{self.__class__.__qualname__}() takes {len(names)} positional arguments "
+                        f"but {n} were given")
+    d.update(zip(names, args))
+    if kwargs:
+        for name in names[:n]:
+            if name in kwargs:
+                raise TypeError(f"{self.__class__.__qualname__}() got multiple values for argument '{name}'")
+    for name, default in zip(names[n:], defaults[n:]):
+        if name in kwargs:
+            d[name] = kwargs.pop(name)
+        elif default is MISSING:
+            raise TypeError(f"{self.__class__.__qualname__}() missing required argument: '{name}'")
+        else:
+            d[name] = default.make() if default.__class__ is _Factory else default
+    if kwargs:
+        raise TypeError(f"{self.__class__.__qualname__}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
+def _setattr(self, name, value):
+    raise FrozenInstanceError(f"cannot assign to field '{name}'")
+
+
+def _delattr(self, name):
+    raise FrozenInstanceError(f"cannot delete field '{name}'")
+
+
+def frozen(cls=None, *, eq: bool = True):
+    """A frozen dataclass (see the module docstring). ``eq=False``: compared and hashed by
+    identity (a value holding arrays)."""
+    if cls is None:
+        return lambda c: frozen(c, eq=eq)
+    had_doc = bool(cls.__dict__.get("__doc__"))
+    if not had_doc:
+        cls.__doc__ = cls.__name__            # (dataclass would build one with inspect.signature)
+    cls = dataclass(init=False, eq=False, repr=False)(cls)
+    cls._value_init = _init_spec(cls)
+    if not had_doc:
+        cls.__doc__ = f"{cls.__name__}({', '.join(cls._value_init[0])})"
+    cls.__init__ = _init
+    cls.__setattr__ = _setattr
+    cls.__delattr__ = _delattr
+    if eq:
+        cls._value_key = staticmethod(_key_of(cls))
+        cls.__eq__ = _eq
+        cls.__hash__ = _hash
     cls.__repr__ = _repr
     cls.__getstate__ = _getstate
     return cls

@@ -32,6 +32,8 @@ def test_hostile_json_text_is_refused_in_one_line(text, needle):
 
 def test_brackets_inside_strings_do_not_count_as_depth():
     assert json_depth('{"a": "[[[[\\"{{{", "b": [[1]]}') == 3
+    assert json_depth('["ends in a backslash \\\\", "[[", [1]]') == 2    # \\" closes the string
+    assert json_depth('"\\\\\\"[[[["') == 0                               # \\\" does not
     assert loads_json('{"a": "' + "[" * 500 + '"}') == {"a": "[" * 500}
     assert loads_json('{"n": 123456789012345678901234567890}')["n"] == 123456789012345678901234567890
 

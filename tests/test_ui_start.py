@@ -158,8 +158,8 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabet
 @settings(max_examples=300, deadline=None)
 @given(JSON)
 def test_json_depth_counts_brackets_outside_strings_only(value):
-    """safe_io's fast string pattern (start-up: the catalogue loads through it) skips quoted
-    brackets and escaped quotes exactly as a parser does."""
+    """safe_io's quote counting (start-up: the catalogue loads through it) skips quoted
+    brackets, escaped quotes and escaped backslashes exactly as a parser does."""
     assert json_depth(json.dumps(value)) == _depth(value)
     assert json_depth(json.dumps(value, ensure_ascii=False, indent=1)) == _depth(value)
 

@@ -43,6 +43,32 @@ def test_a_frozen_value_matches_a_frozen_dataclass():
     assert len({A("x"), A("x"), A("y")}) == 2
 
 
+def test_the_shared_init_takes_arguments_as_the_generated_one_does():
+    A, B = _pair()
+    for args, kwargs in [(("x",), {"note": "n"}), ((), {"name": "x", "tags": ("t",)}), (("x", 2), {"note": "n"})]:
+        assert repr(A(*args, **kwargs)) == repr(B(*args, **kwargs))
+    for args, kwargs, needle in [((), {}, "missing required argument: 'name'"),
+                                 (("x", 1, (), "", 5), {}, "takes 4 positional arguments but 5 were given"),
+                                 (("x",), {"name": "y"}, "multiple values for argument 'name'"),
+                                 (("x",), {"colour": "red"}, "unexpected keyword argument 'colour'")]:
+        with pytest.raises(TypeError, match=needle):
+            A(*args, **kwargs)
+        with pytest.raises(TypeError):
+            B(*args, **kwargs)                                     # the dataclass refuses it too
+    Bag = frozen(type("Bag", (), {"__annotations__": {"items": "list"}, "items": field(default_factory=list)}))
+    one, two = Bag(), Bag()
+    assert one.items == [] and one.items is not two.items         # a fresh default each time
+    assert Bag.__doc__ == "Bag(items)" and "Thing" in A.__doc__
+
+
+def test_an_identity_value_compares_and_hashes_by_identity():
+    Box = frozen(eq=False)(type("Box", (), {"__annotations__": {"items": "list"}}))
+    a, b = Box([1]), Box([1])
+    assert a == a and a != b and len({a, b}) == 2 and repr(a) == "Box(items=[1])"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.items = []
+
+
 def test_a_kept_hash_stays_in_its_process():
     import copy
     import pickle
