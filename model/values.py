@@ -87,23 +87,29 @@ def _init_spec(cls):
 def _init(self, *args, **kwargs):
     """As the generated ``__init__``: each field by position or keyword, else its default."""
     names, defaults = self.__class__._value_init
-    d = self.__dict__
     n = len(args)
     if n > len(names):
         raise TypeError(f"{self.__class__.__qualname__}() takes {len(names)} positional arguments "
                         f"but {n} were given")
-    d.update(zip(names, args))
-    if kwargs:
-        for name in names[:n]:
-            if name in kwargs:
-                raise TypeError(f"{self.__class__.__qualname__}() got multiple values for argument '{name}'")
-    for name, default in zip(names[n:], defaults[n:]):
-        if name in kwargs:
-            d[name] = kwargs.pop(name)
-        elif default is MISSING:
+    d = self.__dict__
+    if n:
+        d.update(zip(names, args))
+        if kwargs:
+            for name in names[:n]:
+                if name in kwargs:
+                    raise TypeError(f"{self.__class__.__qualname__}() got multiple values for argument '{name}'")
+        if n == len(names):
+            if kwargs:
+                raise TypeError(f"{self.__class__.__qualname__}() got an unexpected keyword argument "
+                                f"'{next(iter(kwargs))}'")
+            return
+        names, defaults = names[n:], defaults[n:]
+    pop = kwargs.pop
+    for name, default in zip(names, defaults):
+        value = pop(name, default)
+        if value is MISSING:
             raise TypeError(f"{self.__class__.__qualname__}() missing required argument: '{name}'")
-        else:
-            d[name] = default.make() if default.__class__ is _Factory else default
+        d[name] = value.make() if value.__class__ is _Factory else value
     if kwargs:
         raise TypeError(f"{self.__class__.__qualname__}() got an unexpected keyword argument '{next(iter(kwargs))}'")
 

@@ -83,6 +83,41 @@ def test_the_first_paint_after_a_change_shows_it_and_the_plot_paints_once(main_w
         qapp.removeEventFilter(paints)
 
 
+class _WindowPaints(QObject):
+    def __init__(self, w):
+        super().__init__()
+        self.w, self.count = w, 0
+
+    def eventFilter(self, obj, ev) -> bool:
+        if ev.type() == QEvent.Paint and obj is self.w:
+            self.count += 1
+        return False
+
+
+def test_a_change_repaints_the_window_once(main_window, qtbot, qapp):
+    """One change, one repaint of the window. Two things asked for a second: a rich-text label
+    (the HBM line under the gauges) laid out its new text in the paint, and that layout asked
+    for another paint; and the layouts a change asked for (the badge's new width) ran after the
+    plot's view had already repainted the window."""
+    w = main_window
+    w.hierarchy.pause()
+    w.hierarchy._timer.stop()
+    qtbot.wait(30)
+    paints = _WindowPaints(w)
+    qapp.installEventFilter(paints)
+    try:
+        for change in ({"gpu": "a100-sxm4-80gb"}, {"gpu": "mi300x-192gb"}, {"model": "llama-3.1-70b"},
+                       {"precision": "fp8"}, {"gpus": 4}, {"gpus": 1}, {"gpu": "h100-sxm5-80gb"},
+                       {"batch": 512}, {"batch": 8}):
+            paints.count = 0
+            badge = w.gauges.badge.text()
+            _change(qtbot, w, **change)
+            qtbot.wait(30)
+            assert paints.count == 1, f"{change}: {paints.count} repaints (badge {badge} → {w.gauges.badge.text()})"
+    finally:
+        qapp.removeEventFilter(paints)
+
+
 def test_the_chip_draws_its_frame_once_per_layout(main_window, qtbot):
     w = main_window
     v = w.hierarchy
@@ -96,3 +131,31 @@ def test_the_chip_draws_its_frame_once_per_layout(main_window, qtbot):
     assert v._frame[1] is not frame           # another chip, another layout
     texts = v.shown_texts()                   # the frame's words are still among what it shows
     assert "RF" in texts or "SMEM" in texts
+
+
+def test_a_wrapped_rich_label_measures_other_widths_as_qlabel_does(main_window, qtbot):
+    """ui.steady_label answers a layout's question about a width the label does not have from a
+    document of its own (QLabel would re-lay its text out and ask for a paint): the same height,
+    framed or not, with a style sheet's padding or not, for the window's and a chapter's labels."""
+    from PySide6.QtWidgets import QLabel
+
+    from ui.steady_label import WrapLabel
+    w = main_window
+    w.lessons.view(1)
+    labels = [lab for lab in w.findChildren(WrapLabel) if lab.width() > 1]
+    assert {lab.objectName() for lab in labels} >= {"notes", "chapterTakeaway"}
+    texts = ["<span style='color:#D55E00; font-weight:600'>⚠ does not fit at batch 512: at most 301 "
+             "sequences fit</span><br><span>⚠ a second note, long enough to wrap onto a second line</span>",
+             "<b>bold</b> words and more words " * 6, "short"]
+    compared = 0
+    for lab in labels:
+        kept = lab.text()
+        for text in texts:
+            lab.setText(text)
+            if not lab._rich():
+                continue
+            for width in (120, 230, 400, 673, 900):
+                assert lab._scratch_height(width) == QLabel.heightForWidth(lab, width), (lab.objectName(), width, text)
+                compared += 1
+        lab.setText(kept)
+    assert compared >= 30

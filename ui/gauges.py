@@ -16,7 +16,7 @@ from model.readouts import readouts
 from ui import theme as th
 from ui.fit_text import first_fitting, fitting_px
 from ui.page_catch_up import CatchUpWhenShown
-from ui.steady_label import SteadyLabel
+from ui.steady_label import SteadyLabel, set_rich_text
 
 
 class Gauge(QFrame):
@@ -309,10 +309,10 @@ class GaugePanel(CatchUpWhenShown, QWidget):
 
         t = self.hbm.theme
         self.hbm.show_estimate(e)
-        self.hbm_text.setText(
-            f"<span style='color:{th.ORANGE}'>■</span> weights {r['weights_resident_per_gpu'].text} "
-            f"<span style='color:{th.REDDISH_PURPLE}'>■</span> KV {r['kv_resident_per_gpu'].text} "
-            f"<span style='color:{t.workspace}'>■</span> work {r['workspace_per_gpu'].text}")
+        set_rich_text(self.hbm_text,
+                      f"<span style='color:{th.ORANGE}'>■</span> weights {r['weights_resident_per_gpu'].text} "
+                      f"<span style='color:{th.REDDISH_PURPLE}'>■</span> KV {r['kv_resident_per_gpu'].text} "
+                      f"<span style='color:{t.workspace}'>■</span> work {r['workspace_per_gpu'].text}")
         self.hbm_text.setToolTip("\n".join(x.labelled for x in (r["weights_resident_per_gpu"],
                                                                   r["kv_resident_per_gpu"], r["workspace_per_gpu"])))
         self.hbm.setToolTip("")
@@ -321,7 +321,7 @@ class GaugePanel(CatchUpWhenShown, QWidget):
             warn = n.startswith("does not fit")
             style = f"color:{th.VERMILLION}; font-weight:600" if warn else ""
             html.append(f"<span style='{style}'>⚠ {_esc(n)}</span>")
-        self.notes.setText("<br>".join(html))
+        set_rich_text(self.notes, "<br>".join(html))
 
     update_from = show_estimate
 

@@ -38,7 +38,10 @@ def deliver_now(plot: pg.PlotWidget) -> None:
     preparation for a paint first (a new view range's matrix, labels' transforms), then the
     scene's queued report of what changed, which Qt would deliver after the repaint and then
     repaint the window again for (Qt's graphics view paints its window at once on that report:
-    call this when every view of the window has taken the change)."""
+    call this when every view of the window has taken the change). The layouts the change asked
+    for go first (a label's new width, a gauge's new type size), as Qt would do them before its
+    repaint: that repaint is the one the graphics view does here, at once."""
+    QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
     scene = plot.scene()
     scene.prepareForPaint()
     QCoreApplication.sendPostedEvents(scene, QEvent.MetaCall)

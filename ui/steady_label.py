@@ -12,11 +12,44 @@ panel, and with it every plot beside it: the whole window re-lays out and jumps 
 user drags a slider. A SteadyLabel asks for the height of ``lines`` lines of its font even
 when its text needs fewer (it still grows when the text needs more), so changing its text
 moves nothing else.
+
+``set_rich_text`` lays a rich-text label's document out when its text is set. A rich-text
+QLabel otherwise lays its document out in its next paint, and that layout asks for a paint of
+its own: every change repainted the window twice (issue 13).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize
+import math
+
+from PySide6 import QtGui
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QTextDocument, QTextOption
 from PySide6.QtWidgets import QLabel, QSizePolicy
+
+
+def set_rich_text(label: QLabel, html: str) -> None:
+    """Set ``label``'s rich text (when it changed) and lay its document out now, at the label's
+    width (its size hint does that), so the window's one repaint draws it as it is."""
+    if label.text() != html:
+        label.setText(html)
+        label.sizeHint()
+        if label.wordWrap():
+            QLabel.heightForWidth(label, label.width())
+
+
+_SCRATCH: list[QTextDocument] = []
+
+
+def _scratch_document() -> QTextDocument:
+    """One document, kept, for measuring rich text as a word-wrapped QLabel lays it out."""
+    if not _SCRATCH:
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        opt = doc.defaultTextOption()
+        opt.setWrapMode(QTextOption.WordWrap)
+        doc.setDefaultTextOption(opt)
+        _SCRATCH.append(doc)
+    return _SCRATCH[0]
 
 
 class WrapLabel(QLabel):
@@ -34,7 +67,34 @@ class WrapLabel(QLabel):
         super().changeEvent(ev)
 
     def _height_for(self, width: int) -> int:
-        return super().heightForWidth(width)
+        if width == self.width() or not self._rich():
+            return super().heightForWidth(width)
+        return self._scratch_height(width)
+
+    def _rich(self) -> bool:
+        fmt = self.textFormat()
+        return fmt == Qt.RichText or fmt == Qt.AutoText and QtGui.Qt.mightBeRichText(self.text())
+
+    def _scratch_height(self, width: int) -> int:
+        """A rich-text label's height at a width it does not have, laid out in a document of its
+        own as QLabel lays its text out (no root-frame margin, word wrap): QLabel would lay its
+        own document out at that width and back, and ask for a paint (a layout asks about
+        several widths; each answer was a second repaint of the window)."""
+        cr = self.contentsRect()              # inside margins, frame, a style sheet's border and padding
+        hx = vx = 2 * self.margin()
+        indent = self.indent()                # QLabel indents a framed label's text by an "x"
+        if indent < 0 and self.frameWidth():
+            indent = self.fontMetrics().horizontalAdvance("x") - 2 * self.margin()
+        if indent > 0:
+            align = self.alignment()
+            hx += indent if align & (Qt.AlignLeft | Qt.AlignRight) else 0
+            vx += indent if align & (Qt.AlignTop | Qt.AlignBottom) else 0
+        doc = _scratch_document()
+        doc.setDefaultFont(self.font())
+        doc.setHtml(self.text())
+        doc.setTextWidth(max(1, width - (self.width() - cr.width()) - hx))
+        h = math.ceil(doc.size().height()) + (self.height() - cr.height()) + vx
+        return max(h, self.minimumHeight())
 
     def heightForWidth(self, width: int) -> int:
         """Layouts ask this many times per change; the answer is remembered per width and text."""
