@@ -159,3 +159,25 @@ def test_a_wrapped_rich_label_measures_other_widths_as_qlabel_does(main_window, 
                 compared += 1
         lab.setText(kept)
     assert compared >= 30
+
+
+def test_a_chapter_switch_repaints_the_window_once(main_window, qtbot, qapp):
+    """A stacked widget that shows another page leaves a repaint for each of its widgets for
+    later, and the chapter strip changed after the page's chart had repainted the window: each
+    was a second repaint of the whole page (~5 ms at 1920×1080)."""
+    w = main_window
+    w.resize(1920, 1080)
+    for n in (1, 2, 3):
+        w.show_chapter(n)                     # built and visited once
+        qtbot.wait(30)
+    paints = _WindowPaints(w)
+    qapp.installEventFilter(paints)
+    try:
+        for n in (2, 3, 1, 3):
+            paints.count = 0
+            w.show_chapter(n)
+            qtbot.wait(30)
+            assert paints.count == 1, f"chapter {n}: {paints.count} repaints"
+            assert w.lessons.strip.current == (n, 0)
+    finally:
+        qapp.removeEventFilter(paints)

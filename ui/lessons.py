@@ -227,11 +227,11 @@ class LessonsView(QWidget):
         if not glide:                   # the state's scenario first: the page then draws once, with
             self.controller.set_scenario(ch.states[index].scenario)     # its estimate
         self.stack.setCurrentWidget(v)
-        self._go_to_state(v, index, animate)
+        self.strip.set_current(number, index)       # before the estimate: the page's view repaints
+        self.position.setText(f"chapter {number}/{len(self.chapters)} · step {index + 1}/{len(ch.states)}")
+        self._go_to_state(v, index, animate)         # the window when it has drawn it (deliver_now)
         if not glide:
             self.controller.flush()     # that estimate now: drawn before the page is laid out
-        self.strip.set_current(number, index)
-        self.position.setText(f"chapter {number}/{len(self.chapters)} · step {index + 1}/{len(ch.states)}")
         self.chapter_changed.emit(number, index)
         self._warm(number + 1)
 

@@ -29,12 +29,19 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 
 def set_rich_text(label: QLabel, html: str) -> None:
     """Set ``label``'s rich text (when it changed) and lay its document out now, at the label's
-    width (its size hint does that), so the window's one repaint draws it as it is."""
+    width, so the window's one repaint draws it as it is. (A WrapLabel's setText does this.)"""
     if label.text() != html:
         label.setText(html)
-        label.sizeHint()
-        if label.wordWrap():
-            QLabel.heightForWidth(label, label.width())
+        if not isinstance(label, WrapLabel):
+            _lay_out_now(label)
+
+
+def _lay_out_now(label: QLabel) -> None:
+    """Its size hint lays a rich-text label's document out; a word-wrapped one at the width it
+    has (QLabel measures other widths by laying out at them and back)."""
+    label.sizeHint()
+    if label.wordWrap():
+        QLabel.heightForWidth(label, label.width())
 
 
 _SCRATCH: list[QTextDocument] = []
@@ -65,6 +72,13 @@ class WrapLabel(QLabel):
         if ev.type() in (QEvent.FontChange, QEvent.StyleChange, QEvent.ContentsRectChange):
             self._heights.clear()
         super().changeEvent(ev)
+
+    def setText(self, text: str) -> None:                # noqa: N802 (Qt name)
+        """As QLabel's; rich text is laid out now, at the label's width (``set_rich_text``)."""
+        if text != self.text():
+            super().setText(text)
+            if self._rich():
+                _lay_out_now(self)
 
     def _height_for(self, width: int) -> int:
         if width == self.width() or not self._rich():
