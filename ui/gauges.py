@@ -321,7 +321,7 @@ class GaugePanel(CatchUpWhenShown, QWidget):
             warn = n.startswith("does not fit")
             style = f"color:{th.VERMILLION}; font-weight:600" if warn else ""
             html.append(f"<span style='{style}'>⚠ {_esc(n)}</span>")
-        set_rich_text(self.notes, "<br>".join(html))
+        self.notes.setText("<br>".join(html))         # (a WrapLabel lays rich text out when set)
 
     update_from = show_estimate
 
