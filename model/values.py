@@ -127,6 +127,8 @@ def frozen(cls=None, *, eq: bool = True):
     identity (a value holding arrays)."""
     if cls is None:
         return lambda c: frozen(c, eq=eq)
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__qualname__}: @frozen's shared __init__ runs no __post_init__ (use @dataclass)")
     had_doc = bool(cls.__dict__.get("__doc__"))
     if not had_doc:
         cls.__doc__ = cls.__name__            # (dataclass would build one with inspect.signature)

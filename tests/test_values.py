@@ -59,6 +59,8 @@ def test_the_shared_init_takes_arguments_as_the_generated_one_does():
     one, two = Bag(), Bag()
     assert one.items == [] and one.items is not two.items         # a fresh default each time
     assert Bag.__doc__ == "Bag(items)" and "Thing" in A.__doc__
+    with pytest.raises(TypeError, match="__post_init__"):
+        frozen(type("Checked", (), {"__annotations__": {"n": "int"}, "__post_init__": lambda self: None}))
 
 
 def test_an_identity_value_compares_and_hashes_by_identity():
