@@ -15,7 +15,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from model import Scenario, estimate  # noqa: E402
-from model.sweep import sweep_batch  # noqa: E402
+from model.physics.sweep import sweep_batch  # noqa: E402
 
 SCENARIOS = [
     Scenario(),

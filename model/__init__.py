@@ -9,9 +9,10 @@ Everything the window shows is a function here that can be called headless:
 Units are in the names: ``_bytes``, ``_s``, ``_ms``, ``_flops``, ``_bytes_per_s``.
 """
 from model.errors import ModelError, ScenarioError, UnknownIdError
-from model.catalog import Catalog, Hardware, LLM, Precision, KVPrecision, load_catalog
-from model.scenario import Scenario, ResolvedScenario, resolve
-from model.estimate import Estimate, estimate
+from model.catalog.parts import Catalog, Hardware, LLM, Precision, KVPrecision
+from model.files.assets import load_catalog
+from model.physics.scenario import Scenario, ResolvedScenario, resolve
+from model.physics.estimate import Estimate, estimate
 
 __all__ = [
     "ModelError", "ScenarioError", "UnknownIdError",

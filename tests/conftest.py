@@ -86,5 +86,5 @@ def _shipped_catalogue_after_each_test():
     """A test that installs custom hardware or models (the window loads the user's saved ones)
     must not leave them in the process-wide catalogue for the tests after it."""
     yield
-    from model.catalog import set_default_catalog
+    from model.catalog.active import set_default_catalog
     set_default_catalog(None)

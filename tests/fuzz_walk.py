@@ -96,7 +96,7 @@ class FuzzWalk:
         QFileDialog.getOpenFileName = staticmethod(open_choice)
         QFileDialog.getSaveFileName = staticmethod(save_choice)
         self._saved_exec = QDialog.exec
-        from model import catalog
+        from model.catalog import active as catalog
         from ui import custom_store
         self._catalog = catalog._active       # the walk may add custom hardware: put it back after
         self._data_dir = custom_store.data_dir
@@ -113,7 +113,7 @@ class FuzzWalk:
         return self
 
     def __exit__(self, *exc):
-        from model.catalog import set_default_catalog
+        from model.catalog.active import set_default_catalog
         from ui import custom_store
         set_default_catalog(self._catalog)
         custom_store.data_dir = self._data_dir

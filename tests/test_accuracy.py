@@ -3,10 +3,10 @@ import math
 
 import pytest
 
-from model.calibrate import PARAMS, all_plans, calibrate, fit
-from model.efficiency import default_efficiency
-from model.measured import METRICS, default_measured
-from model.validate import BREAKDOWNS, by, leave_one_source_out, report, summarize
+from model.machine.calibrate import PARAMS, all_plans, calibrate, fit
+from model.catalog.active import default_efficiency
+from model.machine.measured import METRICS, default_measured
+from model.machine.validate import BREAKDOWNS, by, leave_one_source_out, report, summarize
 
 
 def test_every_row_names_its_source_engine_and_a_known_metric():
@@ -35,7 +35,7 @@ def test_stored_factors_are_what_the_calibration_fits():
 def test_each_fit_uses_only_its_own_engine_and_platform_rows():
     table = default_efficiency()
     by_id = {r.row_id: r for r in default_measured()}
-    from model.catalog import default_catalog
+    from model.catalog.active import default_catalog
     cat = default_catalog()
     for e in table.engines:
         for plat, f in e.fitted:

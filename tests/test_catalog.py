@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from model.catalog import ASSETS_DIR, default_catalog, load_catalog
+from model.files.assets import ASSETS_DIR, load_catalog
+from model.catalog.active import default_catalog
 from model.errors import AssetError, UnknownIdError
 
 GPU_IDS = ("v100-sxm2-32gb a100-sxm4-40gb a100-sxm4-80gb a100-pcie-80gb h100-sxm5-80gb h100-pcie-80gb "

@@ -14,14 +14,22 @@ from PySide6.QtGui import QHelpEvent, QImage
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from model import estimate
-from model.catalog import default_catalog
-from model.format import sig3
-from model.lesson_numbers import LESSON_PARTS, LINES, ladder_points, warp_curve
-from model.lesson_serving import (batching_curves, chapter_facts, compute_bound_batch, decode_breakdown,
-                                  gpu_bars)
-from model.lessons import (default_chapters, generations, hbm_latency_cycles, latency_hiding,
-                           matching_measurements, precision_table, roofline_point)
-from model.sweep import sweep_batch
+from model.catalog.active import default_catalog
+from model.readouts.format import sig3
+from model.lessons.ch1_generations import LESSON_PARTS, LINES
+from model.lessons.ch3_hierarchy import ladder_points
+from model.lessons.ch2_gpu_shape import warp_curve
+from model.lessons.ch6_batching import batching_curves, compute_bound_batch
+from model.lessons.deck import chapter_facts
+from model.lessons.ch5_decode import decode_breakdown
+from model.lessons.ch8_multi_gpu import gpu_bars
+from model.lessons.chapters import default_chapters
+from model.lessons.ch1_generations import generations
+from model.lessons.ch2_gpu_shape import hbm_latency_cycles, latency_hiding
+from model.lessons.measured import matching_measurements
+from model.lessons.ch7_precision import precision_table
+from model.lessons.ch4_roofline import roofline_point
+from model.physics.sweep import sweep_batch
 from ui.chapters.base import error_text
 from ui.chapters.ch6_batching import BATCHES, batch_at
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from model.chip_transform import ROUTE_LEVELS
+from model.readouts.chip import ROUTE_LEVELS
 from ui.chip.layout import LADDER_KEYS, Rect, chip_layout, chip_routes
 
 SIZES = [(1280, 720), (1920, 1080), (3840, 2160),

@@ -1,17 +1,17 @@
 """The chip shows only numbers the model wrote: for seeded random scenarios (both phases, 1–64
 GPUs, PCIe and NVLink, fitting and not, MoE, every precision; the generator of
 tests/test_consistency.py), every quantity the chip paints or writes in its bar appears in a
-text from model.readouts, model.flow.chip_readouts (a size may drop its trailing zeros where
-room is short: model.chip_transform.shorter_sizes), model.chip_transform, the flow's caption
+text from model.readouts, model.readouts.flow.chip_readouts (a size may drop its trailing zeros where
+room is short: model.readouts.chip.shorter_sizes), model.readouts.chip, the flow's caption
 or the Estimate's notes."""
 from __future__ import annotations
 
 import pytest
 
 from model import estimate
-from model.chip_transform import packet_scale, packet_texts, scale_forms, shorter_sizes
-from model.flow import chip_readouts, flow
-from model.readouts import readouts
+from model.readouts.chip import packet_scale, packet_texts, scale_forms, shorter_sizes
+from model.readouts.flow import chip_readouts, flow
+from model.readouts.numbers import readouts
 from test_consistency import QUANTITY, random_scenarios
 from ui.hierarchy_view import HierarchyView
 

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import pytest
-from model.catalog import default_catalog
+from model.catalog.active import default_catalog
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KEYS = ("decode_ms_per_token decode_floor_ms_per_token prefill_ms e2e_latency_s output_tokens_per_s "
@@ -76,7 +76,7 @@ def test_sweep_csv_over_batch():
 
 def test_validate_prints_every_row_and_the_summary():
     out = run("validate")
-    from model.measured import default_measured
+    from model.machine.measured import default_measured
     for r in default_measured():
         assert r.row_id in out.stdout
     assert "median |error|" in out.stdout and "leave-one-source-out" in out.stdout

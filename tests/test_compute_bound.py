@@ -1,4 +1,4 @@
-"""Lesson 6's compute-bound batch (model.lesson_serving.compute_bound_batch) finds the same
+"""Lesson 6's compute-bound batch (model.lessons.ch6_batching.compute_bound_batch) finds the same
 batch as trying every batch from 1 to 65 536, over a seeded sample of scenarios: dense and
 mixture-of-experts models, every precision, short and long contexts, 1 to 64 GPUs (tensor and
 pipeline parallel), realistic and ideal fractions. (It checks a 1.25× grid and scans only the
@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from model import ModelError, Scenario, estimate
-from model.catalog import default_catalog
-from model.efficiency import IDEAL, default_efficiency
-from model.lesson_serving import _COMPUTE_BOUND, compute_bound_batch
-from model.scenario import GPU_COUNTS, resolve
-from model.step import decode_pass
+from model.catalog.active import default_catalog
+from model.catalog.engines import IDEAL
+from model.catalog.active import default_efficiency
+from model.lessons.ch6_batching import _COMPUTE_BOUND, compute_bound_batch
+from model.physics.scenario import GPU_COUNTS, resolve
+from model.physics.step import decode_pass
 
 
 def every_batch(s: Scenario, ideal: bool, max_batch: int = 65536) -> int | None:

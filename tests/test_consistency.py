@@ -9,7 +9,7 @@ tooltips, plot texts, per-item hover texts, painted words, gauge title/number pa
      ("Label: 12.3 ms", "Label 12.3 ms", or a gauge's title over its number), the number is
      that readout's text, exactly;
   2. every quantity with a unit on screen (12.3 ms, 141 GB, 61.7%, $54.8 …) appears in a
-     text the model wrote (model.readouts, model.explain, model.roofline_readouts): the UI
+     text the model wrote (model.readouts, model.readouts.sentences, model.readouts.roofline): the UI
      derives no number of its own.
 
 To extend the walk to another view (the chip, a chapter), walk its root widget with
@@ -23,11 +23,11 @@ import re
 import pytest
 
 from model import ModelError, Scenario, estimate
-from model import explain as ex
-from model import roofline_readouts as rr
-from model.catalog import default_catalog
-from model.readouts import readouts
-from model.scenario import GPU_COUNTS, MAX_BATCH
+from model.readouts import sentences as ex
+from model.readouts import roofline as rr
+from model.catalog.active import default_catalog
+from model.readouts.numbers import readouts
+from model.physics.scenario import GPU_COUNTS, MAX_BATCH
 from ui.screen_text import shown_texts
 
 WORD_VALUES = ("memory-bound", "compute-bound", "communication-bound", "never", "fits", "does not fit")
@@ -86,7 +86,7 @@ def model_quantities(c) -> set[str]:
     for est in (e, c.compare_estimate):
         if est is not None:
             texts += [t for r in readouts(est).values() for t in (r.text, r.help)]
-    texts += [e.explanation, ex.badge_tooltip(e), ex.hbm_status(e), *ex.shown_notes(e)]
+    texts += [ex.explain(e), ex.badge_tooltip(e), ex.hbm_status(e), *ex.shown_notes(e)]
     hw = c.catalog.gpu(e.scenario.gpu)
     texts += [t for roof in rr.roofs(hw, e) for t in (*roof.forms, roof.tooltip)]
     texts += [rr.slope_text(hw, e), *rr.ridge_texts(e), rr.operating_point_label(e), rr.operating_point_tooltip(e)]
@@ -201,8 +201,8 @@ def test_labels_of_different_readouts_differ():
 
 
 def test_the_chips_flow_and_the_readouts_are_the_same_quantities():
-    """The chip (model.flow) and the gauges (model.readouts) share busy shares, bytes and MFU."""
-    from model.flow import flow
+    """The chip (model.readouts.flow) and the gauges (model.readouts) share busy shares, bytes and MFU."""
+    from model.readouts.flow import flow
     for s, _ in random_scenarios()[:80]:
         e = estimate(s)
         r, f = readouts(e), flow(e)
@@ -216,7 +216,7 @@ def test_the_chips_flow_and_the_readouts_are_the_same_quantities():
 
 def test_every_readout_says_what_it_counts():
     import json
-    from model.readouts import readouts_json
+    from model.readouts.numbers import readouts_json
     for s, _ in random_scenarios()[:40]:
         e = estimate(s)
         for r in readouts(e).values():

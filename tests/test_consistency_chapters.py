@@ -10,7 +10,7 @@ label, chart titles, notes, plot texts, per-marker hover texts, details, tooltip
   1. wherever a readout's label is written with a number after it, the number is that
      readout's text (model.readouts), exactly;
   2. the claim is the state's caption template filled by the model's Facts
-     (model.lesson_serving.chapter_facts(...).fill(caption)), with nothing left unfilled;
+     (model.lessons.deck.chapter_facts(...).fill(caption)), with nothing left unfilled;
   3. the key number and its label are the Facts' key number; the details are the Facts'
      detail lines (then the chapter's extra lines, e.g. published runs).
 """
@@ -23,9 +23,9 @@ import re
 from PySide6.QtWidgets import QApplication, QLabel
 
 from model.errors import ModelError
-from model.lesson_serving import chapter_facts
-from model.lessons import default_chapters
-from model.readouts import readouts
+from model.lessons.deck import chapter_facts
+from model.lessons.chapters import default_chapters
+from model.readouts.numbers import readouts
 from test_consistency import labelled_checks, pair_check, random_scenarios
 from ui.screen_text import plain, shown_texts
 

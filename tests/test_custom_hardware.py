@@ -11,13 +11,13 @@ import pytest
 
 import main
 from model import Scenario, estimate
-from model.catalog import default_catalog, set_default_catalog, shipped_catalog
+from model.catalog.active import default_catalog, set_default_catalog, shipped_catalog
 from model.errors import ModelError
-from model.custom_catalog import catalog_with_files
-from model.hardware_check import check_document
-from model.hardware_edit import apply_what_if, editor_fields, field_problems, field_text, set_field_text
-from model.hardware_file import (HardwareFileError, document_text, export_document, hardware_document,
-                                 hardware_from_document, load_hardware_file, save_hardware_file)
+from model.files.custom_catalog import catalog_with_files
+from model.files.hardware_check import check_document
+from model.readouts.export import estimate_json
+from model.files.hardware_edit import apply_what_if, editor_fields, field_problems, field_text, set_field_text
+from model.files.hardware_file import HardwareFileError, document_text, export_document, hardware_document, hardware_from_document, load_hardware_file, save_hardware_file
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,7 @@ def _shipped_catalogue():
 
 
 def _numbers(e):
-    d = e.to_json_dict()
+    d = estimate_json(e)
     return {k: v for k, v in d.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
@@ -217,9 +217,9 @@ def test_what_ifs_scale_and_say_so():
 
 
 def test_scenario_files_carry_their_custom_hardware(tmp_path):
-    from model.catalog import set_default_catalog as use
-    from model.custom_catalog import add_to_default
-    from model.scenario_file import load_scenario_with_chapter, save_scenario
+    from model.catalog.active import set_default_catalog as use
+    from model.files.custom_catalog import add_to_default
+    from model.files.scenario_file import load_scenario_with_chapter, save_scenario
     doc = export_document(shipped_catalog().gpu("mi300x"))
     doc["id"] = "my-mi300x"
     add_to_default(hw=hardware_from_document(doc), text=document_text(doc))

@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from model import Scenario, estimate
-from model.catalog import default_catalog
-from model.efficiency import AUTO, IDEAL_ID, default_efficiency, engine_choices
+from model.catalog.active import default_catalog
+from model.catalog.engines import AUTO, IDEAL_ID
+from model.catalog.active import default_efficiency
+from model.readouts.catalog_text import engine_choices
 from model.errors import ScenarioError
-from model.scenario import resolve
+from model.physics.scenario import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ("tensorrt-llm", "trtllm", "nim", "nemo", "vllm", "sglang", "llama.cpp", "exllamav2", "mlc-llm",

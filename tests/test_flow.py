@@ -1,11 +1,11 @@
-"""model.flow: per-link bytes/s for the animated hierarchy (headless, no Qt)."""
+"""model.readouts.flow: per-link bytes/s for the animated hierarchy (headless, no Qt)."""
 import math
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from model import Scenario, estimate
-from model.flow import CHIP_LINKS, KINDS, flow, nice_125
+from model.readouts.flow import CHIP_LINKS, KINDS, flow, nice_125
 
 SMALL = Scenario(gpu="h100", model="llama-3.1-8b", precision="bf16", input_len=128, output_len=128)
 PCIE8 = Scenario(gpu="h100-pcie-80gb", model="llama-3.1-70b", precision="fp8", gpus=8, batch=256,
@@ -74,7 +74,7 @@ def test_pcie_is_the_bottleneck_for_eight_gpus_on_pcie():
 def test_all_reduce_bytes_follow_the_ring_formula():
     e = estimate(PCIE8)
     f = flow(e)
-    from model.catalog import default_catalog
+    from model.catalog.active import default_catalog
     llm = default_catalog().model("llama-3.1-70b")
     ring = 2 * 7 / 8 * 256 * llm.hidden * 2 * llm.layers * llm.shape.allreduces_per_layer
     assert f.interconnect.total_bytes_per_step == pytest.approx(ring)
@@ -98,7 +98,7 @@ def test_nice_125():
 
 def test_prefill_phase_animates_the_prefill_pass_not_a_decode_step():
     from model import Scenario, estimate
-    from model.flow import flow
+    from model.readouts.flow import flow
     s = Scenario(model="llama-3.1-8b", batch=8, input_len=1024, phase="prefill")
     e = estimate(s)
     f = flow(e)
@@ -112,8 +112,8 @@ def test_prefill_phase_animates_the_prefill_pass_not_a_decode_step():
 
 
 def test_flow_takes_the_all_reduce_bytes_model_step_defines():
-    from model.scenario import resolve
-    from model.step import allreduce_bytes, microbatch
+    from model.physics.scenario import resolve
+    from model.physics.step import allreduce_bytes, microbatch
     e = estimate(PCIE8)
     rs = resolve(PCIE8)
     m, b = microbatch(rs, PCIE8.batch)
@@ -123,7 +123,7 @@ def test_flow_takes_the_all_reduce_bytes_model_step_defines():
 def test_prefill_flow_is_the_estimates_prefill_pass_with_its_own_efficiency():
     """A different efficiency table changes the Estimate's prefill; the flow follows it, not a copy."""
     from dataclasses import replace
-    from model.efficiency import default_efficiency
+    from model.catalog.active import default_efficiency
     table = default_efficiency()
     slow = table.with_fits({(e.id, plat): replace(f, compute_fraction_prefill=f.compute_fraction_prefill / 2)
                             for e in table.engines for plat, f in e.fitted})
@@ -138,9 +138,9 @@ def test_prefill_flow_is_the_estimates_prefill_pass_with_its_own_efficiency():
 
 
 def test_chip_readouts_label_what_they_count():
-    from model.catalog import default_catalog
-    from model.flow import chip_readouts
-    from model.readouts import readouts
+    from model.catalog.active import default_catalog
+    from model.readouts.flow import chip_readouts
+    from model.readouts.numbers import readouts
     e = estimate(PCIE8)
     f = flow(e)
     hw = default_catalog().gpu(PCIE8.gpu)
@@ -156,7 +156,7 @@ def test_chip_readouts_label_what_they_count():
 
 
 def test_packet_scale_is_the_one_bytes_to_packets_mapping():
-    from model.chip_transform import R_CHIP, R_LINK, chip_route_speeds, packet_scale
+    from model.readouts.chip import R_CHIP, R_LINK, chip_route_speeds, packet_scale
     e = estimate(PCIE8)
     f = flow(e)
     one, four = packet_scale(f, 1.0), packet_scale(f, 4.0)

@@ -8,8 +8,9 @@ import pytest
 
 import main
 from model import Scenario, estimate
-from model.catalog import default_catalog, set_default_catalog
-from model.hf_config import ModelConfigError, llm_from_config, load_model_config, model_entry, summary
+from model.catalog.active import default_catalog, set_default_catalog
+from model.files.hf_config import ModelConfigError, llm_from_config, load_model_config, model_entry
+from model.readouts.catalog_text import model_import_rows
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "data" / "hf_configs"
@@ -39,7 +40,7 @@ def test_real_configs_give_the_published_parameter_count(name, total, active):
     assert llm.params.total == pytest.approx(total, rel=0.01)
     if active:
         assert llm.params.active_per_token == pytest.approx(active, rel=0.03)
-    rows = dict(summary(llm))
+    rows = dict(model_import_rows(llm))
     assert "Parameters (derived)" in rows and rows["Layers · hidden · FFN"].startswith(str(llm.layers))
 
 

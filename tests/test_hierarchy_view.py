@@ -189,7 +189,7 @@ def test_main_window_passes_its_theme_to_the_chip(qtbot, shown):
 def _unified_catalog():
     """A fake Apple-silicon-like part: the H100's numbers with one unified memory, no HBM stacks."""
     from dataclasses import replace
-    from model.catalog import default_catalog
+    from model.catalog.active import default_catalog
     cat = default_catalog()
     h100 = cat.gpu("h100")
     fake = replace(h100, id="fake-unified", name="Fake unified GPU", short_name="Fake", aliases=(),
@@ -198,7 +198,7 @@ def _unified_catalog():
 
 
 def test_unified_memory_draws_one_labelled_block_not_hbm_stacks(shown):
-    from model.flow import chip_readouts, memory_name
+    from model.readouts.flow import chip_readouts, memory_name
     cat = _unified_catalog()
     e = estimate(SMALL.with_(gpu="fake-unified"), cat)
     v = shown(HierarchyView(estimate_=e, catalog=cat), (1200, 700))
@@ -237,7 +237,7 @@ def test_steady_frames_reuse_the_cached_picture(view):
 
 
 def test_chip_labels_tensor_core_time_apart_from_mfu(view):
-    from model.readouts import readouts
+    from model.readouts.numbers import readouts
     sh = view.scene.shown
     r = readouts(view.estimate)
     assert sh["use_tensor_cores"].value == pytest.approx(r["tensor_cores_busy"].value)

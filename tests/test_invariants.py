@@ -5,9 +5,9 @@ from dataclasses import replace
 from hypothesis import assume, given, settings, strategies as st
 
 from model import Scenario, estimate
-from model.catalog import default_catalog
+from model.catalog.active import default_catalog
 from model.errors import ScenarioError
-from model.sweep import sweep_batch
+from model.physics.sweep import sweep_batch
 
 CAT = default_catalog()
 GPUS = [g.id for g in CAT.gpus]
@@ -65,7 +65,7 @@ def test_more_bandwidth_never_slows_a_step(s, factor):
 def test_fewer_bytes_per_weight_never_slows_decode(s):
     # FP16, INT8 weight-only and INT4 weight-only all compute in FP16: at the floor only the bytes
     # differ. (A real engine also pays to unpack each weight, so at large batches W4A16 can be
-    # slower than FP16: model/step.py, dequantisation.)
+    # slower than FP16: model/physics/step.py, dequantisation.)
     times = [_estimate(s.with_(precision=p, kv_precision="fp16", engine="ideal")).decode_ms_per_token
              for p in ("fp16", "w8a16", "int4")]
     assert times[0] >= times[1] >= times[2]

@@ -3,10 +3,15 @@ import numpy as np
 import pytest
 
 from model import estimate
-from model.catalog import default_catalog
+from model.catalog.active import default_catalog
 from model.errors import AssetError, ScenarioError
-from model.lessons import (AMD_LINE, NVIDIA_LINE, default_chapters, generations, hbm_latency_cycles,
-                           latency_hiding, load_chapters, memory_ladder, precision_table, roofline_point, scaling)
+from model.lessons.ch1_generations import AMD_LINE, NVIDIA_LINE, generations
+from model.lessons.chapters import default_chapters, load_chapters
+from model.lessons.ch2_gpu_shape import hbm_latency_cycles, latency_hiding
+from model.lessons.ch3_hierarchy import memory_ladder
+from model.lessons.ch7_precision import precision_table
+from model.lessons.ch4_roofline import roofline_point
+from model.lessons.ch8_multi_gpu import scaling
 
 CHAPTERS = {c.number: c for c in default_chapters()}
 
@@ -110,10 +115,14 @@ def test_broken_lessons_file(tmp_path):
 # ---------------------------------------------------------------- claims and notes against the model
 import re  # noqa: E402
 
-from model.lesson_numbers import Facts, KeyNumber, ladder_facts, warp_curve  # noqa: E402
-from model.speaker_notes import speaker_notes  # noqa: E402
-from model.lesson_serving import (batching_facts, chapter_facts, compute_bound_batch, decode_breakdown,  # noqa: E402
-                                  gpu_bars, multi_gpu_measured)
+from model.lessons.facts import Facts, KeyNumber  # noqa: E402
+from model.lessons.ch3_hierarchy import ladder_facts
+from model.lessons.ch2_gpu_shape import warp_curve
+from model.lessons.speaker_notes import speaker_notes  # noqa: E402
+from model.lessons.ch6_batching import batching_facts, compute_bound_batch
+from model.lessons.deck import chapter_facts
+from model.lessons.ch5_decode import decode_breakdown
+from model.lessons.ch8_multi_gpu import gpu_bars, multi_gpu_measured
 
 STATES = [(c.number, i) for c in default_chapters() for i in range(len(c.states))]
 NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
@@ -238,7 +247,7 @@ def _timeline_cycle_by_cycle(w: int, c: int, lat: int, span: int) -> np.ndarray:
 @pytest.mark.parametrize("w,c,lat,span", [(1, 48, 600, 648), (3, 7, 50, 57), (8, 48, 600, 648), (13, 100, 777, 200),
                                           (16, 1, 1, 2), (32, 48, 700, 748), (64, 48, 600, 648), (5, 48, 0, 48)])
 def test_the_scheduler_timeline_is_the_cycle_by_cycle_one(w, c, lat, span):
-    from model.lessons import scheduler_timeline
+    from model.lessons.ch2_gpu_shape import scheduler_timeline
     got = scheduler_timeline(w, c, lat, span)
     assert np.array_equal(got, _timeline_cycle_by_cycle(w, c, lat, span))
     assert not got.flags.writeable                # remembered: nobody may change it
@@ -250,8 +259,8 @@ def test_the_compute_bound_batch_is_remembered_but_follows_an_edited_gpu():
     import dataclasses
 
     from model import Scenario
-    from model.catalog import shipped_catalog
-    from model.lesson_serving import compute_bound_batch
+    from model.catalog.active import shipped_catalog
+    from model.lessons.ch6_batching import compute_bound_batch
     s = Scenario(gpu="a100-sxm4-80gb", model="llama-3.1-70b")
     first = compute_bound_batch(s)
     assert first is not None

@@ -2,10 +2,10 @@
 catalogue knows (as the PyTorch path reports it) and for a CPU it does not."""
 import pytest
 
-from model.catalog import shipped_catalog
-from model.hardware_file import hardware_from_document
-from model.machine_benchmark import DecodeShape, Measurements, best_time_s
-from model.machine_report import comparison_rows, decode_rows, match_catalogue, measured_document, report_text
+from model.catalog.active import shipped_catalog
+from model.files.hardware_file import hardware_from_document
+from model.machine.benchmark import DecodeShape, Measurements, best_time_s
+from model.readouts.machine_report import comparison_rows, decode_rows, match_catalogue, measured_document, report_text
 
 
 def _gpu_measurement():
@@ -57,7 +57,7 @@ def test_best_time_takes_the_fastest_call():
 
     def fn():
         clock["t"] += next(times, 0.0)
-    import model.machine_benchmark as mb
+    import model.machine.benchmark as mb
     real = mb.time.perf_counter
     mb.time.perf_counter = lambda: clock["t"]
     try:
@@ -70,7 +70,7 @@ def test_best_time_takes_the_fastest_call():
 def test_without_pytorch_or_a_gpu_the_cpu_is_measured_with_numpy(monkeypatch, torch_module):
     import sys
     import types
-    from model.machine_benchmark import gpu_available, plan
+    from model.machine.measure import gpu_available, plan
     if torch_module == "no-gpu":
         torch_module = types.SimpleNamespace(cuda=types.SimpleNamespace(is_available=lambda: False),
                                              backends=types.SimpleNamespace(mps=types.SimpleNamespace(

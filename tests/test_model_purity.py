@@ -18,7 +18,7 @@ import pkgutil, importlib, model
 for m in pkgutil.iter_modules(model.__path__):
     importlib.import_module('model.' + m.name)
 from model import estimate, Scenario
-from model.validate import compare
+from model.machine.validate import compare
 e = estimate(Scenario())
 assert e.decode_floor_ms_per_token > 0
 assert len(compare()) > 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
 
-from model.readouts import readouts
+from model.readouts.numbers import readouts
 
 
 def test_hidden_explore_panels_skip_estimates_and_catch_up_before_their_first_paint(main_window, qtbot):

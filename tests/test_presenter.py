@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from model import Scenario
-from model.lessons import default_chapters
-from model.scenario_file import load_scenario_with_chapter
+from model.lessons.chapters import default_chapters
+from model.files.scenario_file import load_scenario_with_chapter
 from ui.app import run
 from ui.presenter import glide_params, glide_scenario
 

@@ -37,7 +37,7 @@ build = ui.app.build_window
 def spy(*a, **k):                          # just before the window is built: numpy, Qt, the model loaded
     seen["gc_while_building"] = gc.isenabled()
     names = list(sys.modules)
-    seen["model_before_qt"] = names.index("model.estimate") < names.index("PySide6.QtCore")
+    seen["model_before_qt"] = names.index("model.physics.estimate") < names.index("PySide6.QtCore")
     from ui import main_window
     step = main_window.MainWindow._next_step
     main_window.MainWindow._next_step = lambda self: first_step(self, step)

@@ -4,7 +4,7 @@ nothing moves, the numbers are new in the first paint, the plot paints once, and
 redraws its frame only for a new layout."""
 from PySide6.QtCore import QEvent, QObject
 
-from model import roofline_readouts as rr
+from model.readouts import roofline as rr
 from ui.controls import batch_to_slider
 
 BATCHES = (2, 16, 32, 128, 256, 512, 1024, 4096, 1)   # across the fit limit and the footer's line count

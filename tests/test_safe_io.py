@@ -1,12 +1,11 @@
-"""model/safe_io: every guarded read and write refuses hostile input with one line."""
+"""model/files/safe_io.py: every guarded read and write refuses hostile input with one line."""
 import os
 import stat
 import threading
 
 import pytest
 
-from model.safe_io import (SafeIOError, TargetExistsError, atomic_write_text, json_depth, loads_json,
-                           read_json, read_text)
+from model.files.safe_io import SafeIOError, TargetExistsError, atomic_write_text, json_depth, loads_json, read_json, read_text
 
 
 def _one_line(exc_info) -> str:

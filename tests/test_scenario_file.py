@@ -4,7 +4,7 @@ import pytest
 
 from model import Scenario
 from model.errors import ModelError, ScenarioError
-from model.scenario_file import load_scenario_with_chapter, save_scenario
+from model.files.scenario_file import load_scenario_with_chapter, save_scenario
 
 
 def test_round_trip(tmp_path):

@@ -2,7 +2,7 @@
 import pytest
 
 from model import Scenario, estimate
-from model.catalog import default_catalog
+from model.catalog.active import default_catalog
 
 
 @pytest.mark.parametrize("model", ["llama-2-70b", "llama-3.1-70b"])

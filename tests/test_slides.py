@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from PySide6.QtGui import QImage
 
-from model.lessons import default_chapters
+from model.lessons.chapters import default_chapters
 from ui.slide_export import SLIDE_SIZE, save_slide
 
 CHAPTERS = default_chapters()

@@ -1,5 +1,5 @@
 """The speaker view on one screen (rehearsal), its notes, next-state preview and clock, and
-model.speaker_notes."""
+model.lessons.speaker_notes."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from model.errors import ModelError
-from model.lessons import default_chapters
-from model.speaker_notes import neighbour_state, speaker_notes, state_claim
+from model.lessons.chapters import default_chapters
+from model.lessons.speaker_notes import neighbour_state, speaker_notes, state_claim
 
 CHAPTERS = default_chapters()
 COUNTS = [len(c.states) for c in CHAPTERS]

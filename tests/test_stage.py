@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QApplication, QWidget
 
-from model.lessons import default_chapters
+from model.lessons.chapters import default_chapters
 from stage_text import problems, texts
 
 CHAPTERS = default_chapters()

@@ -95,12 +95,12 @@ def test_a_file_that_names_a_chapter_keeps_its_scenario(tmp_path, monkeypatch):
     import main
     import ui.app
     from model import Scenario
-    from model.scenario_file import save_scenario
+    from model.files.scenario_file import save_scenario
     s = Scenario(gpu="h200", model="llama-3.1-8b", precision="fp8", batch=64)
     p = tmp_path / "s.json"
     save_scenario(p, s, chapter=6)
-    import model.catalog
-    monkeypatch.setattr(model.catalog, "_active", model.catalog._active)   # main() may install a catalogue
+    import model.catalog.active
+    monkeypatch.setattr(model.catalog.active, "_active", model.catalog.active._active)   # main() may install a catalogue
     got = {}
     monkeypatch.setattr(ui.app, "run", lambda scenario, **kw: got.update(scenario=scenario, **kw) or 0)
     assert main.main([str(p)]) == 0

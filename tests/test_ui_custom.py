@@ -8,9 +8,9 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from model import Scenario, estimate
-from model.catalog import default_catalog, set_default_catalog
-from model.hardware_file import document_text, export_document
-from model.catalog import shipped_catalog
+from model.catalog.active import default_catalog, set_default_catalog
+from model.files.hardware_file import document_text, export_document
+from model.catalog.active import shipped_catalog
 from ui import custom_store
 
 CONFIGS = pathlib.Path(__file__).resolve().parent / "data" / "hf_configs"
@@ -163,7 +163,7 @@ def test_drag_and_drop_of_config_and_hardware_files(main_window, tmp_path):
     _drop(main_window, tmp_path / "hw.json")
     main_window.controller.flush()
     assert main_window.controller.scenario.gpu == "dropped-mi300x"
-    from model.scenario_file import save_scenario
+    from model.files.scenario_file import save_scenario
     save_scenario(tmp_path / "talk.json", Scenario(gpu="h200", batch=16))
     _drop(main_window, tmp_path / "talk.json")
     main_window.controller.flush()

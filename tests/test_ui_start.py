@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, QRect, Qt
 
+from model.readouts.sentences import explain
 from model import Scenario
-from model.safe_io import json_depth
+from model.files.safe_io import json_depth
 from ui.app import build_window
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Modules the first screen does not need: none of them may load before the first paint.
 NOT_BEFORE_THE_FIRST_PAINT = ("ui.lessons", "ui.chapters", "model.lessons", "ui.speaker_view",
                               "ui.hardware_editor", "ui.measure_dialog", "ui.model_import",
-                              "model.machine_benchmark")
+                              "model.machine")
 # The chip's packets take their random numbers on their first spawn: building the window does not
 # need numpy.random (a busy machine may run the chip's first tick before the first paint, though).
 
@@ -90,7 +91,7 @@ def test_the_first_painted_frame_is_the_whole_explore_page(qtbot):
     differ = [(x, y) for y in range(0, first.height(), 3) for x in range(0, first.width(), 3)
               if first.pixel(x, y) != settled.pixel(x, y) and not chip.contains(x, y)]
     assert differ == []
-    assert w.findChild(type(w.gauges)) is w.gauges and w.explanation.text() == w.controller.estimate.explanation
+    assert w.findChild(type(w.gauges)) is w.gauges and w.explanation.text() == explain(w.controller.estimate)
 
 
 def test_keys_and_buttons_build_the_lessons_page_when_they_need_it(qtbot):

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, QRectF, Qt
 
+from model.readouts.sentences import explain
 from model import Scenario, estimate
-from model.format import duration, percent, si, sig3
+from model.readouts.format import duration, percent, si, sig3
 from ui.controls import batch_to_slider, slider_to_batch
 
 
@@ -35,7 +36,7 @@ def assert_shows(w, scenario):
         assert w.gauges.value_text(key) == text, key
     assert w.gauges.gauges["ms_per_token"].sub.text().endswith(f"floor {duration(e.decode_floor_ms_per_token / 1e3)}")
     assert w.gauges.badge.text() == f"{e.bound.upper()}-BOUND"
-    assert w.explanation.text() == e.explanation
+    assert w.explanation.text() == explain(e)
     return e
 
 
@@ -279,7 +280,7 @@ def test_the_operating_point_label_covers_no_batch_dot(main_window, qtbot):
 def test_a_gauge_not_yet_laid_out_shows_its_full_title(qtbot):
     """Before its first layout a gauge has no width to fit to: it shows its readout's full label
     (and measures nothing); once sized it takes the longest form that fits."""
-    from model.readouts import readouts
+    from model.readouts.numbers import readouts
     from ui.controller import Controller
     from ui.gauges import GaugePanel
     c = Controller()

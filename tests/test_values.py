@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from model import Scenario, estimate
-from model.catalog import default_catalog
+from model.catalog.active import default_catalog
 from model.values import frozen
 
 

@@ -98,7 +98,7 @@ def _utf8_locale() -> None:
 
 
 def one_number_locale() -> None:
-    """Every number in one style, the model's (model/format: 32,768 and 1.5): Qt's widgets
+    """Every number in one style, the model's (model/readouts/format.py: 32,768 and 1.5): Qt's widgets
     (spin boxes, axes) would otherwise follow the system locale (32.768 under German)."""
     from PySide6.QtCore import QLocale
     loc = QLocale(QLocale.English, QLocale.UnitedStates)
@@ -173,7 +173,7 @@ def app_icon():
         from PySide6.QtCore import Qt
         from PySide6.QtGui import QIcon, QPainter, QPixmap
         from PySide6.QtSvg import QSvgRenderer
-        from model.catalog import ASSETS_DIR
+        from model.files.assets import ASSETS_DIR
     except ImportError:
         return None
     renderer = QSvgRenderer(str(ASSETS_DIR / "icon.svg"))
@@ -356,7 +356,7 @@ def _first_paint(scenario, size) -> int:
 def _smoke(window, size) -> int:
     """Render the Explore page, the chip alone, and every lesson once; 0, or 1 with one line."""
     import tempfile
-    from model.lessons import default_chapters
+    from model.lessons.chapters import default_chapters
     with tempfile.TemporaryDirectory() as tmp:
         steps = [("the main window", lambda: None), ("the chip alone", lambda: window.set_chip_focus(True)),
                  ("the main window again", lambda: window.set_chip_focus(False))]

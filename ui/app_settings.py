@@ -4,7 +4,7 @@ Settings are a QSettings INI file at ``$XDG_CONFIG_HOME/MemoryWall/MemoryWall.in
 ``$HOME/.config/...``). Before Qt opens it, the path is checked with ``os.stat``: with no
 usable home (``HOME`` unset, empty or relative), a read-only folder, or an .ini that is a
 folder, FIFO or device, nothing is read or written and ``open_settings`` returns one line
-for the status bar. A stored scenario is read through ``model.safe_io`` and validated by
+for the status bar. A stored scenario is read through ``model.files.safe_io`` and validated by
 the model; one that cannot be used is set aside (copied beside the .ini, removed from the
 settings, named in one line) and the app starts on defaults.
 """
@@ -116,8 +116,8 @@ def load_scenario(st, set_aside: bool = True):
 
 
 def _parse_stored(raw):
-    from model.safe_io import loads_json
-    from model.scenario import Scenario, resolve
+    from model.files.safe_io import loads_json
+    from model.physics.scenario import Scenario, resolve
     if not isinstance(raw, str):
         raise ValueError(f"it is a {type(raw).__name__}, not JSON text")
     s = Scenario.from_dict(loads_json(raw, "the saved scenario", max_bytes=MAX_SCENARIO_CHARS))
@@ -127,7 +127,7 @@ def _parse_stored(raw):
 
 def _set_aside(st, raw) -> str | None:
     """Write the bad value beside the .ini and drop it from the settings; the backup's path."""
-    from model.safe_io import SafeIOError, atomic_write_text
+    from model.files.safe_io import SafeIOError, atomic_write_text
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     backup = Path(st.fileName()).with_name(f"scenario-set-aside-{stamp}.json")
     try:

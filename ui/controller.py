@@ -1,7 +1,7 @@
 """The one owner of the current Scenario. Views subscribe; they never compute.
 
     a control → controller.set(batch=…) → (coalesced: one recompute per event-loop turn)
-    → model.estimate(scenario), model.sweep.sweep_batch(scenario) → estimate_changed(Estimate)
+    → model.physics.estimate(scenario), model.physics.sweep.sweep_batch(scenario) → estimate_changed(Estimate)
 
 The recompute is a posted event of normal priority, so it runs before the window's repaint
 (Qt posts UpdateRequest at low priority): one user action → one recompute → one paint that
@@ -18,8 +18,8 @@ from dataclasses import fields
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
 
 from model import Estimate, ModelError, Scenario, estimate
-from model.catalog import default_catalog
-from model.sweep import BatchSweep, default_batches, sweep_batch
+from model.catalog.active import default_catalog
+from model.physics.sweep import BatchSweep, default_batches, sweep_batch
 
 
 _RECOMPUTE = QEvent.Type(QEvent.registerEventType())

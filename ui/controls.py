@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox,
                                QLabel, QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
-from model.efficiency import engine_choices
-from model.explain import hardware_summary, model_summary
-from model.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
+from model.readouts.catalog_text import engine_choices
+from model.readouts.catalog_text import hardware_summary, model_summary
+from model.physics.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
 
 BATCH_MAX = MAX_BATCH          # the model's range: a saved batch 8192 shows as 8192
 SLIDER_STEPS_PER_OCTAVE = 100

@@ -20,11 +20,12 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QLabel, QMenu, QPushButton
 from shiboken6 import isValid
 
-from model.catalog import Catalog, default_catalog, on_default_catalog_changed
+from model.catalog.parts import Catalog
+from model.catalog.active import default_catalog, on_default_catalog_changed
 from model.errors import ModelError
-from model.hardware_file import FORMAT_KEY, load_hardware_file, read_json_file
-from model.scenario import Scenario
-from model.scenario_file import FORMAT_KEY as SCENARIO_KEY
+from model.files.hardware_file import FORMAT_KEY, load_hardware_file, read_json_file
+from model.physics.scenario import Scenario
+from model.files.scenario_file import FORMAT_KEY as SCENARIO_KEY
 from ui import custom_store
 
 if TYPE_CHECKING:       # the dialogs' modules load when a dialog opens, not before the first paint (issue 13)

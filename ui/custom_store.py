@@ -3,7 +3,7 @@
     <QStandardPaths.AppDataLocation>/hardware/<id>.json   hardware files (docs/custom-hardware.md)
     <QStandardPaths.AppDataLocation>/models/<id>.json     a Hugging Face config.json, plus its name
 
-Files are written atomically (model/safe_io.atomic_write_text) and read with the same
+Files are written atomically (model/files/safe_io.py.atomic_write_text) and read with the same
 checks as the command line; a broken file is reported, never deleted or overwritten.
 """
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
 
-from model.catalog import Hardware, LLM
-from model.custom_catalog import add_to_default, remove_from_default
+from model.catalog.parts import Hardware, LLM
+from model.files.custom_catalog import add_to_default, remove_from_default
 from model.errors import ModelError
-from model.hardware_file import document_text, load_hardware_file, read_json_file
-from model.safe_io import atomic_write_text
+from model.files.hardware_file import document_text, load_hardware_file, read_json_file
+from model.files.safe_io import atomic_write_text
 
 NAME_KEY = "memory_wall_name"      # the display name a user gave an imported config (kept beside it)
 last_problems: list[str] = []      # what the last load_saved could not use (the window shows it)
@@ -42,7 +42,7 @@ def model_path(ident: str) -> Path:
 
 def load_saved() -> list[str]:
     """Add every saved entry to the default catalogue; one line per file that cannot be used."""
-    from model.hf_config import llm_from_config
+    from model.files.hf_config import llm_from_config
     problems: list[str] = []
     for path in sorted(_folder("hardware").glob("*.json")):
         try:

@@ -2,7 +2,7 @@
 
 Each gauge places one readout of model.readouts (title = its label, the big number = its
 text); tooltips give its help and the readouts behind it as "label: text" lines; the badge,
-the HBM bar's words and the notes are model.explain's. Nothing here computes a number.
+the HBM bar's words and the notes are model.readouts.sentences's. Nothing here computes a number.
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout,
                                QWidget)
 
-from model import explain as ex
-from model.readouts import readouts
+from model.readouts import sentences as ex
+from model.readouts.numbers import readouts
 from ui import theme as th
 from ui.fit_text import first_fitting, fitting_px
 from ui.page_catch_up import CatchUpWhenShown
@@ -118,7 +118,7 @@ class HbmBar(QWidget):
         self.setMouseTracking(True)
 
     def show_estimate(self, e) -> None:
-        """The parts from model.explain.hbm_segments: widths from their bytes, words from the model."""
+        """The parts from model.readouts.sentences.hbm_segments: widths from their bytes, words from the model."""
         self._show(e.hbm_capacity_bytes, ex.hbm_segments(e), e.fits, ex.hbm_status(e),
                    readouts(e)["hbm_capacity"].labelled)
 

@@ -1,6 +1,6 @@
 """The hardware editor: start from any accelerator, change its numbers, save it as your own.
 
-Every field is a model/hardware_edit.EditorField: the editor moves text in and out
+Every field is a model/files/hardware_edit.py.EditorField: the editor moves text in and out
 (``field_text`` / ``set_field_text``), shows the check's reason beside each field as you type
 (``field_problems``) and applies "what if" actions (``apply_what_if``); it computes nothing.
 Saving writes a hardware file into the user's data folder (ui/custom_store.py).
@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QDialog, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
-from model.catalog import default_catalog
+from model.catalog.active import default_catalog
 from model.errors import ModelError
-from model.hardware_edit import WHAT_IFS, apply_what_if, editor_fields, field_problems, field_text, set_field_text
-from model.hardware_file import export_document, hardware_from_document
+from model.files.hardware_edit import WHAT_IFS, apply_what_if, editor_fields, field_problems, field_text, set_field_text
+from model.files.hardware_file import export_document, hardware_from_document
 from ui import custom_store
 from ui.dialog_buttons import action_row, status_line
 from ui.theme import BLUISH_GREEN, VERMILLION

@@ -5,7 +5,7 @@ first use or right after its first paint (ui.window_pages: the mode bar and the 
 
 Stepping to a prepared state hands its scenario to the controller through ScenarioGlide
 (batch and lengths glide; GPU, model … switch at once) and its knobs to the chapter view.
-Scenario files: model.scenario_file (atomic save; a broken or foreign file raises
+Scenario files: model.files.scenario_file (atomic save; a broken or foreign file raises
 ScenarioError with one line, which is shown here, and nothing changes).
 """
 from __future__ import annotations
@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, Q
                                QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
 from model.errors import ModelError
-from model.safe_io import check_writable_target
-from model.lessons import default_chapters
-from model.scenario_file import load_scenario_with_chapter, save_scenario
+from model.files.safe_io import check_writable_target
+from model.lessons.chapters import default_chapters
+from model.files.scenario_file import load_scenario_with_chapter, save_scenario
 from ui import theme as th
 from ui.chapter_keys import key_style, make_keys, set_current_key
 from ui.fit_text import first_fitting

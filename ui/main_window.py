@@ -3,7 +3,7 @@
     ┌ controls ┬──── chipArea (the animated hierarchy) ────┬── roofline ──┐
     │          │                                           ├── gauges ────┤
     └──────────┴───────────────────────────────────────────┴──────────────┘
-      footer: the reason a scenario was rejected (if any) + Estimate.explanation
+      footer: the reason a scenario was rejected (if any) + model.readouts.sentences.explain
 
 Start-up (issue 13): the first paint shows the real Explore page; what it does not show (the
 Lessons page and its modules, the app icon) is built right after it, one step per event-loop
@@ -15,6 +15,7 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
+from model.readouts.sentences import explain
 from ui import quick_start, theme as th
 from ui.controller import Controller
 from ui.controls import ControlPanel
@@ -165,8 +166,9 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
 
     # ---------------------------------------------------------------- views
     def _on_estimate(self, e) -> None:
-        self.explanation.setText(e.explanation)
-        self.explanation.setToolTip(e.explanation)
+        sentence = explain(e)
+        self.explanation.setText(sentence)
+        self.explanation.setToolTip(sentence)
 
     def _on_problem(self, text: str) -> None:
         self.problem.setText(f"Cannot run this: {text} — showing the last scenario that works." if text else "")

@@ -1,4 +1,4 @@
-"""Measure this machine from the window: model/machine_benchmark steps on a worker thread,
+"""Measure this machine from the window: model/machine/benchmark.py steps on a worker thread,
 a QProgressDialog on the GUI thread (polled by a timer, so the window stays responsive).
 
 The worker only runs model code and puts (done, total, label) and the result on a queue;
@@ -13,10 +13,11 @@ import threading
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-from model import machine_benchmark as mb
+from model.machine import measure
+from model.machine.benchmark import Measurements
 from model.errors import ModelError
-from model.hardware_file import hardware_from_document
-from model.machine_report import measured_document, report_text, summary_line
+from model.files.hardware_file import hardware_from_document
+from model.readouts.machine_report import measured_document, report_text, summary_line
 from ui import custom_store
 
 
@@ -29,7 +30,7 @@ class MachineMeasurer(QObject):
 
     def __init__(self, parent: QWidget | None = None, quick: bool = False, backend: str = "auto"):
         super().__init__(parent)
-        self.steps = mb.plan(quick, backend)
+        self.steps = measure.plan(quick, backend)
         self.queue: queue.Queue = queue.Queue()
         self.cancelled = threading.Event()
         self.progress = QProgressDialog("Measuring this machine…", "Cancel", 0, len(self.steps), parent)
@@ -51,7 +52,7 @@ class MachineMeasurer(QObject):
     def _work(self) -> None:
         import time
         from ui.quick_start import all_blas_threads
-        m = mb.Measurements(date=time.strftime("%Y-%m-%d"))
+        m = Measurements(date=time.strftime("%Y-%m-%d"))
         try:
             with all_blas_threads():            # every core, as `main.py calibrate` measures
                 for i, step in enumerate(self.steps):
@@ -92,7 +93,7 @@ class MachineMeasurer(QObject):
     def running(self) -> bool:
         return self.timer.isActive()
 
-    def _save(self, m: mb.Measurements) -> None:
+    def _save(self, m: Measurements) -> None:
         doc = measured_document(m)
         try:
             hw = hardware_from_document(doc, "the measurement")

@@ -1,5 +1,5 @@
 """Add a model from a Hugging Face config.json: what was read, the derived parameter count
-(to check against the model card), a name, and Add. All numbers come from model/hf_config.summary.
+(to check against the model card), a name, and Add. All numbers come from model/readouts/catalog_text.model_import_rows.
 """
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from model.errors import ModelError
-from model.hardware_file import read_json_file
-from model.hf_config import default_name, llm_from_config, summary
+from model.files.hardware_file import read_json_file
+from model.files.hf_config import default_name, llm_from_config
+from model.readouts.catalog_text import model_import_rows
 from ui import custom_store
 from ui.dialog_buttons import action_row, status_line
 from ui.hardware_editor import ERROR_STYLE
@@ -69,7 +70,7 @@ class ModelImportDialog(QDialog):
             except ModelError as exc:
                 self.status.setText(f"{self.path.name}: {exc}")
         if self.llm is not None:
-            for label, text in summary(self.llm):
+            for label, text in model_import_rows(self.llm):
                 value = QLabel(text)
                 value.setWordWrap(True)
                 self.rows.addRow(label, value)

@@ -13,7 +13,7 @@ from PySide6.QtCore import QEasingCurve, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from model.lessons import default_chapters
+from model.lessons.chapters import default_chapters
 from ui import theme as th
 from ui.presenter import glide_params, glide_scenario
 

@@ -72,4 +72,9 @@ def model_before_qt() -> None:
     count is begin()'s alone: an app that did not call it keeps OpenBLAS's default."""
     import numpy  # noqa: F401
     import model  # noqa: F401
-    from model import chip_transform, explain, flow, readouts, roofline_readouts, sweep  # noqa: F401
+    import model.physics.sweep  # noqa: F401
+    import model.readouts.chip  # noqa: F401
+    import model.readouts.flow  # noqa: F401
+    import model.readouts.numbers  # noqa: F401
+    import model.readouts.roofline  # noqa: F401
+    import model.readouts.sentences  # noqa: F401

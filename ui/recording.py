@@ -209,7 +209,7 @@ def record(path: str, *, chapter: int | None = None, scenario=None, seconds: flo
            size: tuple[int, int] = DEFAULT_SIZE, fps: float = DEFAULT_FPS, theme: str = "dark",
            progress: Callable[[int], None] = lambda _k: None) -> Recording:
     """Draw and encode a recording; RecordingError (one line) when it cannot be made."""
-    from model.lessons import default_chapters
+    from model.lessons.chapters import default_chapters
     if chapter is not None and not 1 <= int(chapter) <= len(default_chapters()):
         raise RecordingError(f"--chapter must be 1-{len(default_chapters())}, got {chapter}")
     if seconds is None:

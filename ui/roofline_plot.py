@@ -2,10 +2,10 @@
 
 Draws only what the model says: the HBM bandwidth slope, one compute roof per tensor path
 the GPU has, the ridge point of the current compute type, the operating point from the
-Estimate and the batch trail from model.sweep (batch 1, 2, 4 … 4096), and a faint second
+Estimate and the batch trail from model.physics.sweep (batch 1, 2, 4 … 4096), and a faint second
 GPU at the precision its estimate runs at. Every item is created once (the comparison's, and
 roof labels beyond four, when first needed) and updated with setData; every word and number
-comes from model.roofline_readouts. Hover any item for its numbers (ui.hover, the one hover
+comes from model.readouts.roofline. Hover any item for its numbers (ui.hover, the one hover
 engine).
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from model import roofline_readouts as rr
-from model.roofline import attainable_flops
+from model.readouts import roofline as rr
+from model.physics.roofline import attainable_flops
 from ui import pens
 from ui import theme as th
 from ui.hover import HoverTips
@@ -261,7 +261,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
 
     # ---------------------------------------------------------------- data
     def show_estimate(self, e) -> None:
-        """Place what model.roofline_readouts says: roofs, ridge, trail, operating point, comparison."""
+        """Place what model.readouts.roofline says: roofs, ridge, trail, operating point, comparison."""
         if self.on_hidden_page(e):
             return
         c = self.controller

@@ -10,7 +10,7 @@ notes for this state, the elapsed time and the clock, and the chapter list.
 The next-state preview is drawn off screen (ui.offscreen) once per prepared state and kept;
 it is drawn after the glide has landed, so the stage never stutters. "Now" is a grab of the
 audience view, taken when the state changes or the scenario changes (never per frame). The
-clock is a 1 s timer. The view only draws: notes come from model.speaker_notes.
+clock is a 1 s timer. The view only draws: notes come from model.lessons.speaker_notes.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QHBoxLayout, QLabel, QList
                                QVBoxLayout, QWidget)
 
 from model.errors import ModelError
-from model.speaker_notes import neighbour_state, speaker_notes, state_claim
+from model.lessons.speaker_notes import neighbour_state, speaker_notes, state_claim
 from ui import theme as th
 from ui.chapters import SHORT_TITLES
 

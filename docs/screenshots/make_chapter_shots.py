@@ -38,7 +38,7 @@ def main() -> int:
     ap.add_argument("--window", action="store_true", help="the normal window, not presenter mode")
     ap.add_argument("--out", default=str(ROOT / "docs" / "screenshots" / "chapters"))
     args = ap.parse_args()
-    from model.lessons import default_chapters
+    from model.lessons.chapters import default_chapters
     from ui.app import build_window, ensure_app, render_png
     ensure_app()
     out = Path(args.out)

@@ -1,7 +1,7 @@
 """What every lesson view shares: one claim, one chart, one key number, details, exports.
 
 Layout: the chapter's title (small), the state's claim (its caption, a template filled by
-the model's Facts: model.lesson_serving.chapter_facts), then the chart beside a side panel
+the model's Facts: model.lessons.deck.chapter_facts), then the chart beside a side panel
 with the key number in large type, its one-line label, the chapter's live controls and a
 "Details" toggle (the model's detail lines); the takeaway at the bottom. The chart carries
 an accessible name and description (the claim and the key number).
@@ -37,8 +37,8 @@ from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from model.lesson_serving import chapter_facts
-from model.safe_io import check_writable_target
+from model.lessons.deck import chapter_facts
+from model.files.safe_io import check_writable_target
 from ui import theme as th
 from ui.chapters.tips import HOVER_PX, MarkerTips, error_text, log10, measured_tip  # noqa: F401 (re-exported)
 from ui.roofline_plot import SIAxis, deliver_now

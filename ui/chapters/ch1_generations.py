@@ -11,9 +11,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout
 
-from model.format import si, sig3
-from model.lesson_numbers import LESSON_PARTS, LINES
-from model.lessons import generations
+from model.readouts.format import si, sig3
+from model.lessons.ch1_generations import LESSON_PARTS, LINES
+from model.lessons.ch1_generations import generations
 from ui import theme as th
 from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font

@@ -1,7 +1,7 @@
 """Lesson 2: GPU shape — throughput over latency.
 
 One chart: the share of cycles one scheduler issues maths against the warps in flight
-(model.lesson_numbers.warp_curve: busy = min(1, W·C / (C + L)), L = the GPU's HBM latency
+(model.lessons.ch2_gpu_shape.warp_curve: busy = min(1, W·C / (C + L)), L = the GPU's HBM latency
 in cycles), the current warps as a large dot, the warps needed to hide the wait as a
 dotted line, and, when branches diverge, the share of lane-cycles doing useful work as a
 dashed line. Every line has a word label beside it, not only a colour.
@@ -12,9 +12,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QLabel, QSlider
 
-from model.format import percent
-from model.lesson_numbers import MAX_WARPS, warp_curve
-from model.lessons import hbm_latency_cycles, latency_hiding
+from model.readouts.format import percent
+from model.lessons.ch2_gpu_shape import MAX_WARPS, warp_curve
+from model.lessons.ch2_gpu_shape import hbm_latency_cycles, latency_hiding
 from ui import theme as th
 from ui.pens import brush, pen, set_symbol_style
 from ui.chapters.base import ChapterView, text_font

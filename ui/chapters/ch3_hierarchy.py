@@ -1,6 +1,6 @@
 """Lesson 3: the memory hierarchy as a ladder.
 
-One chart (model.lesson_numbers.ladder_points): registers → shared memory → L2 → HBM → host
+One chart (model.lessons.ch3_hierarchy.ladder_points): registers → shared memory → L2 → HBM → host
 RAM along x; up the log y axis, how many times worse than the registers each level is, in
 bandwidth (times narrower, solid) and in latency (times slower to answer, dashed), each
 point labelled with its own value. The dotted line is the "10× per step" rule of thumb.
@@ -12,8 +12,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from model.format import duration, si, sig3
-from model.lesson_numbers import ladder_points
+from model.readouts.format import duration, si, sig3
+from model.lessons.ch3_hierarchy import ladder_points
 from ui import theme as th
 from ui.pens import brush, pen, set_symbol_style
 from ui.chapters.base import ChapterView, log10, text_font

@@ -13,8 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QLabel, QSlider
 
-from model.format import si, sig3
-from model.lessons import roofline_point
+from model.readouts.format import si, sig3
+from model.lessons.ch4_roofline import roofline_point
 from ui import theme as th
 from ui.pens import brush, pen, set_symbol_style
 from ui.chapters.base import ChapterView, log10, text_font

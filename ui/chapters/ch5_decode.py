@@ -1,6 +1,6 @@
 """Lesson 5: why decode is memory-bound.
 
-One chart (model.lesson_serving.decode_breakdown): what one decode step (one token per
+One chart (model.lessons.ch5_decode.decode_breakdown): what one decode step (one token per
 sequence) is made of, in ms. Top bar, the floor: every weight byte and the KV cache read
 once at the datasheet bandwidth. Middle bar, the realistic time: the same reads at the
 achieved bandwidth, the maths beyond the reads (none while memory-bound), the all-reduces
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from model.format import duration
-from model.lesson_serving import decode_breakdown
+from model.readouts.format import duration
+from model.lessons.ch5_decode import decode_breakdown
 from ui import theme as th
 from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font

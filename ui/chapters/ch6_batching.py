@@ -1,8 +1,8 @@
 """Lesson 6: batching climbs the roofline.
 
-One chart (model.lesson_serving.batching_curves): tokens/s of the whole batch against the
+One chart (model.lessons.ch6_batching.batching_curves): tokens/s of the whole batch against the
 batch (log-log), realistic (solid) and at the floor (dashed), with where each turns
-compute-bound (model.lesson_serving.compute_bound_batch: realistic and at peak numbers, the
+compute-bound (model.lessons.ch6_batching.compute_bound_batch: realistic and at peak numbers, the
 critical batch) and where the KV cache stops fitting (shaded). Published runs appear only
 when the scenario is theirs (model, precision, GPU, lengths): ★ measured beside ○ the
 model's prediction of the same run. Click the plot to set the batch there (snapped to a
@@ -16,8 +16,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from model.format import si, sig3
-from model.lesson_serving import batching_curves, batching_measured, compute_bound_batch
+from model.readouts.format import si, sig3
+from model.lessons.ch6_batching import batching_curves, batching_measured, compute_bound_batch
 from ui import theme as th
 from ui.pens import brush, pen, set_symbol_style
 from ui.chapters.base import ChapterView, error_text, log10, measured_tip, text_font

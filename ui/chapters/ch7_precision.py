@@ -5,15 +5,15 @@ at its end the floor time per token and the fewest GPUs it fits on (and "emulate
 the GPU has no tensor-core path for it). The dashed line is one GPU's memory. The state's
 precision is drawn in the highlight colour. Published FP16-vs-FP8 runs show in the details
 and the key number only in the state that switches to their scenario
-(model.lesson_serving.precision_facts).
+(model.lessons.ch7_precision.precision_facts).
 """
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from model.format import duration, si
-from model.lessons import precision_table
+from model.readouts.format import duration, si
+from model.lessons.ch7_precision import precision_table
 from ui import theme as th
 from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font

@@ -1,18 +1,18 @@
 """Lesson 8: interconnect and multi-GPU.
 
-One chart (model.lesson_serving.gpu_bars): the time of one decode step on 1, 2, 4 and 8
+One chart (model.lessons.ch8_multi_gpu.gpu_bars): the time of one decode step on 1, 2, 4 and 8
 GPUs, as three parts: the GPU work (reading the weights, or the maths when that is longer:
 it splits N ways), the all-reduces over the link, and the per-step software overhead
 (neither splits). Each bar ends in its time and its speed-up over one GPU, against the
 ideal N×. In the state that switches to published runs, each bar also names the measured
-speed-up (model.lesson_serving.multi_gpu_measured).
+speed-up (model.lessons.ch8_multi_gpu.multi_gpu_measured).
 """
 from __future__ import annotations
 
 import pyqtgraph as pg
 
-from model.format import duration, sig3
-from model.lesson_serving import gpu_bars, multi_gpu_measured
+from model.readouts.format import duration, sig3
+from model.lessons.ch8_multi_gpu import gpu_bars, multi_gpu_measured
 from ui import theme as th
 from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font

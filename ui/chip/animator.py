@@ -1,7 +1,7 @@
 """The chip's motion, without Qt: targets that ease, the token clock, and the particle pool.
 
-    targets    packets/s per kind, tensor-core busy, use per level (from model.flow and
-               model.chip_transform); a scenario change eases them over EASE_S (smoothstep)
+    targets    packets/s per kind, tensor-core busy, use per level (from model.readouts.flow and
+               model.readouts.chip); a scenario change eases them over EASE_S (smoothstep)
                in wall time, so the flow glides rather than restarts
     clock      phase += screen dt × T / step time; each whole phase is one step of the flow
                (a decode step: batch tokens; a prefill pass: batch × prompt tokens)
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from model.chip_transform import PacketScale, chip_routes_speeds, link_route_speed
-from model.flow import Flow
+from model.readouts.chip import PacketScale, chip_routes_speeds, link_route_speed
+from model.readouts.flow import Flow
 from ui.chip.layout import ChipLayout, chip_routes
 from ui.particles import ParticleSystem
 

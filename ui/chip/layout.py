@@ -273,7 +273,7 @@ def chip_layout(w: float, h: float, *, units: int, stacks: int, tiles: int = 0, 
 
 def chip_routes(lay: ChipLayout) -> tuple[list[np.ndarray], list[float], list[np.ndarray], list[float]]:
     """Packet routes: every memory pipe → L2 → every SM → shared memory → registers → tensor
-    cores (segments as model.chip_transform.ROUTE_LEVELS), and up and down between each cluster tile and the switch.
+    cores (segments as model.readouts.chip.ROUTE_LEVELS), and up and down between each cluster tile and the switch.
     Returns (chip polylines, their lane widths, link polylines, their lane widths)."""
     l2 = lay.l2
     l2_mid = l2.cy

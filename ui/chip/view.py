@@ -2,8 +2,8 @@
 
 The facade over the chip view's parts:
     ui.chip.layout        where every part sits, from the size (pure)
-    model.chip_transform  bytes/s → packets, packet speeds, the time scale (pure)
-    model.flow            bytes/s per link and the chip's readouts (pure)
+    model.readouts.chip  bytes/s → packets, packet speeds, the time scale (pure)
+    model.readouts.flow            bytes/s per link and the chip's readouts (pure)
     ui.chip.animator      targets that ease, the token clock, the particle pool (no Qt)
     ui.chip.paint.*       one painter per part; static parts cached in a pixmap
     ui.chip.control_bar   pause / step / speed, the time scale and the token counter
@@ -22,9 +22,10 @@ from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from model import Estimate, Scenario, estimate
-from model.catalog import Catalog, default_catalog
-from model.chip_transform import packet_scale, scale_forms, step_word, tiles_drawn
-from model.flow import Flow, chip_readouts, flow, is_unified
+from model.catalog.parts import Catalog
+from model.catalog.active import default_catalog
+from model.readouts.chip import packet_scale, scale_forms, step_word, tiles_drawn
+from model.readouts.flow import Flow, chip_readouts, flow, is_unified
 from ui import theme as th
 from ui.chip.animator import MAX_DT, POOL, Animator
 from ui.chip.control_bar import SPEEDS, ControlBar

@@ -4,8 +4,8 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 
-from model.chip_transform import MAX_TILES
-from model.flow import link_title
+from model.readouts.chip import MAX_TILES
+from model.readouts.flow import link_title
 from ui.chip.layout import ChipLayout
 from ui.chip.paint.common import INTERCONNECT, Palette, Scene, fit, font, qr, text
 

@@ -9,10 +9,10 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 
-from model.catalog import Hardware
-from model.chip_transform import PacketScale
-from model.estimate import Estimate
-from model.flow import Flow
+from model.catalog.parts import Hardware
+from model.readouts.chip import PacketScale
+from model.physics.estimate import Estimate
+from model.readouts.flow import Flow
 from model.values import frozen
 from ui import theme as th
 from ui.chip.layout import ChipLayout, Rect
@@ -49,7 +49,7 @@ class Scene:
     flow: Flow
     hw: Hardware
     scale: PacketScale
-    shown: dict              # the chip's readout texts (model.flow.chip_readouts)
+    shown: dict              # the chip's readout texts (model.readouts.flow.chip_readouts)
 
 
 _recorded: list[str] | None = None

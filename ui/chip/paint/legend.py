@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPen
 
-from model.chip_transform import packet_texts, step_word
+from model.readouts.chip import packet_texts, step_word
 from ui.chip.layout import ChipLayout
 from ui.chip.paint.common import (K_ACT, K_AR, K_KV, K_WEIGHTS, TC_BUSY, Palette, Scene, advance, fit, font,
                                   pattern, patterns, qr, sprite, text, wrapped_height)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 
-from model.chip_transform import shorter_sizes
+from model.readouts.chip import shorter_sizes
 from ui.chip.layout import ChipLayout
 from ui.chip.paint.common import Palette, Scene, advance, fit, font, qr, text
 

@@ -1,0 +1,124 @@
+"""The commands: estimate, list, sweep, validate (and, from cli/custom.py, hardware and calibrate).
+
+    main.py estimate --gpu h100 --model llama-3.1-70b --precision bf16 [--json]
+    main.py list [gpus|models|precisions] [--json]
+    main.py sweep --gpu h100 --model llama-3.1-8b --precision fp8 > sweep.csv
+    main.py validate [--json] [--markdown]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+
+from cli.args import COMMANDS, Parser, UsageError, add_scenario_flags, positive_int, scenario_from_args
+from cli.custom import add_commands, add_custom_flags, apply_custom_flags, cmd_calibrate, cmd_hardware
+
+
+def cmd_estimate(args) -> int:
+    from model import estimate
+    from model.readouts.export import estimate_json
+    from model.readouts.sentences import estimate_table, explain, shown_notes
+    e = estimate(scenario_from_args(args))
+    if args.json:
+        print(json.dumps(estimate_json(e), indent=2))
+        return 0
+    rows = estimate_table(e)
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}")
+    for note in shown_notes(e):
+        print(f"note: {note}")
+    print(explain(e))
+    return 0
+
+
+def cmd_list(args) -> int:
+    from model.catalog.active import default_catalog
+    from model.readouts.format import si
+    cat = default_catalog()
+    what = args.what or "all"
+    out: dict[str, list] = {}
+    if what in ("all", "gpus"):
+        out["gpus"] = [{"id": g.id, "name": g.name, "aliases": list(g.aliases), "vendor": g.vendor,
+                        "hbm_bytes": g.hbm_capacity_bytes, "hbm_bytes_per_s": g.hbm_bandwidth_bytes_per_s,
+                        "peak_flops": dict(g.peak_flops)} for g in cat.gpus]
+    if what in ("all", "models"):
+        out["models"] = [{"id": m.id, "name": m.name, "aliases": list(m.aliases), "params": m.params.total,
+                          "active_params": m.params.active_per_token} for m in cat.models]
+    if what in ("all", "precisions"):
+        out["precisions"] = [{"id": p.id, "name": p.name, "weight_bits": p.weight_bits, "compute": p.compute}
+                             for p in cat.precisions]
+        out["kv_precisions"] = [{"id": k.id, "name": k.name, "bits": k.bits} for k in cat.kv_precisions if not k.hidden]
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    if "gpus" in out:
+        print("GPUs")
+        for g in cat.gpus:
+            bf = g.peak("bf16") or g.peak("fp16")
+            print(f"  {g.id:16s} {g.name:44s} {si(g.hbm_capacity_bytes, 'B'):>8s} {si(g.hbm_bandwidth_bytes_per_s, 'B/s'):>10s}"
+                  f" {si(bf, 'FLOP/s'):>13s}  aka {', '.join(g.aliases)}")
+    if "models" in out:
+        print("Models")
+        for m in cat.models:
+            print(f"  {m.id:16s} {m.name:16s} {si(m.params.total, 'params'):>14s}  aka {', '.join(m.aliases)}")
+    if "precisions" in out:
+        print("Precisions")
+        for p in cat.precisions:
+            print(f"  {p.id:10s} {p.name:22s} {p.weight_bits:g} bits/weight, maths in {p.compute.upper()}")
+        print("KV-cache precisions: " + ", ".join(k.id for k in cat.kv_precisions if not k.hidden))
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    import numpy as np
+    from model.physics.sweep import default_batches, sweep_batch
+    if args.batches:
+        try:
+            batches = np.array([positive_int("batch")(x) for x in args.batches.split(",")], dtype=float)
+        except argparse.ArgumentTypeError:
+            raise UsageError("--batches must be comma-separated whole numbers, e.g. 1,2,4,8") from None
+    else:
+        batches = default_batches(args.max_batch)
+    sw = sweep_batch(scenario_from_args(args), batches)
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    for row in sw.rows():
+        writer.writerow([f"{v:.6g}" if isinstance(v, float) else v for v in row])
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from model.machine.validate import main as validate_main
+    return validate_main((["--json"] if args.json else []) + (["--markdown"] if args.markdown else []))
+
+
+def build_command_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="main.py", description="Memory Wall: the cost model from the command line.")
+    sub = p.add_subparsers(dest="command", parser_class=Parser)
+    e = sub.add_parser("estimate", help="one scenario, as a table or JSON")
+    add_scenario_flags(e)
+    e.add_argument("--json", action="store_true")
+    ls = sub.add_parser("list", help="the catalogue")
+    ls.add_argument("what", nargs="?", choices=("gpus", "models", "precisions"))
+    ls.add_argument("--json", action="store_true")
+    sw = sub.add_parser("sweep", help="CSV over batch sizes")
+    add_scenario_flags(sw)
+    sw.add_argument("--batches", help="comma-separated batch sizes (default: powers of two up to --max-batch)")
+    sw.add_argument("--max-batch", type=positive_int("max batch"), default=4096)
+    v = sub.add_parser("validate", help="leave-one-source-out: each source predicted from the others")
+    v.add_argument("--json", action="store_true")
+    v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
+    for sp in (e, ls, sw, v):
+        add_custom_flags(sp)
+    add_commands(sub)
+    return p
+
+
+def run_command(argv: list[str]) -> int:
+    """Parse and run one command (``argv[0]`` is one of COMMANDS)."""
+    args = build_command_parser().parse_args(argv)
+    apply_custom_flags(args, argv)
+    return {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep, "validate": cmd_validate,
+            "hardware": cmd_hardware, "calibrate": cmd_calibrate}[args.command](args)

@@ -1,0 +1,107 @@
+"""The command line of issue 12 (main.py registers these; the window calls the same model code).
+
+    main.py hardware export ID [-o FILE]       a catalogue entry as an editable hardware file
+    main.py hardware check FILE                 is the file usable? (one line; exit 2 if not)
+    main.py calibrate [--quick] [--json] [-o FILE] [--backend numpy|torch|auto]
+    --hardware-file FILE (repeatable), --model-config FILE (repeatable): on every command
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_custom_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("your own hardware and models")
+    g.add_argument("--hardware-file", action="append", default=[], metavar="FILE",
+                   help="add the accelerator in this hardware file (repeatable; see docs/custom-hardware.md)")
+    g.add_argument("--model-config", action="append", default=[], metavar="FILE",
+                   help="add the model in this Hugging Face config.json (repeatable; used as --model unless given)")
+
+
+def apply_custom_flags(args: argparse.Namespace, argv: list[str]) -> None:
+    """Install the files' entries into the default catalogue; a config's model becomes --model
+    when no --model was given."""
+    from model.files.custom_catalog import install_files
+    hw_files, configs = getattr(args, "hardware_file", None) or [], getattr(args, "model_config", None) or []
+    if not hw_files and not configs:
+        return
+    _, llms = install_files(hw_files, configs)
+    if llms and hasattr(args, "model") and not any(a == "--model" or a.startswith("--model=") for a in argv):
+        args.model = llms[-1].id
+
+
+def add_commands(sub) -> None:
+    hw = sub.add_parser("hardware", help="export or check a hardware file")
+    hw_sub = hw.add_subparsers(dest="hardware_command", parser_class=type(hw))
+    ex = hw_sub.add_parser("export", help="write a catalogue entry as an editable JSON file")
+    ex.add_argument("id", help="GPU id or alias (main.py list gpus)")
+    ex.add_argument("-o", "--output", metavar="FILE", help="write here (default: print)")
+    ex.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    add_custom_flags(ex)
+    ck = hw_sub.add_parser("check", help="read a hardware file and say whether it is usable")
+    ck.add_argument("file")
+    add_custom_flags(ck)
+    cal = sub.add_parser("calibrate", help="measure this machine and write a hardware file")
+    cal.add_argument("--quick", action="store_true", help="small sizes, few repeats (seconds)")
+    cal.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    cal.add_argument("-o", "--output", metavar="FILE", help="hardware file to write (default: this-machine-DATE.json)")
+    cal.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    cal.add_argument("--backend", choices=("auto", "numpy", "torch"), default="auto",
+                     help="auto: PyTorch when it sees a GPU, else numpy on the CPU")
+    add_custom_flags(cal)
+
+
+def _refuse_overwrite(path: str | Path, force: bool) -> None:
+    """Never replace a file the user has unless asked to (--force)."""
+    from model.files.hardware_file import HardwareFileError
+    if Path(path).exists() and not force:
+        raise HardwareFileError(f"{path} exists: choose another name with -o, or add --force to replace it")
+
+
+def cmd_hardware(args: argparse.Namespace) -> int:
+    from model.catalog.active import default_catalog
+    from model.files.hardware_file import HardwareFileError, document_text, export_document, load_hardware_file
+    from model.files.safe_io import atomic_write_text
+    if args.hardware_command == "export":
+        text = document_text(export_document(default_catalog().gpu(args.id)))
+        if not args.output:
+            sys.stdout.write(text)
+            return 0
+        _refuse_overwrite(args.output, args.force)
+        atomic_write_text(args.output, text)          # SafeIOError: one line
+        print(f"wrote {args.output}: change its id and name, edit the numbers, then use it with "
+              f"--hardware-file {args.output}", file=sys.stderr)
+        return 0
+    if args.hardware_command == "check":
+        hw, _ = load_hardware_file(args.file)
+        print(f"{args.file}: usable, id '{hw.id}' ({hw.name})")
+        return 0
+    raise HardwareFileError("say what to do: main.py hardware export ID | main.py hardware check FILE")
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from model.machine import measure
+    from model.files.hardware_file import HardwareFileError, save_hardware_file
+    from model.readouts.machine_report import measured_document, report_json, report_text
+    if args.backend == "torch" and not measure.gpu_available():
+        raise HardwareFileError("--backend torch needs PyTorch and a GPU it can see (pip install -e .[calibrate])")
+
+    import time
+    out = Path(args.output or f"this-machine-{time.strftime('%Y-%m-%d')}.json")
+    _refuse_overwrite(out, args.force)
+
+    def progress(done: int, total: int, label: str) -> None:
+        if not args.json and done < total:
+            print(f"[{done + 1}/{total}] {label}…", file=sys.stderr)
+    m = measure.run(quick=args.quick, backend=args.backend, progress=progress)
+    doc = measured_document(m)
+    save_hardware_file(out, doc)                      # SafeIOError: one line
+    if args.json:
+        print(json.dumps({**report_json(m), "hardware_file": str(out), "hardware_id": doc["id"]}, indent=2))
+    else:
+        print(report_text(m))
+        print(f"\nwrote {out} (id '{doc['id']}'): use it with --hardware-file {out} --gpu {doc['id']}")
+    return 0

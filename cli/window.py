@@ -1,0 +1,100 @@
+"""The window's command line: open it, render it offscreen, record it (the window only when asked).
+
+    main.py [scenario.json] [scenario flags] [--screenshot PNG --size WxH] [--chapter N]
+            [--presenter] [--record OUT.gif] [--smoke]
+Qt and ui/ are imported only here, inside ``run_app``, after the flags were checked.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+
+from cli.args import COMMANDS, Parser, UsageError, add_scenario_flags, positive_int, scenario_from_args
+from cli.custom import add_custom_flags, apply_custom_flags
+from model import estimate
+from model.files.scenario_file import load_scenario_with_chapter
+
+
+def build_app_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="main.py", description="Memory Wall: open the window (or render it offscreen).",
+                epilog=f"Commands: {', '.join(COMMANDS)} (main.py COMMAND --help)")
+    p.add_argument("scenario_file", nargs="?", help="a saved scenario (.json) to open")
+    add_scenario_flags(p, defaults=False)
+    p.add_argument("--screenshot", metavar="PNG", help="render offscreen and write a PNG, then exit")
+    p.add_argument("--size", default=None, help="window size for --screenshot, e.g. 1600x900")
+    p.add_argument("--view", default="main", choices=("main", "hierarchy"))
+    p.add_argument("--chapter", type=positive_int("chapter"), default=None, help="open lesson N (1-8)")
+    p.add_argument("--presenter", action="store_true", help="start in presenter mode")
+    p.add_argument("--theme", choices=("dark", "light"), default=None)
+    p.add_argument("--large-text", action="store_true")
+    p.add_argument("--smoke", action="store_true", help="start, render every view once, exit 0")
+    p.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)  # benches: paint once, exit
+    p.add_argument("--record", metavar="OUT.gif", help="record the chip (or --chapter N gliding through its "
+                   "states) as a looping GIF or an MP4, then exit (ui/recording.py)")
+    p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
+    p.add_argument("--fps", type=float, default=None, help="frames per second of --record (default 20)")
+    add_custom_flags(p)
+    return p
+
+
+def parse_size(text: str | None):
+    if not text:
+        return None
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size must look like 1600x900, got '{text}'") from None
+    if not (320 <= w <= 7680 and 240 <= h <= 4320):
+        raise UsageError(f"--size must be between 320x240 and 7680x4320, got '{text}'")
+    return w, h
+
+
+def run_app(argv: list[str]) -> int:
+    args = build_app_parser().parse_args(argv)
+    apply_custom_flags(args, argv)
+    base, chapter = None, args.chapter
+    if args.scenario_file:
+        _not_a_command_typo(args.scenario_file)
+        base, saved_chapter = load_scenario_with_chapter(args.scenario_file)
+        chapter = chapter or saved_chapter
+    if chapter is not None and not 1 <= chapter <= 8:
+        raise UsageError(f"--chapter must be 1-8, got {chapter}")
+    flags_given = any(getattr(args, k) is not None for k in ("gpu", "model", "precision", "kv_precision", "batch",
+                                                              "gpus", "interconnect", "input_len", "output_len", "phase",
+                                                              "engine"))
+    scenario = scenario_from_args(args, base) if (base or flags_given) else None
+    if scenario is not None:
+        estimate(scenario)  # validate before any window opens: bad flags exit 2 with one line
+    if args.screenshot or args.smoke or args.first_paint:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from ui.app import qt_startup_error
+    except ImportError as exc:
+        print(f"memory-wall: the window needs PySide6 and pyqtgraph ({exc}); run `make run` to set them up",
+              file=sys.stderr)
+        return 2
+    problem = qt_startup_error()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    if args.record:
+        from ui import quick_start
+        quick_start.end()       # no main window paints here
+        from ui.recording import record_cli
+        return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
+                          size=parse_size(args.size), fps=args.fps, theme=args.theme)
+    from ui.app import run
+    return run(scenario, screenshot=args.screenshot, size=parse_size(args.size), view=args.view,
+               chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
+               large_text=args.large_text, first_paint=args.first_paint)
+
+
+def _not_a_command_typo(word: str) -> None:
+    """`main.py estimat` is a mistyped command, not a missing scenario file."""
+    if os.path.lexists(word) or word.lower().endswith(".json"):
+        return
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}?" if close else f"commands are {', '.join(COMMANDS)}, or give a saved .json"
+    raise UsageError(f"unknown command '{word}'; {hint}")

@@ -1,0 +1,78 @@
+"""Save and load a scenario (and optionally the open chapter) as a small JSON file.
+
+    {"memory_wall_scenario": 1, "scenario": {...Scenario fields...}, "chapter": 5,
+     "custom_entries": [{"kind": "hardware", "id": …, "name": …, "document": {hardware file}}]}
+
+(custom_entries only when the scenario uses custom hardware or a model from a config.json.)
+
+Reading and writing go through model.files.safe_io (size, depth and integer limits; FIFOs and
+devices refused; temp file + rename, the umask kept, read-only targets refused). Loading
+validates everything and raises ScenarioError with one line on a broken or foreign file.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from model.errors import ModelError, ScenarioError
+from model.files.custom_catalog import embed_custom, install_embedded
+from model.files.safe_io import SafeIOError, TargetExistsError, atomic_write_text, read_json
+from model.physics.scenario import Scenario, resolve
+
+__all__ = ["ScenarioError", "TargetExistsError", "load_scenario", "load_scenario_with_chapter",
+           "parse_scenario_document", "save_scenario", "scenario_document"]
+
+FORMAT_KEY = "memory_wall_scenario"
+FORMAT_VERSION = 1
+MAX_FILE_BYTES = 1_000_000
+
+
+def scenario_document(s: Scenario, chapter: int | None = None) -> dict:
+    doc = embed_custom({FORMAT_KEY: FORMAT_VERSION, "scenario": s.to_dict()}, s.gpu, s.model)
+    if chapter is not None:
+        doc["chapter"] = int(chapter)
+    return doc
+
+
+def parse_scenario_document(doc, name: str = "scenario") -> tuple[Scenario, int | None]:
+    if not isinstance(doc, dict) or FORMAT_KEY not in doc:
+        raise ScenarioError(f"{name} is not a Memory Wall scenario file")
+    version = doc[FORMAT_KEY]
+    if not isinstance(version, int) or isinstance(version, bool) or version != FORMAT_VERSION:
+        raise ScenarioError(f"{name} has scenario format {version!r}; this version reads {FORMAT_VERSION}")
+    if not isinstance(doc.get("scenario"), dict):
+        raise ScenarioError(f"{name} holds no scenario (a \"scenario\" object is missing)")
+    try:
+        s = Scenario.from_dict(doc["scenario"])
+    except ModelError as exc:
+        raise ScenarioError(f"{name}: {exc}") from None
+    try:
+        install_embedded(doc, name)     # custom hardware/models the file carries (issue 12)
+        resolve(s)
+    except ModelError as exc:
+        raise ScenarioError(f"{name}: {exc}") from None
+    chapter = doc.get("chapter")
+    if chapter is not None and (not isinstance(chapter, int) or isinstance(chapter, bool) or not 1 <= chapter <= 8):
+        raise ScenarioError(f"{name}: chapter must be 1-8, got {chapter!r}")
+    return s, chapter
+
+
+def load_scenario_with_chapter(path: str | os.PathLike) -> tuple[Scenario, int | None]:
+    try:
+        doc = read_json(path, max_bytes=MAX_FILE_BYTES)
+    except SafeIOError as exc:
+        raise ScenarioError(str(exc)) from None
+    return parse_scenario_document(doc, Path(path).name)
+
+
+def load_scenario(path: str | os.PathLike) -> Scenario:
+    return load_scenario_with_chapter(path)[0]
+
+
+def save_scenario(path: str | os.PathLike, s: Scenario, chapter: int | None = None, *,
+                  overwrite: bool = False) -> None:
+    """Atomic write (model.files.safe_io). An existing file is kept unless ``overwrite`` (the window
+    sets it after its dialog asked); raises SafeIOError / TargetExistsError with one line."""
+    text = json.dumps(scenario_document(s, chapter), indent=2) + "\n"
+    atomic_write_text(path, text, overwrite=overwrite)

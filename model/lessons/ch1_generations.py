@@ -1,0 +1,73 @@
+"""Lesson 1 — compute has outgrown memory bandwidth.
+
+    growth = part ÷ first part of the line (dense 16-bit FLOP/s, HBM B/s)   (V100 → H100: 7.9×, 3.7×)
+    ridge  = FLOP/s ÷ B/s
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from model.catalog.active import default_catalog
+from model.catalog.parts import Catalog, Hardware
+from model.lessons.facts import Facts, KeyNumber, times
+from model.readouts.format import si, sig3
+from model.values import frozen
+
+
+NVIDIA_LINE = ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb")
+AMD_LINE = ("mi250x-128gb", "mi300x-192gb", "mi325x-256gb")
+
+
+@frozen
+class GenerationPoint:
+    gpu_id: str
+    name: str
+    year: int
+    flops16: float                  # dense 16-bit tensor FLOP/s
+    bandwidth_bytes_per_s: float
+    flops_vs_first: float
+    bandwidth_vs_first: float
+    ridge_flops_per_byte: float
+
+
+def _flops16(hw: Hardware) -> float:
+    return hw.peak("bf16") or hw.peak("fp16")
+
+
+def generations(gpu_ids: Iterable[str] = NVIDIA_LINE, catalog: Catalog | None = None) -> tuple[GenerationPoint, ...]:
+    cat = catalog or default_catalog()
+    parts = [cat.gpu(g) for g in gpu_ids]
+    f0, b0 = _flops16(parts[0]), parts[0].hbm_bandwidth_bytes_per_s
+    return tuple(GenerationPoint(hw.id, hw.short_name, hw.year, _flops16(hw), hw.hbm_bandwidth_bytes_per_s,
+                                 _flops16(hw) / f0, hw.hbm_bandwidth_bytes_per_s / b0,
+                                 _flops16(hw) / hw.hbm_bandwidth_bytes_per_s) for hw in parts)
+
+
+LINES = {"nvidia": NVIDIA_LINE, "amd": AMD_LINE}
+LESSON_PARTS = {"nvidia": ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb"), "amd": AMD_LINE}
+
+
+def generation_facts(line: str = "nvidia", show: str = "", catalog: Catalog | None = None) -> Facts:
+    cat = catalog or default_catalog()
+    parts = LINES[line] if show == "ridge" else LESSON_PARTS[line]
+    pts = generations(parts, cat)
+    first, last = pts[0], pts[-1]
+    vals = {"first": first.name, "last": last.name, "flops_x": times(last.flops_vs_first),
+            "bw_x": times(last.bandwidth_vs_first), "ridge_first": sig3(first.ridge_flops_per_byte),
+            "ridge_last": sig3(last.ridge_flops_per_byte)}
+    details = [f"{p.name} ({p.year}): {si(p.flops16, 'FLOP/s')} dense 16-bit, {si(p.bandwidth_bytes_per_s, 'B/s')} HBM, "
+               f"ridge {sig3(p.ridge_flops_per_byte)} FLOP/byte" for p in pts]
+    if show == "ridge":
+        top = max(pts, key=lambda p: p.ridge_flops_per_byte)
+        vals.update(ridge_top=sig3(top.ridge_flops_per_byte), top=top.name)
+        for p in pts:
+            if p is not top and p.flops16 == top.flops16 and p.bandwidth_bytes_per_s > top.bandwidth_bytes_per_s:
+                vals.update(same_compute=p.name, same_ridge=sig3(p.ridge_flops_per_byte),
+                            more_bw=times(p.bandwidth_bytes_per_s / top.bandwidth_bytes_per_s))
+        key = KeyNumber(f"{sig3(top.ridge_flops_per_byte)} FLOP/byte",
+                        f"{top.name} ridge: FLOPs a kernel must do per byte read to keep it busy")
+    else:
+        key = KeyNumber(times(last.flops_vs_first),
+                        f"more dense 16-bit FLOP/s, {first.name} → {last.name} "
+                        f"(bandwidth: {times(last.bandwidth_vs_first)})")
+    return Facts(key, vals, tuple(details))

@@ -1,0 +1,138 @@
+"""Lesson 2 — throughput over latency: warps in flight hide the wait for memory.
+
+A warp computes C cycles then waits L cycles for memory. With W warps in flight a scheduler
+issues a fraction  busy = min(1, W·C / (C + L))  of cycles (Little's law). A divergent branch
+runs both paths with half the lanes masked:  lane use = busy · (1 − d/2).
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from model.catalog.parts import Hardware
+from model.errors import ScenarioError
+from model.lessons.facts import Facts, KeyNumber, pct
+from model.readouts.format import duration, si
+from model.values import frozen
+
+
+WARP_COMPUTE_CYCLES = 48          # maths between two loads (cycles)
+MAX_WARPS = 32
+
+
+@frozen
+class LatencyHiding:
+    warps: int
+    divergence: float
+    compute_cycles: int
+    latency_cycles: int
+    issue_busy: float               # fraction of cycles the scheduler issues an instruction
+    lane_use: float                 # fraction of the 32 lanes doing useful work
+    warps_needed: int               # warps in flight to hide the latency completely
+    timeline: np.ndarray            # [warps, cycles]: 0 waiting on memory, 1 issuing, 2 ready but not chosen
+
+
+def hbm_latency_cycles(hw: Hardware, default: int = 600) -> int:
+    """The part's HBM load-to-use latency in clock cycles (measured ns × clock), for lesson 2."""
+    lat = hw.level("hbm").latency_s
+    return int(round(lat * hw.clock_hz)) if lat and hw.clock_hz else default
+
+
+def latency_hiding(warps: int, divergence: float = 0.0, compute_cycles: int = 48, latency_cycles: int = 600,
+                   window: int | None = None) -> LatencyHiding:
+    """One scheduler, ``warps`` warps, each repeating: ``compute_cycles`` of work, then one load
+    that takes ``latency_cycles``. A deterministic round-robin simulation, run past its start-up,
+    gives the timeline of one steady-state period (``window`` cycles, default C + L); the closed
+    form gives the utilisation."""
+    if not 1 <= int(warps) <= 64:
+        raise ScenarioError(f"warps in flight must be between 1 and 64, got {warps}")
+    if not 0.0 <= float(divergence) <= 1.0:
+        raise ScenarioError(f"divergence must be between 0 and 1, got {divergence}")
+    w, c, lat = int(warps), int(compute_cycles), int(latency_cycles)
+    period = c + lat
+    busy = min(1.0, w * c / period)
+    timeline = scheduler_timeline(w, c, lat, int(window or period))
+    return LatencyHiding(w, float(divergence), c, lat, busy, busy * (1.0 - float(divergence) / 2.0),
+                         int(np.ceil(period / c)), timeline)
+
+
+@lru_cache(maxsize=512)
+def scheduler_timeline(warps: int, compute_cycles: int, latency_cycles: int, span: int) -> np.ndarray:
+    """[warps, span] cycle states (0 waiting on memory, 1 issuing, 2 ready but not chosen) of the
+    last ``span`` cycles of a 3 (C + L) + span cycle run, from cycle 0 with every warp ready.
+
+    Each cycle the scheduler issues for the first ready warp in round-robin order from ``nxt``
+    (the warp after the last one to finish its C cycles); a warp that issues its C-th cycle at
+    t waits until t + 1 + L. Worked out interval by interval (the choice changes only when a warp
+    finishes or an earlier one in the order becomes ready), not cycle by cycle: the same states,
+    a few hundred steps instead of a few thousand. Remembered, and read-only."""
+    w, c, lat = warps, compute_cycles, latency_cycles
+    total = 3 * (c + lat) + span
+    start = total - span
+    timeline = np.zeros((w, span), dtype=np.int8)
+    ready_at, left, nxt, t = [0] * w, [c] * w, 0, 0
+
+    def mark(rows, state: int, t0: int, t1: int) -> None:
+        a, b = max(t0, start) - start, min(t1, total) - start
+        if b > a:
+            timeline[rows, a:b] = state
+
+    while t < total:
+        order = [(nxt + k) % w for k in range(w)]
+        pick = next((i for i in order if ready_at[i] <= t), -1)
+        if pick < 0:                                   # nobody ready: idle until the first is
+            t_end = min(ready_at)
+        else:
+            earlier = order[:order.index(pick)]        # not ready now; the first to become ready takes over
+            t_end = min([t + left[pick], total] + [ready_at[i] for i in earlier])
+        for i in range(w):
+            if i == pick:
+                mark(i, 1, t, t_end)
+            elif ready_at[i] < t_end:
+                mark(i, 2, max(t, ready_at[i]), t_end)
+        if pick >= 0:
+            left[pick] -= t_end - t
+            if left[pick] == 0:
+                ready_at[pick], left[pick], nxt = t_end + lat, c, (pick + 1) % w
+        t = t_end
+    timeline.setflags(write=False)
+    return timeline
+
+
+@frozen
+class WarpCurve:
+    warps: np.ndarray
+    issue_busy: np.ndarray        # fraction of cycles the scheduler issues
+    lane_use: np.ndarray          # fraction of lane-cycles doing useful work (divergence applied)
+    warps_needed: int
+
+
+def warp_curve(latency_cycles: int, divergence: float = 0.0, compute_cycles: int = WARP_COMPUTE_CYCLES,
+               max_warps: int = MAX_WARPS) -> WarpCurve:
+    """busy(W) = min(1, W·C / (C + L)) for W = 1 … max_warps; lane use = busy · (1 − d/2)."""
+    w = np.arange(1, max_warps + 1, dtype=float)
+    busy = np.minimum(1.0, w * compute_cycles / (compute_cycles + latency_cycles))
+    return WarpCurve(w, busy, busy * (1.0 - float(divergence) / 2.0),
+                     int(math.ceil((compute_cycles + latency_cycles) / compute_cycles)))
+
+
+def warp_facts(hw: Hardware, warps: int, divergence: float = 0.0) -> Facts:
+    lat = hbm_latency_cycles(hw)
+    lh = latency_hiding(int(warps), float(divergence), WARP_COMPUTE_CYCLES, lat)
+    vals = {"warps": str(lh.warps), "busy": pct(lh.issue_busy), "lane_use": pct(lh.lane_use),
+            "latency": f"{lat}", "compute": str(WARP_COMPUTE_CYCLES), "needed": str(lh.warps_needed),
+            "gpu": hw.short_name, "idle": pct(1.0 - lh.issue_busy)}
+    if divergence > 0:
+        key = KeyNumber(pct(lh.lane_use), f"of lane-cycles do useful work ({lh.warps} warps, "
+                                          f"{pct(divergence)} of branches divergent)")
+    else:
+        key = KeyNumber(pct(lh.issue_busy), f"of cycles the scheduler issues maths ({lh.warps} warp"
+                                            f"{'s' if lh.warps != 1 else ''} in flight)")
+    details = (f"Each warp: {WARP_COMPUTE_CYCLES} cycles of maths, then a {lat}-cycle HBM load "
+               f"({duration(hw.level('hbm').latency_s)} × {si(hw.clock_hz, 'Hz')}).",
+               f"busy = min(1, W × {WARP_COMPUTE_CYCLES} ÷ ({WARP_COMPUTE_CYCLES} + {lat})): "
+               f"{lh.warps_needed} warps hide the wait.",
+               "A divergent branch runs both paths one after the other, half the lanes masked each time.")
+    return Facts(key, vals, details)

@@ -1,0 +1,103 @@
+"""Lesson 7 — numeric precision: halving the bytes per weight halves the floor.
+
+    weights = parameters × bytes per weight;  floor ms per token per precision;
+    the fewest GPUs each precision fits on
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from model.catalog.active import default_catalog
+from model.catalog.parts import Catalog
+from model.errors import ModelError, ScenarioError
+from model.lessons.facts import Facts, KeyNumber, ms, short_gpu, times
+from model.lessons.measured import measured_e2e
+from model.physics.estimate import Estimate, estimate
+from model.physics.scenario import GPU_COUNTS, Scenario
+from model.readouts.format import duration, si
+from model.values import frozen
+
+
+@frozen
+class PrecisionRow:
+    precision_id: str
+    name: str
+    weight_bits: float
+    weight_bytes_total: float
+    floor_ms_per_token: float
+    ms_per_token: float
+    gpus_to_fit: int | None          # fewest of 1, 2, 4 … 64 on which it fits, None if none
+    emulated: bool
+    accuracy_note: str
+
+
+ACCURACY = {
+    "fp32": "reference",
+    "bf16": "negligible loss (the usual serving precision)",
+    "fp16": "negligible loss",
+    "fp8": "negligible to ~1% with per-tensor scales",
+    "int8": "negligible with SmoothQuant-style scaling",
+    "w8a16": "negligible (weight-only)",
+    "int4": "small but measurable; needs AWQ/GPTQ-style calibration — engineering",
+    "fp4": "measurable; needs NVFP4 scaling and calibration — engineering",
+}
+
+
+def precision_table(s: Scenario, precisions: Iterable[str] = ("fp32", "bf16", "fp8", "int8", "int4", "fp4"),
+                    catalog: Catalog | None = None) -> tuple[PrecisionRow, ...]:
+    cat = catalog or default_catalog()
+    rows = []
+    for pid in precisions:
+        p = cat.precision(pid)
+        base = s.with_(precision=pid, kv_precision=None)
+        try:
+            e = estimate(base, cat)
+        except ModelError:
+            continue
+        fit_n = None
+        for n in GPU_COUNTS:
+            try:
+                if estimate(base.with_(gpus=n), cat).fits:
+                    fit_n = n
+                    break
+            except ScenarioError:
+                continue
+        rows.append(PrecisionRow(pid, p.name, p.weight_bits, cat.model(s.model).params.total * p.bytes_per_weight,
+                                 e.decode_floor_ms_per_token, e.decode_ms_per_token, fit_n, e.emulated,
+                                 ACCURACY.get(pid, "")))
+    return tuple(rows)
+
+
+def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -> Facts:
+    s = e.scenario
+    rows = {r.precision_id: r for r in precision_table(s, catalog=catalog)}
+    vals = {"gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "model": e.model_name}
+    for pid, r in rows.items():
+        vals[f"{pid}_gb"] = si(r.weight_bytes_total, "B")
+        vals[f"{pid}_floor"] = ms(r.floor_ms_per_token)
+        vals[f"{pid}_gpus"] = str(r.gpus_to_fit) if r.gpus_to_fit else "—"
+        vals[f"{pid}_maths"] = "emulated" if r.emulated else "native"
+    cur = rows.get(s.precision)
+    meas = measured_e2e(s.with_(precision="fp16"), catalog, 1), measured_e2e(s.with_(precision="fp8"), catalog, 1)
+    pair = [(a, b) for a in meas[0] for b in meas[1] if a.row.batch == b.row.batch == s.batch]
+    if pair:
+        a, b = pair[0]
+        vals.update(meas_x=times(a.measured / b.measured), model_x=times(a.predicted / b.predicted),
+                    meas16=duration(a.measured), meas8=duration(b.measured))
+        kn = KeyNumber(times(a.measured / b.measured), f"faster end to end, FP16 → FP8, measured "
+                                                       f"(model {times(a.predicted / b.predicted)})")
+    elif cur is not None and key == "weights":
+        kn = KeyNumber(si(cur.weight_bytes_total, "B"), f"of {cur.name} weights: fits on {cur.gpus_to_fit or '—'} "
+                                                        f"GPU; floor {ms(cur.floor_ms_per_token)} per token")
+    elif cur is not None:
+        kn = KeyNumber(ms(cur.floor_ms_per_token), f"floor per token in {cur.name} "
+                                                   f"({si(cur.weight_bytes_total, 'B')} of weights)")
+    else:
+        kn = KeyNumber("—", "no row for this precision")
+    details = tuple(f"{r.name}: {si(r.weight_bytes_total, 'B')}, floor {ms(r.floor_ms_per_token)}, realistic "
+                    f"{ms(r.ms_per_token)}, fits on {r.gpus_to_fit or '—'} GPU(s), maths "
+                    f"{'emulated' if r.emulated else 'native'}; accuracy: {r.accuracy_note}" for r in rows.values())
+    if pair:
+        details += ("End to end includes the prefill and a fixed per-step overhead that fewer bytes do not shrink, "
+                    "so halving the bytes buys less than 2×.",)
+    return Facts(kn, vals, details)

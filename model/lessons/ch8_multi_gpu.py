@@ -1,0 +1,122 @@
+"""Lesson 8 — interconnect limits multi-GPU scaling.
+
+    speed-up(N) = step time on 1 GPU ÷ step time on N (same batch)
+"""
+from __future__ import annotations
+
+import numpy as np
+from typing import Iterable
+
+from model.catalog.active import default_catalog
+from model.catalog.parts import Catalog
+from model.errors import ModelError, ScenarioError
+from model.lessons.facts import Facts, KeyNumber, gpus_text, ms, pct, short_gpu, times
+from model.lessons.measured import measured_e2e
+from model.physics.estimate import Estimate, estimate
+from model.physics.scenario import GPU_COUNTS, Scenario
+from model.readouts.numbers import readouts
+from model.values import frozen
+
+
+SCALING_COUNTS = (1, 2, 4, 8)
+
+
+@frozen
+class ScalingCurve:
+    interconnect: str
+    gpus: np.ndarray
+    speedup: np.ndarray              # tokens/s at N ÷ tokens/s at 1 (same batch); NaN where N is illegal
+    ms_per_token: np.ndarray
+    bound: tuple[str, ...]
+
+
+def scaling(s: Scenario, counts: Iterable[int] = GPU_COUNTS, interconnects=("nvlink", "pcie", "network"),
+            catalog: Catalog | None = None) -> tuple[ScalingCurve, ...]:
+    cat = catalog or default_catalog()
+    base = estimate(s.with_(gpus=1), cat)
+    ns = np.array(list(counts), dtype=float)
+    out = []
+    for link in interconnects:
+        sp, ms, bd = [], [], []
+        for n in ns:
+            try:
+                e = estimate(s.with_(gpus=int(n), interconnect=link), cat)
+                sp.append(e.output_tokens_per_s / base.output_tokens_per_s)
+                ms.append(e.decode_ms_per_token)
+                bd.append(e.bound)
+            except ScenarioError:
+                sp.append(np.nan)
+                ms.append(np.nan)
+                bd.append("")
+        out.append(ScalingCurve(link, ns, np.array(sp), np.array(ms), tuple(bd)))
+    return tuple(out)
+
+
+@frozen
+class GpuBar:
+    gpus: int
+    work_ms: float                  # max(memory, compute): the part that shrinks with N
+    comm_ms: float
+    overhead_ms: float
+    total_ms: float
+    speedup: float                  # step time on 1 GPU ÷ on N
+    bound: str
+    fits: bool = True
+
+
+def gpu_bars(s: Scenario, counts=SCALING_COUNTS, catalog: Catalog | None = None) -> tuple[GpuBar, ...]:
+    out = []
+    base = None
+    for n in counts:
+        try:
+            e = estimate(s.with_(gpus=int(n)), catalog)
+        except ModelError:
+            continue
+        base = base or e.decode_ms_per_token
+        out.append(GpuBar(int(n), max(e.decode_memory_ms, e.decode_compute_ms), e.decode_comm_ms,
+                          e.decode_overhead_ms, e.decode_ms_per_token, base / e.decode_ms_per_token, e.bound,
+                          e.fits))
+    return tuple(out)
+
+
+def multi_gpu_measured(s: Scenario, catalog: Catalog | None = None) -> dict[int, tuple[float, float]]:
+    """{N: (measured speed-up, model speed-up)} from published latencies on 1 and N GPUs (same batch)."""
+    rows = [m for m in measured_e2e(s, catalog) if m.row.batch == s.batch]
+    base = next((m for m in rows if m.row.n_gpus == 1), None)
+    if base is None:
+        return {}
+    return {m.row.n_gpus: (base.measured / m.measured, base.predicted / m.predicted) for m in rows}
+
+
+def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
+    s = e.scenario
+    bars = {b.gpus: b for b in gpu_bars(s, catalog=catalog)}
+    now = bars.get(s.gpus)
+    one = bars.get(1)
+    r = readouts(e)
+    vals = {"gpus": str(s.gpus), "gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "link": e.link_name or "—", "step": r["decode_time"].text,
+            "comm": r["decode_comm_time"].text, "overhead": r["decode_overhead_time"].text, "bound": e.bound,
+            "comm_share": pct(e.decode_comm_ms / e.decode_ms_per_token)}
+    meas = multi_gpu_measured(s, catalog)
+    if now is not None:
+        vals["speedup"] = times(now.speedup)
+        vals["work"] = ms(now.work_ms)
+    if one is not None:
+        vals["work1"] = ms(one.work_ms)
+        vals["step1"] = ms(one.total_ms)
+    if s.gpus in meas:
+        mx, px = meas[s.gpus]
+        vals.update(meas_x=times(mx), model_x=times(px))
+        key = KeyNumber(times(mx), f"faster on {gpus_text(s.gpus)} than on 1, measured (model {times(px)}; ideal {s.gpus}×)")
+    elif now is not None:
+        key = KeyNumber(times(now.speedup), f"faster on {gpus_text(s.gpus)} than on 1 (ideal {s.gpus}×)")
+    else:
+        key = KeyNumber(ms(e.decode_ms_per_token), "per decode step")
+    details = tuple(f"{b.gpus} GPU{'s' if b.gpus > 1 else ''}: {ms(b.total_ms)} = GPU work {ms(b.work_ms)} + "
+                    f"all-reduces {ms(b.comm_ms)} + overhead {ms(b.overhead_ms)}; {times(b.speedup)}, {b.bound}-bound"
+                    for b in bars.values())
+    details += ("GPU work (reading the weights, or the maths when that is longer) splits across the GPUs; "
+                "the all-reduces and the per-step software overhead do not.",)
+    if one is not None and not one.fits:
+        details += ("One GPU cannot hold this job: its bar is the time it would take if it did.",)
+    return Facts(key, vals, details)

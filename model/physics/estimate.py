@@ -1,0 +1,204 @@
+"""Scenario → Estimate: every number the window and the command line show.
+
+    decode ms/token     = one decode step at the mean context c̄ = input + output/2
+    floor ms/token      = the same step at 100% of peak, no overhead, no communication
+    prefill (TTFT)      = one prefill pass over batch × input tokens
+    end-to-end latency  = prefill + Σ decode steps as the context grows (16-point midpoint sum);
+                          a batch whose KV cache does not fit runs in waves of the largest that does
+    tokens/s (group)    = batch / step time;   per user = 1 / step time
+    MBU = bytes per GPU per step / step time / peak bytes/s;  MFU likewise with FLOPs
+    $ per 1M tokens     = GPUs × $/GPU-hour / 3600 / tokens/s × 1e6
+    J per token         = GPUs × TDP / tokens/s   (an upper bound: TDP, not measured power)
+"""
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from model.catalog.parts import Catalog
+from model.catalog.engines import IDEAL_ID, Efficiency, EfficiencyTable
+from model.catalog.active import default_efficiency
+from model.physics.memory import Footprint, footprint
+from model.physics.roofline import critical_batch, ridge_flops_per_byte
+from model.physics.scenario import ResolvedScenario, Scenario, resolve
+from model.physics.step import PassCost, decode_pass, microbatch, prefill_pass
+from model.values import frozen
+
+E2E_POINTS = 16
+
+
+@frozen
+class Estimate:
+    """Everything the cost model says about one scenario: times (ms), rates (per s), bytes,
+    FLOP, utilisations. Every number on screen is one of these fields or a readout made from them
+    (model/readouts/); ``notes`` are the scenario's facts (emulation, links), in words."""
+
+    scenario: Scenario
+    gpu_name: str
+    model_name: str
+    precision_name: str
+    kv_precision_name: str
+    compute_dtype: str
+    emulated: bool
+    tp: int
+    pp: int
+    link_name: str | None
+    phase: str
+    # decode
+    decode_ms_per_token: float
+    decode_floor_ms_per_token: float
+    decode_memory_ms: float
+    decode_compute_ms: float
+    decode_comm_ms: float
+    decode_overhead_ms: float
+    # prefill and end to end
+    prefill_ms: float
+    prefill_floor_ms: float
+    e2e_latency_s: float
+    waves: int
+    # throughput
+    output_tokens_per_s: float
+    tokens_per_s_per_user: float
+    # roofline (of the current phase)
+    arithmetic_intensity_flops_per_byte: float
+    ridge_flops_per_byte: float
+    peak_flops: float
+    peak_bandwidth_bytes_per_s: float
+    achieved_flops: float                 # per GPU
+    bound: str                            # memory | compute | communication
+    critical_batch: float | None
+    critical_batch_weights_only: float | None
+    mbu: float
+    mfu: float
+    # bytes and FLOPs per decode step, per GPU
+    weight_bytes_per_step: float
+    kv_bytes_per_step: float
+    activation_bytes_per_step: float
+    flops_per_step: float
+    # memory
+    hbm_capacity_bytes: float
+    weight_bytes_per_gpu: float
+    kv_cache_bytes_per_gpu: float
+    workspace_bytes_per_gpu: float
+    memory_needed_bytes_per_gpu: float
+    fits: bool
+    max_batch_that_fits: int
+    # money and energy
+    usd_per_million_tokens: float
+    joules_per_token: float
+    efficiency_stack: str
+    engine_id: str                        # the engine the realistic numbers are for (auto resolved)
+    engine_name: str
+    notes: tuple[str, ...]
+    # the prefill pass, per GPU, in the same terms as the decode step (defaults: not computed)
+    prefill_memory_ms: float = math.nan
+    prefill_compute_ms: float = math.nan
+    prefill_comm_ms: float = math.nan
+    prefill_overhead_ms: float = math.nan
+    prefill_weight_bytes: float = math.nan
+    prefill_kv_bytes: float = math.nan
+    prefill_activation_bytes: float = math.nan
+    prefill_flops: float = math.nan
+
+
+def _f(x) -> float:
+    return float(np.asarray(x))
+
+
+def decode_contexts(input_len: int, output_len: int, points: int = E2E_POINTS) -> np.ndarray:
+    """Midpoints of ``points`` equal slices of the decode: contexts input + (j + ½)·output/points."""
+    j = np.arange(points, dtype=float)
+    return input_len + (j + 0.5) * output_len / points
+
+
+def e2e_seconds(rs: ResolvedScenario, batch: int, eff: Efficiency, prefill_s: float | None = None) -> float:
+    """Prefill + all decode steps for one batch that fits."""
+    s = rs.scenario
+    pre = _f(prefill_pass(rs, batch, s.input_len, eff).time_s) if prefill_s is None else prefill_s
+    steps = decode_pass(rs, batch, decode_contexts(s.input_len, s.output_len), eff).time_s
+    return pre + float(np.mean(steps)) * s.output_len
+
+
+def e2e_with_waves(rs: ResolvedScenario, batch: int, fit_batch: int, eff: Efficiency,
+                   prefill_s: float | None = None) -> tuple[float, int]:
+    """A batch larger than what fits runs in waves of ``fit_batch`` sequences.
+    ``prefill_s``: the prefill time of the whole batch, when already known."""
+    if fit_batch < 1 or batch <= fit_batch:
+        return e2e_seconds(rs, batch, eff, prefill_s), 1
+    full, rest = divmod(batch, fit_batch)
+    total = full * e2e_seconds(rs, fit_batch, eff)
+    if rest:
+        total += e2e_seconds(rs, rest, eff)
+    return total, full + (1 if rest else 0)
+
+
+def _bound(cost: PassCost) -> str:
+    mem, comp, comm = _f(cost.memory_s), _f(cost.compute_s), _f(cost.comm_s)
+    if comm > max(mem, comp):
+        return "communication"
+    return "compute" if comp > mem else "memory"
+
+
+def estimate(scenario: Scenario, catalog: Catalog | None = None,
+             efficiency: EfficiencyTable | None = None) -> Estimate:
+    """The whole picture for one scenario. Raises ScenarioError/UnknownIdError on bad input."""
+    rs = resolve(scenario, catalog)
+    table = efficiency or default_efficiency()
+    eff = table.efficiency(rs.engine, rs.hw)
+    s, hw = rs.scenario, rs.hw
+    n = s.gpus
+    mean_ctx = s.input_len + s.output_len / 2.0
+
+    dec = decode_pass(rs, s.batch, mean_ctx, eff)
+    pre = prefill_pass(rs, s.batch, s.input_len, eff)
+    fp: Footprint = footprint(rs, table.workspace_fraction)
+    max_fit = fp.max_batch
+    e2e, waves = e2e_with_waves(rs, s.batch, max_fit, eff, _f(pre.time_s))
+
+    step_s = _f(dec.time_s)
+    tokens_per_s = s.batch / step_s
+    m, _ = microbatch(rs, s.batch)
+    share = _f(m) / rs.pp            # fraction of the full-model bytes one GPU moves per step
+    cur = dec if s.phase == "decode" else pre
+    cur_time = _f(cur.time_s)
+    gpu_bytes = _f(cur.bytes) * (share if s.phase == "decode" else 1.0 / rs.pp)
+    gpu_flops = _f(cur.flops) * (share if s.phase == "decode" else 1.0 / rs.pp)
+    intensity = _f(cur.flops) / _f(cur.bytes)
+    bw, peak = hw.hbm_bandwidth_bytes_per_s, rs.peak_flops
+
+
+    usd = n * hw.usd_per_hour / 3600.0 / tokens_per_s * 1e6
+    joules = n * hw.tdp_w / tokens_per_s
+    return Estimate(
+        scenario=s, gpu_name=hw.name, model_name=rs.llm.name, precision_name=rs.precision.name,
+        kv_precision_name=rs.kv.name, compute_dtype=rs.compute_dtype, emulated=rs.emulated,
+        tp=rs.tp, pp=rs.pp, link_name=rs.tp_link.name if rs.tp_link else None, phase=s.phase,
+        decode_ms_per_token=step_s * 1e3, decode_floor_ms_per_token=_f(dec.floor_s) * 1e3,
+        decode_memory_ms=_f(dec.memory_s) * 1e3, decode_compute_ms=_f(dec.compute_s) * 1e3,
+        decode_comm_ms=_f(dec.comm_s) * 1e3, decode_overhead_ms=_f(dec.overhead_s) * 1e3,
+        prefill_ms=_f(pre.time_s) * 1e3, prefill_floor_ms=_f(pre.floor_s) * 1e3,
+        e2e_latency_s=e2e, waves=waves,
+        output_tokens_per_s=tokens_per_s, tokens_per_s_per_user=1.0 / step_s,
+        arithmetic_intensity_flops_per_byte=intensity,
+        ridge_flops_per_byte=ridge_flops_per_byte(peak, bw), peak_flops=peak, peak_bandwidth_bytes_per_s=bw,
+        achieved_flops=gpu_flops / cur_time, bound=_bound(cur),
+        critical_batch=critical_batch(rs, mean_ctx),
+        critical_batch_weights_only=critical_batch(rs, None, weights_only=True),
+        mbu=min(1.0, gpu_bytes / cur_time / bw), mfu=min(1.0, gpu_flops / cur_time / peak),
+        weight_bytes_per_step=_f(dec.weight_bytes) * share, kv_bytes_per_step=_f(dec.kv_bytes) * share,
+        activation_bytes_per_step=_f(dec.activation_bytes) * share, flops_per_step=_f(dec.flops) * share,
+        hbm_capacity_bytes=hw.hbm_capacity_bytes, weight_bytes_per_gpu=fp.weight_bytes,
+        kv_cache_bytes_per_gpu=fp.kv_bytes, workspace_bytes_per_gpu=fp.workspace_bytes,
+        memory_needed_bytes_per_gpu=fp.needed_bytes, fits=fp.fits, max_batch_that_fits=max_fit,
+        usd_per_million_tokens=usd, joules_per_token=joules, efficiency_stack=eff.stack,
+        engine_id=rs.engine, engine_name=engine_label(table, rs.engine), notes=rs.notes,
+        prefill_memory_ms=_f(pre.memory_s) * 1e3, prefill_compute_ms=_f(pre.compute_s) * 1e3,
+        prefill_comm_ms=_f(pre.comm_s) * 1e3, prefill_overhead_ms=_f(pre.overhead_s) * 1e3,
+        prefill_weight_bytes=_f(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_f(pre.kv_bytes) / rs.pp,
+        prefill_activation_bytes=_f(pre.activation_bytes) / rs.pp, prefill_flops=_f(pre.flops) / rs.pp,
+    )
+
+
+def engine_label(table: EfficiencyTable, engine_id: str) -> str:
+    """Readable engine name; the roofline floor for ``ideal``."""
+    return "ideal" if engine_id == IDEAL_ID else table.engine(engine_id).name

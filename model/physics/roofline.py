@@ -1,0 +1,51 @@
+"""The roofline: attainable FLOP/s = min(peak FLOP/s, intensity × bandwidth).
+
+    arithmetic intensity I = FLOPs / bytes moved                         [FLOP/byte]
+    ridge point          I* = peak FLOP/s / peak bytes/s                 (H100 BF16: 989 T / 3.35 T ≈ 295)
+    decode at batch B:   I(B) = (2·A + c·a)·B / (P(B)·b + B·k(c))
+    critical batch:      the B where I(B) = I*; weights only (k = 0, dense): B* = I*·b·P / (2·A) ≈ I*·b/2.
+With the KV cache, I(B) tends to (2A + c·a)/k(c) as B grows: if that is below the ridge,
+decode stays memory-bound at any batch, and the critical batch is None.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from model.physics.scenario import ResolvedScenario
+
+
+def attainable_flops(intensity, peak_flops: float, bandwidth_bytes_per_s: float):
+    """Roofline ceiling at ``intensity`` FLOP/byte (broadcasts over arrays)."""
+    return np.minimum(peak_flops, np.asarray(intensity, dtype=float) * bandwidth_bytes_per_s)
+
+
+def ridge_flops_per_byte(peak_flops: float, bandwidth_bytes_per_s: float) -> float:
+    return peak_flops / bandwidth_bytes_per_s
+
+
+def critical_batch(rs: ResolvedScenario, context: float | None, weights_only: bool = False) -> float | None:
+    """Batch at which a decode step turns compute-bound at peak numbers (None: never)."""
+    llm, shp = rs.llm, rs.llm.shape
+    ridge = ridge_flops_per_byte(rs.peak_flops, rs.hw.hbm_bandwidth_bytes_per_s)
+    bpw = rs.precision.bytes_per_weight
+    if weights_only:
+        flops_per_seq = 2.0 * llm.params.active_per_token / rs.tp
+        bytes_per_seq = 0.0
+    else:
+        ctx = float(context)
+        if shp.sliding_window:
+            ctx = min(ctx, shp.sliding_window)
+        flops_per_seq = (2.0 * llm.params.active_per_token + ctx * shp.attention_flops_per_context) / rs.tp
+        bytes_per_seq = ((ctx + 1.0) * shp.kv_values_per_token * rs.kv.bytes_per_value / rs.tp_kv
+                         + shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp)
+    slope = flops_per_seq - ridge * bytes_per_seq
+    if slope <= 0:
+        return None
+    b = 1.0
+    for _ in range(60):  # fixed point; one pass for dense models, MoE converges monotonically
+        nxt = ridge * float(llm.params.streamed(b)) * bpw / rs.tp / slope
+        if abs(nxt - b) <= 1e-9 * nxt:
+            b = nxt
+            break
+        b = nxt
+    return max(b, 1.0)

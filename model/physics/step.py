@@ -1,0 +1,224 @@
+"""The physics of one forward pass: bytes moved, FLOPs done, time taken.
+
+For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
+(per GPU; P = weights streamed, A = weights used per token, b = bytes per weight):
+
+    weight bytes      = P(B)·b / tp                  (MoE: P grows with experts touched)
+    KV-cache bytes    = B·min(c, window)·kv_values·kv_bytes / tp_kv   (+ the new token's KV written)
+    activation bytes  = B·act_values·act_bytes / tp
+    score bytes       = B·c·L·h·score bytes / tp where attention writes its scores to memory (no
+                        flash attention; a prefill of S tokens writes S×S per head), in their own
+                        memory-bound kernels: added to the time, not overlapped
+    FLOPs             = (2·A·B + B·c·attention_flops) / tp
+    memory time       = bytes / (HBM bytes/s × hbm_fraction)      (engine × sustained/datasheet)
+    compute time      = FLOPs / (peak FLOP/s × compute_fraction)   (peak: tensor cores; for engines
+                        whose quantised matmuls run on CUDA cores min(tensor peak, 4 × FP32: dp4a);
+                        for FP16-accumulating engines on GeForce the full FP16-accumulate rate)
+                        + dequantised weights × ops per weight / FP32 FLOP/s   (weight-only formats)
+    communication     = allreduces × (α + 2(tp−1)/tp · B·d·2 bytes / link bytes/s)   (16-bit sums)
+                        + (pp−1) network hops
+    step time         = max(memory, compute) + communication + step overhead + L·layer overhead
+                        (+ one request overhead per prefill)
+
+Pipeline stages (pp > 1) split the batch into m = min(pp, B) micro-batches: a token
+still crosses every stage, so its latency is that of the whole model at batch B/m, while
+the group carries B tokens per step. Everything broadcasts over numpy arrays of batch
+and context, so the sweep and the estimate share this one implementation. ``*_terms`` give
+the factor-free bytes, FLOPs and link traffic; ``pass_cost`` applies an engine's factors
+(the calibration applies arrays of factors to every measured row's terms at once).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from model.catalog.engines import IDEAL, Efficiency
+from model.catalog.active import default_efficiency
+from model.physics.scenario import ResolvedScenario
+from model.values import frozen
+
+
+@frozen
+class PassTerms:
+    """What one pass moves and computes per GPU, before any engine factor (floats or arrays)."""
+
+    weight_bytes: object
+    kv_bytes: object
+    activation_bytes: object
+    flops: object
+    attention_flops: object       # the part of ``flops`` in the attention kernel (QKᵀ, PV)
+    dequant_weights: object       # weights a weight-only kernel unpacks (0 when stored in the maths type)
+    bandwidth_bytes_per_s: float  # datasheet peak
+    peak_flops: float             # datasheet tensor peak of the maths type (the floor uses it)
+    matmul_flops: float           # the peak the engine's matmul kernels run against
+    vector_flops: float           # FP32 CUDA-core rate, where dequantisation runs
+    latency_s: object             # Σ link latencies of the pass's all-reduces and pipeline hops
+    transfer_s: object            # Σ bytes / link bytes/s of the same
+    layers: int
+    stretch: object = 1.0         # pipeline fill of a prefill: (m + pp − 1)/pp
+    requests: object = 0.0        # request overheads this pass carries (1 for a prefill)
+    score_bytes: object = 0.0     # attention scores written to and read from memory (no flash attention)
+
+    @property
+    def bytes(self):
+        return self.weight_bytes + self.kv_bytes + self.activation_bytes
+
+
+@frozen
+class PassCost:
+    """Cost of one forward pass, per GPU. Fields are floats or numpy arrays (broadcast)."""
+
+    weight_bytes: object
+    kv_bytes: object
+    activation_bytes: object
+    flops: object
+    memory_s: object
+    compute_s: object
+    comm_s: object
+    overhead_s: object
+    time_s: object
+    floor_s: object           # max(bytes / peak bandwidth, FLOPs / peak FLOP/s): no overhead, no comm
+
+    @property
+    def bytes(self):
+        return self.weight_bytes + self.kv_bytes + self.activation_bytes
+
+
+def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
+    """Apply an engine's factors to a pass (factors may be arrays, one per pass: the fit does).
+
+        time = (max(weights+activations / (BW·η_bw), GEMM FLOPs/(F·η_c) + dequant)      GEMM kernels
+                + max(KV bytes / (BW·η_bw·η_kv), attention FLOPs/(F·η_c))            attention kernel
+                + scores/(BW·η_bw) + comm + step + L·layer) × stretch
+    The GEMMs and the attention kernel run one after another, so each is bound by its own
+    resource and the two add (≥ the floor max(Σ bytes/BW, Σ FLOPs/F))."""
+    total = t.bytes
+    bw = t.bandwidth_bytes_per_s * eff.hbm_fraction
+    rate = np.minimum(t.matmul_flops * compute_fraction, t.peak_flops)    # never past the datasheet
+    dequant = t.dequant_weights * eff.dequant_ops_per_weight / t.vector_flops
+    gemm_mem = (t.weight_bytes + t.activation_bytes) / bw
+    gemm_comp = (t.flops - t.attention_flops) / rate + dequant
+    attn_mem = t.kv_bytes / (bw * eff.kv_read_fraction)
+    attn_comp = t.attention_flops / rate
+    mem, comp = gemm_mem + attn_mem, gemm_comp + attn_comp
+    comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
+    overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s + t.requests * eff.request_overhead_s / t.stretch
+    scores = t.score_bytes / bw   # own kernels: no overlap
+    time = (np.maximum(gemm_mem, gemm_comp) + np.maximum(attn_mem, attn_comp) + scores + comm + overhead) * t.stretch
+    floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * t.stretch
+    k = t.stretch
+    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, (mem + scores) * k, comp * k, comm * k,
+                    overhead * k, time, floor)
+
+
+def _comm_terms(rs: ResolvedScenario, tokens):
+    """(latency, transfer) seconds of the tensor-parallel all-reduces (ring: 2(tp−1)/tp of the
+    message per GPU) and the (pp − 1) pipeline hops, for ``tokens`` tokens in flight."""
+    latency, transfer = 0.0 * tokens, 0.0 * tokens
+    if rs.tp > 1 and rs.tp_link is not None:
+        latency = latency + rs.llm.layers * rs.llm.shape.allreduces_per_layer * rs.tp_link.latency_s
+        transfer = transfer + allreduce_bytes(rs, tokens) / rs.tp_link.bandwidth_bytes_per_s
+    if rs.pp > 1:
+        net = rs.hw.network
+        latency = latency + (rs.pp - 1) * net.latency_s
+        transfer = transfer + pipeline_hop_bytes(rs, tokens) / net.bandwidth_bytes_per_s
+    return latency, transfer
+
+
+def allreduce_bytes(rs: ResolvedScenario, tokens):
+    """Bytes one GPU sends in a step's tensor-parallel all-reduces (ring, 16-bit partial sums):
+    allreduces × 2(tp−1)/tp × tokens·d·c."""
+    if rs.tp == 1 or rs.tp_link is None:
+        return 0.0 * tokens
+    llm = rs.llm
+    n = llm.layers * llm.shape.allreduces_per_layer
+    return n * 2.0 * (rs.tp - 1) / rs.tp * tokens * llm.hidden * rs.precision.comm_bytes
+
+
+def pipeline_hop_bytes(rs: ResolvedScenario, tokens):
+    """Bytes the pipeline hops carry in a step: (pp−1) × tokens·d·c."""
+    if rs.pp == 1:
+        return 0.0 * tokens
+    return (rs.pp - 1) * tokens * rs.llm.hidden * rs.precision.comm_bytes
+
+
+DTYPE_BITS = {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "fp4": 4, "int4": 4}
+
+
+def _dequant_weights(rs: ResolvedScenario, weights):
+    """Weights stored narrower than the maths type (W8A16, W4A16, FP8 emulated on A100) are
+    unpacked one by one before the multiply; weights already in the maths type are not."""
+    stored = int(rs.precision.weight_bits)
+    return weights if stored < DTYPE_BITS.get(rs.compute_dtype, stored) else 0.0 * weights
+
+
+def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, attn, tokens, stretch=1.0, requests=0.0,
+           scores=0.0) -> PassTerms:
+    lat, tr = _comm_terms(rs, tokens)
+    vector = rs.hw.peak("fp32") or rs.peak_flops
+    quantised = _dequant_weights(rs, 1.0) > 0
+    matmul = default_efficiency().matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops
+    return PassTerms(weights * rs.precision.bytes_per_weight / rs.tp, kvb, ab, flops, attn,
+                     _dequant_weights(rs, weights) / rs.tp, rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops,
+                     matmul, vector, lat, tr, rs.llm.layers, stretch, requests, scores)
+
+
+def microbatch(rs: ResolvedScenario, batch):
+    """Micro-batches in flight m = min(pp, B) and the size of each, B/m."""
+    if rs.pp == 1:
+        return 1, batch
+    m = np.minimum(rs.pp, batch)
+    return m, batch / m
+
+
+def _score_bytes_per_pair(rs: ResolvedScenario) -> float:
+    """Bytes per (query, key) pair when the engine's attention writes the score matrix to memory
+    (no flash attention): layers × query heads × bytes per score / tp. 0 for flash attention."""
+    per_score = default_efficiency().score_bytes(rs.engine)
+    return rs.llm.layers * rs.llm.heads * per_score / rs.tp if per_score else 0.0
+
+
+def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
+    """Bytes, FLOPs and link traffic of one decode step for ``batch`` sequences at ``context``."""
+    llm, shp = rs.llm, rs.llm.shape
+    _, b = microbatch(rs, np.asarray(batch, dtype=float))
+    ctx = np.asarray(context, dtype=float)
+    if shp.sliding_window:
+        ctx = np.minimum(ctx, shp.sliding_window)
+    kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
+    kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
+    ab = b * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
+    scores = b * ctx * _score_bytes_per_pair(rs)
+    attn = b * ctx * shp.attention_flops_per_context / rs.tp
+    flops = 2.0 * llm.params.active_per_token * b / rs.tp + attn
+    return _terms(rs, llm.params.streamed(b) + 0.0 * ctx, kvb, ab, flops, attn, b, scores=scores)
+
+
+def decode_pass(rs: ResolvedScenario, batch, context, eff: Efficiency = IDEAL) -> PassCost:
+    """One decode step for ``batch`` sequences at ``context`` cached tokens (per-token latency)."""
+    return pass_cost(decode_terms(rs, batch, context), eff, eff.compute_fraction_decode)
+
+
+def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
+    """Prefill of ``batch`` prompts of ``prompt_len`` tokens (time to the first token).
+
+    Causal attention: Σ context over a prompt of S tokens = S²/2 (window-capped).
+    Pipeline: m micro-batches through pp stages take (m + pp − 1)/pp of one full pass."""
+    llm, shp = rs.llm, rs.llm.shape
+    batch = np.asarray(batch, dtype=float)
+    m, b = microbatch(rs, batch)
+    s = np.asarray(prompt_len, dtype=float)
+    tokens = b * s
+    w = shp.sliding_window
+    ctx_sum = s * s / 2.0 if not w else np.where(s <= w, s * s / 2.0, w * w / 2.0 + (s - w) * w)
+    kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
+    kvb = tokens * kv_token_bytes / rs.tp_kv
+    ab = tokens * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
+    scores = b * s * (np.minimum(s, w) if w else s) * _score_bytes_per_pair(rs)   # masked S×S, not S²/2
+    attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
+    flops = 2.0 * llm.params.active_per_token * tokens / rs.tp + attn
+    return _terms(rs, llm.params.streamed(tokens), kvb, ab, flops, attn, tokens, (m + rs.pp - 1) / rs.pp, 1.0, scores)
+
+
+def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
+    """Prefill of ``batch`` prompts of ``prompt_len`` tokens (time to the first token)."""
+    return pass_cost(prefill_terms(rs, batch, prompt_len), eff, eff.compute_fraction_prefill)

@@ -1,0 +1,2 @@
+"""Floor 2 — everything a person reads: each number formatted once with its label and help, the
+sentences, the roofline's and the chip's texts."""

@@ -1,0 +1,150 @@
+"""Sentences about the current state, for the window (footer, badge, HBM bar) and the CLI.
+
+Every number in them is a readout's text (model/readouts.py), so a sentence can never show a
+value that another panel shows differently. Where a sentence names a phase, it is the
+Estimate's phase, and the times it lists are that phase's.
+"""
+from __future__ import annotations
+
+from model.readouts.format import percent, si
+from model.readouts.numbers import HBM_CAPACITY, HBM_FREE, KV_RESIDENT, WEIGHTS_RESIDENT, WORKSPACE, readouts
+
+
+def _phase_keys(phase: str) -> tuple[str, str, str, str]:
+    p = "prefill" if phase == "prefill" else "decode"
+    return (f"{p}_memory_time", f"{p}_compute_time", f"{p}_comm_time", f"{p}_overhead_time")
+
+
+def explain(e) -> str:
+    """One plain sentence: what binds the current phase, and the number that proves it."""
+    r = readouts(e)
+    s = e.scenario
+    prefix = ""
+    if not e.fits:
+        prefix = f"Does not fit: needs {r['memory_needed_per_gpu'].text} per GPU of {r['hbm_capacity'].text}. "
+    if s.phase == "prefill":
+        ttft = r["prefill_time"].text
+        if e.bound == "compute":
+            return prefix + (f"Prefill of {s.batch}×{s.input_len} tokens reuses each weight {s.batch * s.input_len:,} "
+                             f"times: compute-bound, {ttft} to the first token.")
+        return prefix + f"Prefill is {e.bound}-bound: {ttft} to the first token."
+    if e.bound == "communication":
+        return prefix + (f"All-reduces over {e.link_name} take {r['decode_comm_time'].text} per token, "
+                         f"more than reading the weights ({r['decode_memory_time'].text}): "
+                         "the interconnect is the wall.")
+    if e.bound == "compute":
+        return prefix + (f"At batch {s.batch} each weight byte feeds enough maths: the tensor cores are the limit "
+                         f"({r['flops_per_step'].text} per step, {r['decode_time'].text}).")
+    bw, floor = r["peak_bandwidth"].text, r["decode_floor"].text
+    read, resident = r["weights_read_per_step"].text, r["weights_resident_per_gpu"].text
+    weights = f"{read} of weights per GPU" + ("" if read == resident else f" (of {resident} held)")
+    if s.batch == 1:
+        return prefix + f"Each token reads {weights}; at {bw} that takes at least {floor}."
+    return prefix + (f"Each step reads {weights} once for all {s.batch} sequences, plus "
+                     f"{r['kv_read_per_step'].text} of KV cache; at {bw} that takes at least {floor}.")
+
+
+def badge_text(e) -> str:
+    """The bound of the current phase, e.g. 'MEMORY-BOUND'."""
+    return f"{e.bound.upper()}-BOUND"
+
+
+def badge_tooltip(e) -> str:
+    """Why the badge says what it says, in the same phase's times."""
+    r = readouts(e)
+    mem, comp, comm, over = (r[k] for k in _phase_keys(e.phase))
+    step = r["prefill_time"] if e.phase == "prefill" else r["decode_time"]
+    lines = [f"The roof that binds this {e.phase} step: {e.bound}",
+             " · ".join(x.labelled for x in (mem, comp, comm)),
+             f"{over.labelled} · {step.labelled}"]
+    crit = r["critical_batch"]
+    if e.phase == "decode":
+        lines.append(f"Decode turns compute-bound at batch ≈ {crit.text}" if e.critical_batch
+                     else "Decode never turns compute-bound at this context (the KV cache grows with the batch)")
+    return "\n".join(lines)
+
+
+def hbm_status(e) -> str:
+    """The words on the HBM bar: need of capacity, and whether it fits."""
+    r = readouts(e)
+    return f"{r['memory_needed_per_gpu'].text} of {r['hbm_capacity'].text}" + ("" if e.fits else " — DOES NOT FIT")
+
+
+def hbm_parts(capacity_bytes: float, weight_bytes: float, kv_bytes: float,
+              workspace_bytes: float) -> list[tuple[str, float, str]]:
+    """The HBM bar's parts in order, per GPU: (name, bytes, hover text). The hover text is
+    'label: bytes (share of capacity)' with the readouts' labels and formats; 'free' only
+    when something is free."""
+    free = capacity_bytes - weight_bytes - kv_bytes - workspace_bytes
+    parts = [("weights", WEIGHTS_RESIDENT, weight_bytes), ("kv", KV_RESIDENT, kv_bytes),
+             ("workspace", WORKSPACE, workspace_bytes)] + ([("free", HBM_FREE, free)] if free > 0 else [])
+    cap = si(capacity_bytes, "B")
+    return [(name, b, f"{label}: {si(b, 'B')} ({percent(b / capacity_bytes)} of {cap})")
+            for name, label, b in parts]
+
+
+def hbm_capacity_text(capacity_bytes: float) -> str:
+    """'HBM capacity per GPU: 80.0 GB' (the readout's label and format)."""
+    return f"{HBM_CAPACITY}: {si(capacity_bytes, 'B')}"
+
+
+def hbm_segments(e) -> list[tuple[str, float, str]]:
+    """hbm_parts of an Estimate."""
+    return hbm_parts(e.hbm_capacity_bytes, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu,
+                     e.workspace_bytes_per_gpu)
+
+
+def shown_notes(e) -> list[str]:
+    """The notes under the gauges: the Estimate's notes, plus the emulation fact when missing."""
+    notes = list(e.notes) + ([fit_note(e)] if not e.fits else [])
+    if e.emulated and not any("emulated" in n for n in notes):
+        notes.append(f"{e.precision_name} runs emulated in {e.compute_dtype.upper()}")
+    return notes
+
+
+def estimate_table(e) -> list[tuple[str, str]]:
+    """The command line's `estimate` table: (row name, readout texts), the window's numbers."""
+    r = readouts(e)
+    s = e.scenario
+
+    def t(*keys: str, sep: str = " · ") -> str:
+        return sep.join(r[k].labelled for k in keys)
+
+    return [
+        ("Scenario", f"{e.model_name} · {e.precision_name} (KV {e.kv_precision_name}) · {s.gpus}× {e.gpu_name}"),
+        ("", f"batch {s.batch} · {s.input_len} in / {s.output_len} out · TP {e.tp} × PP {e.pp}"
+             + (f" over {e.link_name}" if e.link_name else "") + f" · {t('mean_context')}"),
+        ("Decode", f"{r['decode_time'].text}/token at the mean context · {t('decode_floor')}"),
+        ("  of which", t("decode_memory_time", "decode_compute_time", "decode_comm_time", "decode_overhead_time")),
+        ("Prefill (TTFT)", t("prefill_time", "prefill_floor")),
+        ("  of which", t("prefill_memory_time", "prefill_compute_time", "prefill_comm_time", "prefill_overhead_time")),
+        ("End to end", r["e2e_latency"].text + (f" in {e.waves} waves" if e.waves > 1 else "")),
+        ("Throughput", t("output_tokens_per_s", "tokens_per_s_per_user")),
+        ("Roofline", t("arithmetic_intensity", "ridge", "bound")),
+        ("Critical batch", t("critical_batch", "critical_batch_weights_only")),
+        ("Utilisation", t("mbu", "mfu", "tensor_cores_busy")),
+        ("Per decode step", t("weights_read_per_step", "kv_read_per_step", "activations_per_step")),
+        ("HBM per GPU", t("weights_resident_per_gpu", "kv_resident_per_gpu", "workspace_per_gpu")),
+        ("", f"{t('memory_needed_per_gpu', 'hbm_capacity')} → " + ("fits" if e.fits else "DOES NOT FIT")),
+        ("Largest batch", r["max_batch_that_fits"].text),
+        ("Cost", t("usd_per_million_tokens", "joules_per_token")),
+    ]
+
+
+def fit_note(e) -> str:
+    """Why a scenario does not fit ("" when it does), in the terms the HBM bar shows: weights alone
+    over capacity; weights + workspace over capacity (no room for any KV cache); or the batch's KV
+    cache over what is left."""
+    if e.fits:
+        return ""
+    r = readouts(e)
+    s = e.scenario
+    cap, w, ws = r["hbm_capacity"].text, r["weights_resident_per_gpu"].text, r["workspace_per_gpu"].text
+    context_tokens = s.input_len + s.output_len
+    if e.weight_bytes_per_gpu > e.hbm_capacity_bytes:
+        return f"does not fit: the weights alone need {w} per GPU of {cap}"
+    if e.max_batch_that_fits < 1:
+        return (f"does not fit: weights {w} + workspace {ws} leave {r['hbm_room_for_kv'].text} per GPU of {cap}, "
+                f"less than the KV cache of one sequence of {context_tokens:,} tokens ({r['kv_per_sequence'].text})")
+    return (f"does not fit at batch {s.batch}: at most {e.max_batch_that_fits:,} sequences of {context_tokens:,} "
+            f"tokens fit; end-to-end runs in {e.waves} waves")
