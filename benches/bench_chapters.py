@@ -93,7 +93,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     from model import Scenario
-    from ui.app import build_window, ensure_app, settle
+    from ui.app import build_window
+    from ui.qt_app import ensure_app, settle
     app = ensure_app()
     w = build_window(Scenario(), st=None)
     w.resize(1920, 1080)

@@ -134,7 +134,8 @@ def change_latency(n: int, kind: str = "batch slider", full: bool = False) -> tu
     sys.path.insert(0, str(ROOT))
     from ui import quick_start
     quick_start.begin()              # as main.py starts the window: collection resumes after its first paint
-    from ui.app import build_window, ensure_app, settle
+    from ui.app import build_window
+    from ui.qt_app import ensure_app, settle
     app = ensure_app()
     w = build_window(None, st=None)
     w.resize(1600, 900)

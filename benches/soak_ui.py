@@ -97,7 +97,7 @@ def same_state(w, app) -> None:
     ~0.5 GB while it runs), then idle past the app's next heap trim."""
     from PySide6.QtTest import QTest
     from shiboken6 import isValid
-    from ui.app import TRIM_EVERY_MS
+    from ui.qt_app import TRIM_EVERY_MS
     m = getattr(getattr(w, "custom_actions", None), "measurer", None)
     end = time.monotonic() + 300
     while m is not None and isValid(m) and m.running and time.monotonic() < end:
@@ -126,7 +126,8 @@ def one_seed(seed: int, actions: int) -> int:
     sys.excepthook = lambda *exc: problems.append("".join(traceback.format_exception(*exc)))
     from fuzz_walk import FuzzWalk
     from model import Scenario
-    from ui.app import build_window, ensure_app, settle
+    from ui.app import build_window
+    from ui.qt_app import ensure_app, settle
     from ui.measure_dialog import MachineMeasurer
     measured = [0]             # "Measure this machine" (numpy/OpenBLAS keep ~40 MB after the first one)
     start = MachineMeasurer.start

@@ -70,7 +70,7 @@ def run_app(argv: list[str]) -> int:
     if args.screenshot or args.smoke or args.first_paint:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
-        from ui.app import qt_startup_error
+        from ui.qt_app import qt_startup_error
     except ImportError as exc:
         print(f"memory-wall: the window needs PySide6 and pyqtgraph ({exc}); run `make run` to set them up",
               file=sys.stderr)

@@ -13,7 +13,7 @@ from model import Scenario
 from model.lessons.chapters import default_chapters
 from model.files.scenario_file import load_scenario_with_chapter
 from ui.app import run
-from ui.presenter import glide_params, glide_scenario
+from ui.glide import glide_params, glide_scenario
 
 CHAPTERS = default_chapters()
 TOTAL_STATES = sum(len(c.states) for c in CHAPTERS)

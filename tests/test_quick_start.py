@@ -147,7 +147,7 @@ import json, os, sys
 sys.path.insert(0, ".")
 from ui import quick_start
 quick_start.begin()
-from ui.app import ensure_app
+from ui.qt_app import ensure_app
 app = ensure_app()
 from threadpoolctl import threadpool_info
 from ui.measure_dialog import MachineMeasurer

@@ -31,7 +31,8 @@ PROBE = r"""
 import json, sys
 sys.path.insert(0, %r)
 from PySide6.QtCore import QEvent, QObject
-from ui.app import build_window, ensure_app
+from ui.app import build_window
+from ui.qt_app import ensure_app
 later = %r
 out = {}
 

@@ -11,37 +11,10 @@ from __future__ import annotations
 import os
 import sys
 
-from ui.app_settings import APP, ORG, open_settings
+from ui.app_settings import open_settings
 from ui.app_settings import load_scenario as stored_scenario
-from ui.quick_start import model_before_qt
+from ui.qt_app import ensure_app, qt_startup_error, settle
 DEFAULT_SIZE = (1600, 900)
-
-
-def qt_startup_error() -> str | None:
-    """None when Qt can start here, else ONE line saying what to do."""
-    model_before_qt()
-    try:
-        import PySide6  # noqa: F401
-    except ImportError:
-        return "Qt could not start: PySide6 is not installed. Install it with: pip install 'PySide6-Essentials>=6.10,<6.12'"
-    try:
-        from PySide6 import QtGui, QtWidgets  # noqa: F401
-    except (ImportError, OSError) as exc:
-        text = str(exc)
-        lib = text.split(":")[0].strip() if ".so" in text else ""
-        pkg = {"libGL.so.1": "libgl1", "libEGL.so.1": "libegl1", "libfontconfig.so.1": "libfontconfig1",
-               "libxkbcommon.so.0": "libxkbcommon0", "libdbus-1.so.3": "libdbus-1-3",
-               "libglib-2.0.so.0": "libglib2.0-0", "libgthread-2.0.so.0": "libglib2.0-0"}.get(lib)
-        if pkg:
-            return f"Qt could not start: {lib} is missing. Install it with: sudo apt-get install {pkg}"
-        return f"Qt could not start ({text}). On Debian/Ubuntu: sudo apt-get install libgl1 libegl1 libfontconfig1 libxkbcommon0 libdbus-1-3 libglib2.0-0"
-    try:
-        import pyqtgraph  # noqa: F401
-    except ImportError:
-        return "Qt could not start: pyqtgraph is not installed. Install it with: pip install 'pyqtgraph>=0.13'"
-    except (OSError, RuntimeError) as exc:
-        return f"Qt could not start: pyqtgraph failed to load ({exc})"
-    return None
 
 
 def _no_display() -> bool:
@@ -64,98 +37,6 @@ def load_scenario(st):
 
 def _bool(v) -> bool:
     return v is True or str(v).lower() in ("1", "true", "yes")
-
-
-# The offscreen platform (screenshots, --smoke, CI) says this about every window; it is not a problem.
-PLATFORM_NOISE = ("This plugin does not support",)
-
-
-def _quiet_platform_noise() -> None:
-    """Drop the offscreen platform's notes about window features it lacks; pass the rest on."""
-    from PySide6.QtCore import qInstallMessageHandler
-
-    def handler(_mode, _context, message: str) -> None:
-        if not message.startswith(PLATFORM_NOISE):
-            sys.stderr.write(message + "\n")
-    qInstallMessageHandler(handler)
-
-
-def _utf8_locale() -> None:
-    """Qt wants a UTF-8 C library locale and warns (four lines) at start without one: when the
-    user's (say LC_ALL=de_DE.UTF-8, not installed) is not UTF-8, use C.UTF-8 for this process."""
-    import locale
-    try:
-        locale.setlocale(locale.LC_ALL, "")
-        utf8 = locale.nl_langinfo(locale.CODESET).upper().replace("-", "") == "UTF8"
-    except (locale.Error, AttributeError):
-        utf8 = False
-    if not utf8:
-        os.environ["LC_ALL"] = "C.UTF-8"
-        try:
-            locale.setlocale(locale.LC_ALL, "C.UTF-8")
-        except locale.Error:
-            pass
-
-
-def one_number_locale() -> None:
-    """Every number in one style, the model's (model/readouts/format.py: 32,768 and 1.5): Qt's widgets
-    (spin boxes, axes) would otherwise follow the system locale (32.768 under German)."""
-    from PySide6.QtCore import QLocale
-    loc = QLocale(QLocale.English, QLocale.UnitedStates)
-    if QLocale() != loc:
-        QLocale.setDefault(loc)
-
-
-TRIM_EVERY_MS = 10_000
-M_ARENA_MAX = -8                  # glibc's mallopt parameter number
-
-
-def steady_heap(app) -> None:
-    """Hand the C heap's free memory back to the system every 10 s (benches/soak_ui.py).
-
-    glibc raises its mmap threshold each time a large block is freed (up to 32 MB), so the big
-    transient buffers of resizes, grabs, exports and chart pages then come from the heap and
-    stay there, free but kept: 45 MB after the first 1 000 fuzz actions, 77 MB after 2 000,
-    while live memory stays at 60 MB. malloc_trim(0) returns those pages (a few ms, off any
-    frame's critical path). A fixed low threshold would too, but costs a fresh mmap and its
-    page faults on every large buffer: 17 ms instead of 2 ms per 1100×800 pixmap here.
-
-    One malloc arena: a worker thread (Measure this machine) otherwise gets an arena of its own,
-    whose freed memory stays resident in pieces the trim cannot return: soak seed 2, RSS after
-    5 000 actions 227 MB with glibc's default arenas, 195 MB with one (MALLOC_ARENA_MAX=1), the
-    live heap the same. Python's GIL serialises the allocations anyway."""
-    import ctypes
-    from PySide6.QtCore import QTimer
-    try:
-        libc = ctypes.CDLL("libc.so.6")     # (ctypes.util.find_library would start a process)
-        trim = libc.malloc_trim
-        libc.mallopt(M_ARENA_MAX, 1)
-    except (OSError, AttributeError):
-        return                        # not glibc: nothing to do
-    timer = QTimer(app)
-    timer.setInterval(TRIM_EVERY_MS)
-    timer.timeout.connect(lambda: trim(0))
-    timer.start()
-
-
-def ensure_app():
-    model_before_qt()
-    from PySide6.QtWidgets import QApplication
-    one_number_locale()
-    app = QApplication.instance()
-    if app is None:
-        if sys.platform.startswith("linux"):
-            _utf8_locale()
-        if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
-            _quiet_platform_noise()
-        app = QApplication([sys.argv[0] if sys.argv else "memory-wall"])
-        app.setOrganizationName(ORG)
-        app.setApplicationName(APP)
-        app.setApplicationDisplayName("Memory Wall")
-        if sys.platform.startswith("linux"):
-            steady_heap(app)
-        app.setDesktopFileName("memory-wall")   # matches the .desktop entry, so the menu icon is the window's
-    return app
 
 
 def _set_icon(app) -> None:
@@ -207,13 +88,6 @@ def build_window(scenario=None, *, theme: str | None = None, large_text: bool = 
     app = ensure_app()
     window.later(lambda: _set_icon(app))     # not needed for the first frame
     return window
-
-
-def settle(app, rounds: int = 4) -> None:
-    """Let layouts, style sheets and the coalesced recompute settle."""
-    for _ in range(rounds):
-        app.processEvents()
-        app.sendPostedEvents()
 
 
 def render_png(window, path: str, size: tuple[int, int]) -> bool:

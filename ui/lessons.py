@@ -23,7 +23,7 @@ from ui import theme as th
 from ui.chapter_keys import key_style, make_keys, set_current_key
 from ui.fit_text import first_fitting
 from ui.chapters import SHORT_TITLES, chapter_class
-from ui.presenter import ScenarioGlide
+from ui.glide import ScenarioGlide
 
 
 class ChapterStrip(QWidget):

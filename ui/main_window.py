@@ -202,7 +202,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.apply_theme(force=True)
 
     def _type_scale(self) -> float:
-        scale = th.type_scale(max(self.height(), 1), self.large_text) * (self.PRESENTER_SCALE if self.presenting else 1)
+        scale = th.type_scale(max(self.height(), 1), self.large_text, self.presenting)
         return round(scale * 20) / 20
 
     def apply_theme(self, force: bool = False) -> None:

@@ -15,15 +15,9 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from model.lessons.chapters import default_chapters
 from ui import theme as th
-from ui.presenter import glide_params, glide_scenario
+from ui.glide import glide_params, glide_scenario
 
 MAX_SUBSTEP_S = 1 / 60        # the chip caps one frame's dt; longer steps are cut into these
-
-
-def presenter_theme(name: str, height_px: int) -> th.Theme:
-    """The type scale the audience sees on a screen ``height_px`` tall in presenter mode."""
-    from ui.window_pages import LessonsWindowMixin
-    return th.get_theme(name, th.type_scale(height_px, False) * LessonsWindowMixin.PRESENTER_SCALE)
 
 
 def animations(widget: QWidget) -> list:

@@ -253,7 +253,7 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
     if os.environ.get("QT_QPA_PLATFORM") is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"      # drawn off screen; no display needed
     try:
-        from ui.app import ensure_app
+        from ui.qt_app import ensure_app
         ensure_app()
         import pyqtgraph as pg
         pg.setConfigOptions(antialias=True, useOpenGL=False)

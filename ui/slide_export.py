@@ -14,16 +14,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QPushButton, QWidget
 
+from ui import theme as th
+
 SLIDE_SIZE = (1920, 1080)
 THEME_NAMES = ("dark", "light")
 
 
 def export_slide(view, kind: str, theme_name: str, path: str, size: tuple[int, int] = SLIDE_SIZE) -> bool:
     """Save ``view``'s chart (a ChapterView) at ``size`` as PNG or SVG in a theme."""
-    from ui.offscreen import OffscreenChapter, presenter_theme
+    from ui.offscreen import OffscreenChapter
     if kind.upper() not in ("PNG", "SVG"):
         raise ValueError(f"a slide is PNG or SVG, not {kind}")
-    theme = presenter_theme(theme_name, size[1])
+    theme = th.presenter_theme(theme_name, size[1])
     oc = OffscreenChapter(view.chapter.number, theme, size)
     try:
         controller = view.controller

@@ -64,10 +64,10 @@ class StateThumbnails(QObject):
         """Draw one prepared state now (or return the kept picture)."""
         key = (number, index)
         if key not in self.cache:
-            from ui.offscreen import OffscreenChapter, presenter_theme
+            from ui.offscreen import OffscreenChapter
             host = self._hosts.get(number)
             if host is None:
-                host = OffscreenChapter(number, presenter_theme(self.theme_name, self.render_size[1]),
+                host = OffscreenChapter(number, th.presenter_theme(self.theme_name, self.render_size[1]),
                                         self.render_size)
                 self._hosts[number] = host
             host.show_state(index)

@@ -72,10 +72,19 @@ def get_theme(name: str | None, scale: float = 1.0) -> Theme:
     return replace(base, scale=scale)
 
 
-def type_scale(window_height: int, large_text: bool) -> float:
-    """Type grows with the window (1.0 at 1080 px tall), clamped, ×1.25 for larger text."""
+PRESENTER_SCALE = 1.35      # presenter mode's type, × the window's own
+
+
+def type_scale(window_height: int, large_text: bool, presenting: bool = False) -> float:
+    """Type grows with the window (1.0 at 1080 px tall), clamped, ×1.25 for larger text; in
+    presenter mode × PRESENTER_SCALE on top."""
     s = max(0.72, min(2.2, window_height / 1080.0))
-    return round(s * (1.25 if large_text else 1.0), 2)
+    return round(s * (1.25 if large_text else 1.0), 2) * (PRESENTER_SCALE if presenting else 1)
+
+
+def presenter_theme(name: str, height_px: int) -> Theme:
+    """The type scale the audience sees on a screen ``height_px`` tall in presenter mode."""
+    return get_theme(name, type_scale(height_px, False, presenting=True))
 
 
 def style_sheet(t: Theme) -> str:

@@ -66,7 +66,6 @@ class LessonsWindowMixin:
     self.apply_theme(force) and a footer widget named "footer"."""
 
     presenting = False
-    PRESENTER_SCALE = 1.35
     _lessons = None
 
     def _install_lessons(self, explore: QWidget, body, outer) -> None:
