@@ -44,7 +44,7 @@ def main() -> int:
     from PySide6.QtCore import QElapsedTimer
     from PySide6.QtWidgets import QApplication
     from model import Scenario, estimate
-    from ui.hierarchy_view import HierarchyView
+    from ui.chip.view import HierarchyView
 
     app = QApplication.instance() or QApplication([])
     cases = {

@@ -142,7 +142,7 @@ def change_latency(n: int, kind: str = "batch slider", full: bool = False) -> tu
     w.show()
     settle(app)
     done = []
-    w.controller.estimate_changed.connect(lambda _e: done.append(1))
+    w.controller.changed.connect(lambda _snap: done.append(1))
     warm = 13                                            # the first round warms caches (fonts, glyphs)
     out, cpu = [], []
     for i, act in enumerate(_actions(w, kind, n + warm)):

@@ -1,4 +1,4 @@
-"""The command line of issue 12 (main.py registers these; the window calls the same model code).
+"""Your own hardware on the command line (cli/commands.py registers these; the window calls the same model code).
 
     main.py hardware export ID [-o FILE]       a catalogue entry as an editable hardware file
     main.py hardware check FILE                 is the file usable? (one line; exit 2 if not)

@@ -10,9 +10,9 @@ is ``@dataclass(frozen=True)`` in every way a caller sees: ``fields``, ``replace
 (``FrozenInstanceError``), ``==`` and ``hash`` over the fields that compare (in order,
 NotImplemented against another class), and the same ``repr`` text. The difference is start-up:
 Python 3.11 makes each generated method by compiling its source (six per frozen class:
-``__init__``, ``__setattr__``, ``__delattr__``, ``__eq__``, ``__hash__``, ``__repr__``), which cost
-the window's start ~200 M instructions for the ~60 value classes (callgrind, issue 13). Here they are functions written
-once: each class keeps its field names and defaults and an ``operator.attrgetter`` of its
+``__init__``, ``__setattr__``, ``__delattr__``, ``__eq__``, ``__hash__``, ``__repr__``), the
+largest cost of the window's own start for its ~60 value classes (docs/speed.md has the counts).
+Here they are functions written once: each class keeps its field names and defaults and an ``operator.attrgetter`` of its
 compared fields; an instance keeps its hash once worked out. ``__init__`` fills the instance's
 ``__dict__`` directly, as the generated one does through ``object.__setattr__``.
 """

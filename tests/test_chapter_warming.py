@@ -1,6 +1,6 @@
 """A chapter's page is built before its first visit while the app is idle: the first chapter's a
 moment after the Lessons page is made, the next chapter's a moment after each chapter shows,
-never in the middle of a glide (ui/lessons.py; issue 13, chapter switching on stage)."""
+never in the middle of a glide (ui/lessons.py; chapter switching on stage)."""
 from __future__ import annotations
 
 from ui.lessons import WARM_AFTER_MS

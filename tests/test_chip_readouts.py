@@ -13,7 +13,7 @@ from model.readouts.chip import packet_scale, packet_texts, scale_forms, shorter
 from model.readouts.flow import chip_readouts, flow
 from model.readouts.numbers import readouts
 from test_consistency import QUANTITY, random_scenarios
-from ui.hierarchy_view import HierarchyView
+from ui.chip.view import HierarchyView
 
 N = 40
 

@@ -2,7 +2,7 @@
 batch as trying every batch from 1 to 65 536, over a seeded sample of scenarios: dense and
 mixture-of-experts models, every precision, short and long contexts, 1 to 64 GPUs (tensor and
 pipeline parallel), realistic and ideal fractions. (It checks a 1.25× grid and scans only the
-intervals that may hold the crossing: issue 13, lesson 6's glides.)"""
+intervals that may hold the crossing: lesson 6's glides.)"""
 from __future__ import annotations
 
 import random

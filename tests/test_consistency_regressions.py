@@ -1,4 +1,4 @@
-"""One regression test per disagreement issue 9 lists (each failed on the code before it)."""
+"""One regression test per disagreement found between two panels (each failed on the code before it)."""
 from __future__ import annotations
 
 import pytest

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from model import Scenario, estimate
-from ui.hierarchy_view import POOL, HierarchyView
+from ui.chip.view import POOL, HierarchyView
 
 SMALL = Scenario(gpu="h100", model="llama-3.1-8b", precision="bf16", input_len=128, output_len=128)
 PCIE8 = Scenario(gpu="h100-pcie-80gb", model="llama-3.1-70b", precision="fp8", gpus=8, batch=256,

@@ -15,8 +15,10 @@ class Block(importlib.abc.MetaPathFinder):
             raise ImportError('blocked in this test: ' + name)
 sys.meta_path.insert(0, Block())
 import pkgutil, importlib, model
-for m in pkgutil.iter_modules(model.__path__):
-    importlib.import_module('model.' + m.name)
+names = [m.name for m in pkgutil.walk_packages(model.__path__, 'model.')]
+assert len(names) > 40, names          # every wing's modules, not just the top level
+for name in names:
+    importlib.import_module(name)
 from model import estimate, Scenario
 from model.machine.validate import compare
 e = estimate(Scenario())

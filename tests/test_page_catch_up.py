@@ -1,5 +1,5 @@
 """Explore's roofline and gauges skip estimates while the Lessons page hides them and catch up
-when Explore shows again, before its first paint (ui/page_catch_up.py; issue 13, glide speed)."""
+when Explore shows again, before its first paint (ui/page_catch_up.py; glide speed)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject

@@ -135,7 +135,7 @@ def test_transitions_glide_and_land_exactly(window, qtbot):
     window.controller.flush()
     window.lessons.glide.duration_ms = 300
     batches = []
-    window.controller.scenario_changed.connect(lambda s: batches.append(s.batch))
+    window.controller.changed.connect(lambda snap: batches.append(snap.requested.batch))
     window.lessons.step(+1)                              # batch 1 → 64
     assert window.lessons.glide.running
     qtbot.waitUntil(lambda: not window.lessons.glide.running, timeout=3000)

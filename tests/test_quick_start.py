@@ -1,4 +1,4 @@
-"""How the window starts (issue 13, ui/quick_start.py): numpy and the model before Qt, one
+"""How the window starts (ui/quick_start.py): numpy and the model before Qt, one
 OpenBLAS thread, no garbage collection until the first paint — and collection back on, with
 start-up's objects frozen, right after it. The commands start as before. Speed: benches/."""
 from __future__ import annotations

@@ -18,7 +18,7 @@ def _geometry(w) -> dict:
 
 def _change(qtbot, w, **changes) -> None:
     c = w.controller
-    with qtbot.waitSignal(c.estimate_changed, timeout=3000):
+    with qtbot.waitSignal(c.changed, timeout=3000):
         if "batch" in changes:
             w.controls.batch_slider.setValue(batch_to_slider(changes["batch"]))
         else:

@@ -211,6 +211,7 @@ def test_scenario_files_carry_custom_hardware_into_another_window(main_window, t
     assert main_window.lessons.save_scenario_to(str(path))
     assert json.loads(path.read_text())["custom_entries"][0]["id"] == "travels"
     set_default_catalog(None)                      # another computer: nothing of the user's
+    main_window.controller.flush()                 # (a new catalogue is a change: one snapshot)
     assert "Custom" not in _combo_groups(main_window.controls.gpu)
     ok, _ = main_window.lessons.load_scenario_from(str(path))
     main_window.controller.flush()

@@ -157,7 +157,7 @@ def test_a_german_locale_starts_without_qt_warnings(tmp_path):
 
 
 def test_a_batch_change_redraws_only_what_moves(main_window):
-    """Speed (issue 13): roofs, grid and the batch trail do not depend on the batch, so a batch
+    """Speed: roofs, grid and the batch trail do not depend on the batch, so a batch
     change leaves them as drawn; a GPU change redraws them."""
     r, c = main_window.roofline, main_window.controller
     trail, roofs = r._drawn_trail, r._drawn_roofs
@@ -175,7 +175,7 @@ def test_a_batch_change_redraws_only_what_moves(main_window):
 
 
 def test_the_app_icon_comes_after_the_first_paint(qapp, qtbot):
-    """Start-up (issue 13): the icon's SVG rendering waits for the window's first paint; then it has every size."""
+    """Start-up: the icon's SVG rendering waits for the window's first paint; then it has every size."""
     from PySide6.QtGui import QIcon
     qapp.setWindowIcon(QIcon())
     w = uiapp.build_window(None, st=None)

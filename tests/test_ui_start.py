@@ -1,4 +1,4 @@
-"""Start-up order (issue 13): the first paint shows the real Explore page and waits for nothing
+"""Start-up order: the first paint shows the real Explore page and waits for nothing
 it does not show; the rest (the Lessons page, the app icon) is built right after it, or at
 once when a key or a button asks for it. Speed itself is measured in benches/, not here."""
 from __future__ import annotations

@@ -41,15 +41,15 @@ def assert_shows(w, scenario):
 
 
 def act(qtbot, w, fn):
-    """Do one user action; exactly one estimate_changed must follow."""
+    """Do one user action; exactly one snapshot (controller.changed) must follow."""
     seen = []
-    w.controller.estimate_changed.connect(seen.append)
+    w.controller.changed.connect(seen.append)
     try:
         fn()
         qtbot.waitUntil(lambda: len(seen) >= 1, timeout=3000)
         qtbot.wait(5)
     finally:
-        w.controller.estimate_changed.disconnect(seen.append)
+        w.controller.changed.disconnect(seen.append)
     assert len(seen) == 1
     return seen[0]
 
@@ -137,7 +137,7 @@ def test_rapid_drag_is_coalesced(qtbot, window):
     def drag():
         for pos in range(0, batch_to_slider(1024), 7):
             s.setValue(pos)
-    e = act(qtbot, window, drag)
+    e = act(qtbot, window, drag).estimate
     assert e.scenario.batch == window.controls.batch_spin.value()
 
 
@@ -284,7 +284,7 @@ def test_a_gauge_not_yet_laid_out_shows_its_full_title(qtbot):
     from ui.controller import Controller
     from ui.gauges import GaugePanel
     c = Controller()
-    panel = GaugePanel(c)
+    panel = GaugePanel(c.snapshot)
     qtbot.addWidget(panel)
     gauge = panel.gauges["ms_per_token"]
     assert gauge.title.text() == readouts(c.estimate)["decode_time"].labels[0]

@@ -80,7 +80,7 @@ def build_window(scenario=None, *, theme: str | None = None, large_text: bool = 
     ensure_app()
     if st is not None:
         from ui.custom_store import load_saved
-        load_saved()        # your own hardware and models (issue 12), before a scenario needs them
+        load_saved()        # your own hardware and models, before a scenario needs them
         theme = theme or str(st.value("view/theme") or "dark")
         large_text = large_text or _bool(st.value("view/large_text", False))
     controller = Controller(scenario)
@@ -118,10 +118,10 @@ def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int
     from PySide6.QtCore import Qt
     from ui import theme as th
     from ui.controller import Controller
-    from ui.hierarchy_view import HierarchyView
+    from ui.chip.view import HierarchyView
     app = ensure_app()
     controller = Controller(scenario)
-    view = HierarchyView(controller)
+    view = HierarchyView(controller.estimate)
     view.set_theme(th.get_theme(theme))
     view.setAttribute(Qt.WA_DontShowOnScreen, os.environ.get("QT_QPA_PLATFORM") != "offscreen")
     view.resize(*size)

@@ -1,74 +1,103 @@
-"""The one owner of the current Scenario. Views subscribe; they never compute.
+"""The one owner of the current Scenario. It emits one frozen Snapshot per change; views draw it.
 
     a control → controller.set(batch=…) → (coalesced: one recompute per event-loop turn)
-    → model.physics.estimate(scenario), model.physics.sweep.sweep_batch(scenario) → estimate_changed(Estimate)
+    → model.estimate(scenario), model.physics.sweep.sweep_batch(…) → changed(Snapshot)
+
+A Snapshot is everything a view may show after that change: the request, the last good
+estimate (it keeps its resolved parts, so nothing resolves the scenario again), the batch
+sweep, the comparison GPU's estimate and sweep, the catalogue, and the one-line problem. The
+window hands it to its views in a fixed order (ui/main_window.py); a view reads nothing else.
 
 The recompute is a posted event of normal priority, so it runs before the window's repaint
 (Qt posts UpdateRequest at low priority): one user action → one recompute → one paint that
 already shows the new numbers (a zero-timer would run after that paint and need a second).
 
-A scenario the model rejects (ModelError) is kept as the user's request, the reason is
-emitted on ``problem_changed`` and the last good estimate stays on screen, so the app keeps
-working and the user can move on from there.
+A scenario the model rejects (ModelError) is kept as the user's request, the reason goes in
+the snapshot's ``problem`` and the last good estimate stays on screen, so the app keeps
+working and the user can move on from there. Custom hardware and models reach the views the
+same way: a new default catalogue (model.catalog.active) is a change like any other.
 """
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
+from shiboken6 import isValid
 
 from model import Estimate, ModelError, Scenario, estimate
-from model.catalog.active import default_catalog
+from model.catalog.active import default_catalog, on_default_catalog_changed
+from model.catalog.parts import Catalog, Hardware
 from model.physics.sweep import BatchSweep, default_batches, sweep_batch
-
+from model.values import frozen
 
 _RECOMPUTE = QEvent.Type(QEvent.registerEventType())
+SWEEP_MAX_BATCH = 4096
+
+
+@frozen(eq=False)
+class Snapshot:
+    """One change, as every view draws it. Compared by identity: one per change."""
+
+    requested: Scenario                    # what the user asked for (the controls mirror it; may be invalid)
+    estimate: Estimate                     # the last good estimate
+    sweep: BatchSweep                      # its decode step over batch 1, 2, 4 … 4096
+    catalog: Catalog                       # the parts the user can choose (shipped + their own)
+    problem: str = ""                      # one line when ``requested`` cannot run; "" when it can
+    compare: Hardware | None = None        # the comparison GPU, if one is chosen
+    compare_estimate: Estimate | None = None   # the same scenario on it (None: it cannot run it)
+    compare_sweep: BatchSweep | None = None
+    serial: int = 0                        # counts the changes (0 for the first snapshot)
+
+    @property
+    def hardware(self) -> Hardware:
+        """The GPU the estimate runs on (as resolved: an alias or a custom entry is the part itself)."""
+        return self.estimate.resolved.hw
+
+    @property
+    def valid_scenario(self) -> Scenario:
+        """The scenario the estimate was made for."""
+        return self.estimate.scenario
 
 
 class Controller(QObject):
-    estimate_changed = Signal(object)     # Estimate — exactly once per user action
-    scenario_changed = Signal(object)     # Scenario — the request (controls mirror it)
-    problem_changed = Signal(str)         # one line; "" when the scenario is valid
-    compare_changed = Signal(object)      # Hardware | None
+    changed = Signal(object)              # Snapshot — exactly once per user action
 
     def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None):
         super().__init__(parent)
-        self._scenario = scenario or Scenario()
-        self._requested = self._scenario
-        self.estimate: Estimate | None = None
-        self.sweep: BatchSweep | None = None
+        self._requested = scenario or Scenario()
         self.compare_gpu: str | None = None
-        self.compare_estimate: Estimate | None = None
-        self.compare_sweep: BatchSweep | None = None
-        self.problem: str = ""
         self._pending = False               # a recompute is posted and not yet run
-        self._compute(self._requested)
-        if self.estimate is None:           # a saved scenario that no longer loads: start from defaults
-            bad = self.problem
-            self._compute(Scenario())
+        self._serial = 0
+        self._snapshot: Snapshot | None = None
+        problem = self._compute(self._requested)
+        if self._snapshot is None:          # a saved scenario that no longer loads: start from defaults
             self._requested = Scenario()
-            self.problem = f"restored scenario rejected ({bad}); showing the defaults"
+            self._compute(Scenario(), f"restored scenario rejected ({problem}); showing the defaults")
+        on_default_catalog_changed(self._catalog_changed)
 
     # ---------------------------------------------------------------- state
     @property
-    def catalog(self):
-        """The current catalogue: shipped entries plus the user's own (issue 12)."""
-        return default_catalog()
+    def snapshot(self) -> Snapshot:
+        """The latest snapshot (what the views show)."""
+        return self._snapshot
 
     @property
     def scenario(self) -> Scenario:
         """What the user asked for (may be invalid: see ``problem``)."""
         return self._requested
 
-    @property
-    def pending(self) -> bool:
-        """A change is waiting for its recompute (posted, not yet run): an estimate is coming."""
-        return self._pending
+    estimate = property(lambda self: self._snapshot.estimate)
+    sweep = property(lambda self: self._snapshot.sweep)
+    problem = property(lambda self: self._snapshot.problem)
+    catalog = property(lambda self: self._snapshot.catalog)
+    valid_scenario = property(lambda self: self._snapshot.valid_scenario)
+    compare_estimate = property(lambda self: self._snapshot.compare_estimate)
+    compare_sweep = property(lambda self: self._snapshot.compare_sweep)
 
     @property
-    def valid_scenario(self) -> Scenario:
-        """The scenario the current estimate was computed for."""
-        return self._scenario
+    def pending(self) -> bool:
+        """A change is waiting for its recompute (posted, not yet run): a snapshot is coming."""
+        return self._pending
 
     # ---------------------------------------------------------------- changes
     def set(self, **changes) -> None:
@@ -87,19 +116,24 @@ class Controller(QObject):
     def reset(self) -> None:
         self._requested = Scenario()
         self.compare_gpu = None
-        self.compare_changed.emit(None)
         self._schedule()
 
     def set_compare(self, gpu_id: str | None) -> None:
         self.compare_gpu = gpu_id or None
-        hw = self.catalog.gpu(gpu_id) if gpu_id else None
-        self.compare_changed.emit(hw)
         self._schedule()
 
     def flush(self) -> None:
         """Recompute now if a change is pending (tests, benches)."""
         if self._pending:
             self._recompute()
+
+    def _catalog_changed(self, _catalog: Catalog) -> None:
+        """Custom hardware or a model was added or removed: the views get the new catalogue."""
+        if not isValid(self):             # a closed window's controller, not yet collected
+            return
+        if self.compare_gpu and not any(g.id == self.compare_gpu for g in default_catalog().gpus):
+            self.compare_gpu = None
+        self._schedule()
 
     def _schedule(self) -> None:
         if not self._pending:
@@ -114,31 +148,48 @@ class Controller(QObject):
         return super().event(ev)
 
     # ---------------------------------------------------------------- model calls
-    def _compute(self, s: Scenario) -> bool:
+    def _compute(self, s: Scenario, note: str = "") -> str:
+        """Make the snapshot for ``s``; "" when it ran, else the one-line reason (the last good
+        estimate stays, with the reason as its problem)."""
+        cat = default_catalog()
         try:
-            e = estimate(s)
-            sw = sweep_batch(s, default_batches(4096))
+            e = estimate(s, cat)
+            sw = sweep_batch(e.scenario, default_batches(SWEEP_MAX_BATCH), resolved=e.resolved)
         except ModelError as exc:
-            self.problem = str(exc)
-            return False
-        self._scenario = e.scenario
+            if self._snapshot is not None:
+                self._snapshot = self._next(self._snapshot, problem=str(exc), catalog=cat)
+            return str(exc)
         if s is self._requested:      # normalise aliases; keep "auto" KV precision as the user's choice
             self._requested = e.scenario.with_(kv_precision=e.scenario.kv_precision if s.kv_precision else None)
-        self.estimate, self.sweep, self.problem = e, sw, ""
-        self.compare_estimate = self.compare_sweep = None
-        if self.compare_gpu and self.compare_gpu != e.scenario.gpu:
-            try:
-                cs = s.with_(gpu=self.compare_gpu)
-                self.compare_estimate = estimate(cs)
-                self.compare_sweep = sweep_batch(cs, default_batches(4096))
-            except ModelError:
-                pass  # the comparison GPU cannot run this scenario: draw only its roofs
-        return True
+        hw, ce, cs = self._comparison(s, e, cat)
+        first = self._snapshot is None
+        self._snapshot = Snapshot(self._requested, e, sw, cat, note, hw, ce, cs, 0 if first else self._serial + 1)
+        self._serial = self._snapshot.serial
+        return ""
+
+    def _next(self, snap: Snapshot, **changes) -> Snapshot:
+        """The last good snapshot with ``changes`` (the request, a problem), as the next change."""
+        self._serial += 1
+        return replace(snap, requested=self._requested, serial=self._serial, **changes)
+
+    def _comparison(self, s: Scenario, e: Estimate, cat: Catalog):
+        """(the comparison GPU, its estimate, its sweep); the estimate and sweep are None when that
+        GPU cannot run the scenario (the roofline then draws only its roofs)."""
+        if not self.compare_gpu:
+            return None, None, None
+        try:
+            hw = cat.gpu(self.compare_gpu)
+        except ModelError:
+            return None, None, None
+        if hw.id == e.scenario.gpu:
+            return hw, None, None
+        try:
+            ce = estimate(s.with_(gpu=self.compare_gpu), cat)
+            return hw, ce, sweep_batch(ce.scenario, default_batches(SWEEP_MAX_BATCH), resolved=ce.resolved)
+        except ModelError:
+            return hw, None, None
 
     def _recompute(self) -> None:
         self._pending = False
-        ok = self._compute(self._requested)
-        self.scenario_changed.emit(self._requested)
-        self.problem_changed.emit(self.problem)
-        if ok:
-            self.estimate_changed.emit(self.estimate)
+        self._compute(self._requested)
+        self.changed.emit(self._snapshot)

@@ -13,8 +13,7 @@ from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox,
                                QLabel, QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
-from model.readouts.catalog_text import engine_choices
-from model.readouts.catalog_text import hardware_summary, model_summary
+from model.readouts.catalog_text import engine_choices, hardware_summary, model_summary, scenario_words
 from model.physics.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
 
 BATCH_MAX = MAX_BATCH          # the model's range: a saved batch 8192 shows as 8192
@@ -39,7 +38,7 @@ class SearchCombo(QComboBox):
         super().__init__(parent)
         # editable through its own line edit: setEditable(True) builds the list's frame while the
         # box is not yet editable, with a popup's two scroll arrows an editable box never shows
-        # (hidden widgets the window's style sheet polishes at start; issue 13)
+        # (hidden widgets the window's style sheet polishes at start)
         self.setLineEdit(QLineEdit(self))
         self.setInsertPolicy(QComboBox.NoInsert)
         self.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
@@ -198,8 +197,9 @@ class ControlPanel(QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.setObjectName("panel")
-        self.controller = controller
-        cat = controller.catalog
+        self.controller = controller            # where the controls send changes (they read snapshots)
+        cat = controller.snapshot.catalog
+        self._catalog = cat
         lay = QVBoxLayout(self)
         lay.setContentsMargins(12, 10, 12, 10)
         lay.setSpacing(5)
@@ -251,7 +251,7 @@ class ControlPanel(QWidget):
     def _build_numbers(self) -> None:
         """Batch (log slider and box, the model's range), GPUs, interconnect, lengths, phase."""
         lay, label = self._lay, self._label
-        # batch: log slider 1…4096 + editable number
+        # batch: log slider over the model's whole range (1 … BATCH_MAX) + editable number
         label("Batch (sequences decoded together)")
         brow = QHBoxLayout()
         self.batch_slider = QSlider(Qt.Horizontal)
@@ -305,7 +305,7 @@ class ControlPanel(QWidget):
         lay.addSpacing(6)
         self.reset_button = QPushButton("Reset all")
         self.reset_button.setObjectName("reset")
-        self.reset_button.setToolTip("Back to 70B in BF16 on one H100, batch 1")
+        self.reset_button.setToolTip(f"Back to {scenario_words(Scenario(), cat)}")
         lay.addWidget(self.reset_button)
         lay.addStretch(1)
 
@@ -335,10 +335,7 @@ class ControlPanel(QWidget):
         self.reset_button.clicked.connect(c.reset)
         self.theme_button.clicked.connect(self.theme_toggled)
         self.large_text.toggled.connect(self.large_text_toggled)
-        c.scenario_changed.connect(self.show_scenario)
-        c.compare_changed.connect(lambda hw: self.compare.set_current_id(hw.id if hw else None))
-        self.show_scenario(c.scenario)
-        self.compare.set_current_id(c.compare_gpu)
+        self.show_snapshot(c.snapshot)
 
     def _slider_moved(self, pos: int) -> None:
         b = slider_to_batch(pos)
@@ -352,7 +349,7 @@ class ControlPanel(QWidget):
         self.controller.set(batch=b)
 
     def fill_selectors(self, cat) -> None:
-        """(Re)list the catalogue's GPUs and models; user entries (issue 12) under "Custom"."""
+        """(Re)list the catalogue's GPUs and models; user entries under "Custom"."""
         def group(ident: str, name: str) -> str:
             return "Custom" if cat.is_custom(ident) else name
         groups: dict[str, list] = {}
@@ -369,6 +366,14 @@ class ControlPanel(QWidget):
         self.compare.set_items([(None, cgroups.pop(""))] + list(cgroups.items()))
         for combo in (self.gpu, self.model, self.compare):
             combo.set_current_id(combo.current_id())
+
+    def show_snapshot(self, snap) -> None:
+        """Mirror a change: a new catalogue refills the lists; then the request and the comparison."""
+        if snap.catalog is not self._catalog:
+            self._catalog = snap.catalog
+            self.fill_selectors(snap.catalog)
+        self.show_scenario(snap.requested)
+        self.compare.set_current_id(snap.compare.id if snap.compare else None)
 
     def show_scenario(self, s: Scenario) -> None:
         """Mirror the controller's scenario (no signals back)."""

@@ -1,4 +1,4 @@
-"""Your own hardware and models in the main window (issue 12): one button with a menu,
+"""Your own hardware and models in the main window: one button with a menu,
 drag-and-drop of .json files (hardware files, config.json, scenario files), and one status line.
 
     Your own hardware & models ▾
@@ -8,8 +8,9 @@ drag-and-drop of .json files (hardware files, config.json, scenario files), and 
         Measure this machine…            ui/measure_dialog.py
         Remove ▸                         your saved entries
 
-When the catalogue changes (here, or a scenario file carrying its own hardware), every GPU
-and model selector is refilled, with your entries under "Custom".
+When the catalogue changes (here, or a scenario file carrying its own hardware), the controller
+makes a snapshot with it (ui/controller.py): every GPU and model selector is refilled from that,
+with your entries under "Custom".
 """
 from __future__ import annotations
 
@@ -20,15 +21,14 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QLabel, QMenu, QPushButton
 from shiboken6 import isValid
 
-from model.catalog.parts import Catalog
-from model.catalog.active import default_catalog, on_default_catalog_changed
+from model.catalog.active import default_catalog
 from model.errors import ModelError
 from model.files.hardware_file import FORMAT_KEY, load_hardware_file, read_json_file
 from model.physics.scenario import Scenario
 from model.files.scenario_file import FORMAT_KEY as SCENARIO_KEY
 from ui import custom_store
 
-if TYPE_CHECKING:       # the dialogs' modules load when a dialog opens, not before the first paint (issue 13)
+if TYPE_CHECKING:       # the dialogs' modules load when a dialog opens, not before the first paint
     from ui.hardware_editor import HardwareEditor
     from ui.measure_dialog import MachineMeasurer
     from ui.model_import import ModelImportDialog
@@ -65,19 +65,8 @@ class CustomActions(QObject):
         lay.insertWidget(at + 1, self.status)
         window.setAcceptDrops(True)
         window.installEventFilter(self)
-        on_default_catalog_changed(self.catalog_changed)
         if custom_store.last_problems:
             self.say("; ".join(custom_store.last_problems), error=True)
-
-    # ---------------------------------------------------------------- catalogue → views
-    def catalog_changed(self, cat: Catalog) -> None:
-        """Refill the selectors and hand the new catalogue to views that keep one."""
-        if not isValid(self.window) or not isValid(self.window.controls):
-            return                  # a closed window
-        for obj in [self.window, *self.window.findChildren(QObject)]:
-            if isinstance(obj.__dict__.get("catalog"), Catalog):
-                obj.catalog = cat
-        self.window.controls.fill_selectors(cat)
 
     def say(self, text: str, error: bool = False) -> None:
         """The one line the window shows about your files."""

@@ -122,12 +122,6 @@ class HbmBar(QWidget):
         self._show(e.hbm_capacity_bytes, ex.hbm_segments(e), e.fits, ex.hbm_status(e),
                    readouts(e)["hbm_capacity"].labelled)
 
-    def set_values(self, capacity: float, weights: float, kv: float, workspace: float, fits: bool,
-                   status: str = "") -> None:
-        """The same bar from bytes (chapters that draw a state other than the controller's)."""
-        self._show(capacity, ex.hbm_parts(capacity, weights, kv, workspace), fits, status,
-                   ex.hbm_capacity_text(capacity))
-
     def _show(self, capacity: float, parts, fits: bool, status: str, cap_text: str) -> None:
         colours = {"weights": th.ORANGE, "kv": th.REDDISH_PURPLE, "workspace": self.theme.workspace,
                    "free": self.theme.hbm_free}
@@ -208,10 +202,9 @@ class HbmBar(QWidget):
 
 
 class GaugePanel(CatchUpWhenShown, QWidget):
-    def __init__(self, controller, parent=None):
+    def __init__(self, snapshot, parent=None):
         super().__init__(parent)
         self.setObjectName("panel")
-        self.controller = controller
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 6, 10, 8)
         lay.setSpacing(4)
@@ -261,9 +254,8 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         lay.addWidget(self.notes)
         lay.addStretch(1)
 
-        controller.estimate_changed.connect(self.show_estimate)
-        if controller.estimate is not None:
-            self.show_estimate(controller.estimate)
+        self._snap = None
+        self.show_snapshot(snapshot)
 
     def value_text(self, key: str) -> str:
         return self.gauges[key].value.text()
@@ -272,18 +264,23 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         self.hbm.set_theme(t)
         for g in self.gauges.values():
             g.set_base_px(t.px(32))
-        if self.controller.estimate is not None:
-            self.show_estimate(self.controller.estimate)
+        if self._snap is not None:
+            self.show_snapshot(self._snap, force=True)
 
-    def show_estimate(self, e) -> None:
-        """Place the model's readouts: every gauge is one readout (title = its label)."""
-        if self.on_hidden_page(e):
+    def show_snapshot(self, snap, force: bool = False) -> None:
+        """Place the model's readouts of ``snap``'s estimate: every gauge is one readout (title = its label)."""
+        if self.on_hidden_page(snap):
             return
+        same = self._snap is not None and self._snap.estimate is snap.estimate
+        self._snap = snap
+        if same and not force:          # a problem line changed, not the estimate
+            return
+        e = snap.estimate
         r = readouts(e)
         s = e.scenario
         g = self.gauges
-        engine = (r["engine"],) if "engine" in r else ()             # with issue 11's engines
-        by = f"{r['engine'].text} · " if engine else ""
+        engine = (r["engine"],)
+        by = f"{r['engine'].text} · "
         g["ms_per_token"].show_readout(r["decode_time"], f"{by}floor {r['decode_floor'].text}",
                                        (*engine, r["mean_context"], r["decode_memory_time"], r["decode_compute_time"],
                                         r["decode_comm_time"], r["decode_overhead_time"], r["decode_floor"]))
@@ -323,7 +320,6 @@ class GaugePanel(CatchUpWhenShown, QWidget):
             html.append(f"<span style='{style}'>⚠ {_esc(n)}</span>")
         self.notes.setText("<br>".join(html))         # (a WrapLabel lays rich text out when set)
 
-    update_from = show_estimate
 
 
 def _esc(text: str) -> str:

@@ -188,6 +188,12 @@ class LessonsView(QWidget):
         self.set_theme(theme)
         self._warm(1)
 
+    def show_snapshot(self, snap) -> None:
+        """A change of the controller: every chapter built so far takes it (the shown one redraws,
+        the others when they show)."""
+        for v in self.views.values():
+            v.show_snapshot(snap)
+
     # ---------------------------------------------------------------- chapters
     def view(self, number: int):
         """The chapter's view, built on first use."""

@@ -1,11 +1,11 @@
-"""The main window: controls | the chip (issue 4) | roofline over gauges, and a footer sentence.
+"""The main window: controls | the chip | roofline over gauges, and a footer sentence.
 
     ┌ controls ┬──── chipArea (the animated hierarchy) ────┬── roofline ──┐
     │          │                                           ├── gauges ────┤
     └──────────┴───────────────────────────────────────────┴──────────────┘
       footer: the reason a scenario was rejected (if any) + model.readouts.sentences.explain
 
-Start-up (issue 13): the first paint shows the real Explore page; what it does not show (the
+Start-up: the first paint shows the real Explore page; what it does not show (the
 Lessons page and its modules, the app icon) is built right after it, one step per event-loop
 turn (``later``, ``when_built``), or on first use when a key or a button asks sooner.
 """
@@ -20,7 +20,7 @@ from ui import quick_start, theme as th
 from ui.controller import Controller
 from ui.controls import ControlPanel
 from ui.gauges import GaugePanel
-from ui.hierarchy_view import HierarchyView
+from ui.chip.view import HierarchyView
 from ui.roofline_plot import RooflinePlot
 from ui.steady_label import SteadyLabel
 from ui.window_pages import LessonsWindowMixin
@@ -66,18 +66,13 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         outer.addWidget(self._build_footer())
         self.setCentralWidget(central)
 
-        controller.estimate_changed.connect(self._on_estimate)
-        controller.problem_changed.connect(self._on_problem)
-        # last of the Explore page's slots: one repaint shows every panel's new numbers
-        controller.estimate_changed.connect(self.roofline.deliver_scene_updates)
+        controller.changed.connect(self.show_snapshot)
         self.controls.theme_toggled.connect(self.toggle_theme)
         self.controls.large_text_toggled.connect(self.set_large_text)
         self.controls.large_text.setChecked(large_text)
-        if controller.estimate is not None:
-            self._on_estimate(controller.estimate)
-        self._on_problem(controller.problem)
+        self._show_footer(controller.snapshot)
         from ui.custom_menu import install as install_custom_actions
-        install_custom_actions(self)        # your own hardware and models (issue 12)
+        install_custom_actions(self)        # your own hardware and models
         self.setMinimumSize(1024, 600)
         self._install_presenter()           # its app-wide key filter last
         self._theme_panels(self.theme, built_with_it=(self.roofline,))
@@ -86,7 +81,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
 
     def _build_explore(self, controller: Controller) -> QWidget:
         """The Explore page: the chip, and the right column (roofline over gauges); the Lessons
-        page sits beside it (issue 5)."""
+        page sits beside it."""
         explore = QWidget()
         ex = QHBoxLayout(explore)
         ex.setContentsMargins(0, 0, 0, 0)
@@ -103,7 +98,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         focus.triggered.connect(self.toggle_chip_focus)
         self.addAction(focus)
         chip_lay.addWidget(chip_title)
-        self.hierarchy = HierarchyView(controller)
+        self.hierarchy = HierarchyView(controller.estimate)
         chip_lay.addWidget(self.hierarchy, 1)
         ex.addWidget(self.chip_area, 6)
 
@@ -111,8 +106,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         right_lay = QVBoxLayout(right)
         right_lay.setContentsMargins(0, 0, 0, 0)
         right_lay.setSpacing(8)
-        self.roofline = RooflinePlot(controller, self.theme)
-        self.gauges = GaugePanel(controller)
+        self.roofline = RooflinePlot(controller.snapshot, self.theme)
+        self.gauges = GaugePanel(controller.snapshot)
         right_lay.addWidget(self.roofline, 5)
         right_lay.addWidget(self.gauges, 0)
         self.right = right
@@ -165,12 +160,24 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         return footer
 
     # ---------------------------------------------------------------- views
-    def _on_estimate(self, e) -> None:
-        sentence = explain(e)
+    def show_snapshot(self, snap) -> None:
+        """One change, drawn in a fixed order: the controls, the chip, the roofline, the gauges, the
+        footer, the Lessons page; then the plot's pending scene updates, so the window's one repaint
+        shows every panel's new numbers."""
+        self.controls.show_snapshot(snap)
+        self.hierarchy.show_snapshot(snap)
+        self.roofline.show_snapshot(snap)
+        self.gauges.show_snapshot(snap)
+        self._show_footer(snap)
+        if self.lessons_built():
+            self.lessons.show_snapshot(snap)
+        self.roofline.deliver_scene_updates()
+
+    def _show_footer(self, snap) -> None:
+        sentence = explain(snap.estimate)
         self.explanation.setText(sentence)
         self.explanation.setToolTip(sentence)
-
-    def _on_problem(self, text: str) -> None:
+        text = snap.problem
         self.problem.setText(f"Cannot run this: {text} — showing the last scenario that works." if text else "")
         self.problem.setVisible(bool(text))
 

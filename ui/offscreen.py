@@ -74,6 +74,7 @@ class OffscreenChapter:
         self.chapter = default_chapters()[int(number) - 1]
         self.controller = Controller(self.chapter.states[0].scenario)
         self.view = chapter_class(self.chapter.number)(self.chapter, self.controller, theme)
+        self.controller.changed.connect(self.view.show_snapshot)
         self.host = Host(self.view, theme, size)
         self.index = 0
 
@@ -134,9 +135,10 @@ class OffscreenChip:
 
     def __init__(self, scenario, theme: th.Theme, size: tuple[int, int], warm_up_frames: int = 240):
         from ui.controller import Controller
-        from ui.hierarchy_view import HierarchyView
+        from ui.chip.view import HierarchyView
         self.controller = Controller(scenario)
-        self.view = HierarchyView(self.controller)
+        self.view = HierarchyView(self.controller.estimate)
+        self.controller.changed.connect(self.view.show_snapshot)
         self.host = Host(self.view, theme, size)
         self.view.settle(warm_up_frames)       # the pipes full, as in a running window
 

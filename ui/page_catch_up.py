@@ -1,29 +1,29 @@
-"""Panels of a page the user cannot see take no estimate until they show again.
+"""Panels of a page the user cannot see take no snapshot until they show again.
 
-The Explore page's roofline and gauges stay subscribed while the Lessons page is shown (the
-chip does the same in its own way: ui/chip/view.set_estimate). Redrawing them there cost
+The Explore page's roofline and gauges are handed every snapshot while the Lessons page is shown
+(the chip does the same in its own way: ui/chip/view.set_estimate). Redrawing them there cost
 ~3 ms of every frame of a presenter glide for nothing on screen. A panel keeps only the
-newest estimate and draws it in its showEvent, before its first paint. A window that is not
-on screen (tests, offscreen renders) draws every estimate as before.
+newest snapshot and draws it in its showEvent, before its first paint. A window that is not
+on screen (tests, offscreen renders) draws every snapshot as it comes.
 """
 from __future__ import annotations
 
 
 class CatchUpWhenShown:
-    """Mixed into a QWidget panel with a ``show_estimate(e)``; call ``on_hidden_page(e)`` first."""
+    """Mixed into a QWidget panel with a ``show_snapshot(snap)``; call ``on_hidden_page(snap)`` first."""
 
     _missed = None
 
-    def on_hidden_page(self, e) -> bool:
-        """True (and ``e`` kept for later) when the window is on screen but this panel is not."""
+    def on_hidden_page(self, snap) -> bool:
+        """True (and ``snap`` kept for later) when the window is on screen but this panel is not."""
         if self.isVisible() or not self.window().isVisible():
             self._missed = None
             return False
-        self._missed = e
+        self._missed = snap
         return True
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
         super().showEvent(event)
         if self._missed is not None:
-            e, self._missed = self._missed, None
-            self.show_estimate(e)
+            snap, self._missed = self._missed, None
+            self.show_snapshot(snap)

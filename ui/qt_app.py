@@ -88,19 +88,14 @@ M_ARENA_MAX = -8                  # glibc's mallopt parameter number
 
 
 def steady_heap(app) -> None:
-    """Hand the C heap's free memory back to the system every 10 s (benches/soak_ui.py).
+    """Hand the C heap's free memory back to the system every 10 s, and use one malloc arena.
 
-    glibc raises its mmap threshold each time a large block is freed (up to 32 MB), so the big
-    transient buffers of resizes, grabs, exports and chart pages then come from the heap and
-    stay there, free but kept: 45 MB after the first 1 000 fuzz actions, 77 MB after 2 000,
-    while live memory stays at 60 MB. malloc_trim(0) returns those pages (a few ms, off any
-    frame's critical path). A fixed low threshold would too, but costs a fresh mmap and its
-    page faults on every large buffer: 17 ms instead of 2 ms per 1100×800 pixmap here.
-
-    One malloc arena: a worker thread (Measure this machine) otherwise gets an arena of its own,
-    whose freed memory stays resident in pieces the trim cannot return: soak seed 2, RSS after
-    5 000 actions 227 MB with glibc's default arenas, 195 MB with one (MALLOC_ARENA_MAX=1), the
-    live heap the same. Python's GIL serialises the allocations anyway."""
+    glibc raises its mmap threshold each time a large block is freed, so the big transient
+    buffers of resizes, grabs, exports and chart pages come from the heap and stay there, free
+    but kept; malloc_trim(0) returns those pages, off any frame's critical path. A worker thread
+    (Measure this machine) would get an arena of its own whose freed memory the trim cannot
+    return; Python's GIL serialises the allocations anyway. The soak measurements behind both
+    choices: docs/speed.md ("Memory over a long session")."""
     import ctypes
     from PySide6.QtCore import QTimer
     try:

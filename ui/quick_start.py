@@ -1,4 +1,4 @@
-"""What the window's start does before Qt, and undoes after its first paint (issue 13). No Qt here.
+"""What the window's start does before Qt, and undoes after its first paint. No Qt here.
 
     main.py (the window) → begin() … the first paint → MainWindow._next_step → end()
 

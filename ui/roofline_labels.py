@@ -28,7 +28,7 @@ class RooflineLabelsMixin:
         # in pixels: each roof label sits just above its roof, right-aligned, on its backing box;
         # where the HBM slope would run through its words a shorter form (one dtype name) is tried;
         # a label that would overlap a more important one is hidden
-        e = self.controller.estimate
+        e = self._snap.estimate if self._snap is not None else None
         bw = e.peak_bandwidth_bytes_per_s if e is not None else None
         (x0, x1), (y0, y1) = self.vb.viewRange()
         key = (tuple((a, ly, tuple(forms)) for a, ly, _lab, forms in self._roof_label_slots), x0, x1, y0, y1,

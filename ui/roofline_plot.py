@@ -103,10 +103,9 @@ _PREFIXES = ("", "k", "M", "G", "T", "P", "E")
 
 
 class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
-    def __init__(self, controller, theme: th.Theme = th.DARK, parent=None):
+    def __init__(self, snapshot, theme: th.Theme = th.DARK, parent=None):
         super().__init__(parent)
         self.setObjectName("panel")
-        self.controller = controller
         self.theme = theme
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 4)
@@ -155,8 +154,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.tips = HoverTips(self.plot, log_x=True, log_y=True, radius_px=HOVER_PX)
         self.vb.sigResized.connect(self._layout_labels)
 
-        self.set_theme(theme)           # (and shows the current estimate)
-        controller.estimate_changed.connect(self.show_estimate)
+        self._snap = snapshot
+        self.set_theme(theme)           # (and shows the current snapshot)
 
     # ---------------------------------------------------------------- items
     def _curve(self, connect: str = "all") -> pg.PlotCurveItem:
@@ -232,8 +231,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         big.setPixelSize(t.px(15))
         big.setBold(True)
         self.op_label.setFont(big)
-        if self.controller.estimate is not None:
-            self.show_estimate(self.controller.estimate)
+        if self._snap is not None:
+            self.show_snapshot(self._snap, force=True)
 
     apply_theme = set_theme
 
@@ -260,21 +259,24 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self._style_label(label, t, boxed=True)
 
     # ---------------------------------------------------------------- data
-    def show_estimate(self, e) -> None:
-        """Place what model.readouts.roofline says: roofs, ridge, trail, operating point, comparison."""
-        if self.on_hidden_page(e):
+    def show_snapshot(self, snap, force: bool = False) -> None:
+        """Place what model.readouts.roofline says of ``snap``: roofs, ridge, trail, operating point,
+        comparison (nothing to redraw when only the problem line changed)."""
+        if self.on_hidden_page(snap):
             return
-        c = self.controller
-        hw = c.catalog.gpu(e.scenario.gpu)
-        sw = c.sweep if e.phase == "decode" else None
-        cmp_hw = c.catalog.gpu(c.compare_gpu) if c.compare_gpu else None
+        old, self._snap = self._snap, snap
+        if not force and old is not None and old is not snap and (old.estimate, old.compare, old.compare_estimate) == \
+                (snap.estimate, snap.compare, snap.compare_estimate) and old.estimate is snap.estimate:
+            return
+        e, hw, cmp_hw = snap.estimate, snap.hardware, snap.compare
+        sw = snap.sweep if e.phase == "decode" else None
         roofs = rr.roofs(hw, e)
-        croof = rr.comparison_roof(e, cmp_hw, c.catalog) if cmp_hw is not None else None
+        croof = rr.comparison_roof(e, cmp_hw, snap.catalog) if cmp_hw is not None else None
         x0, x1, y0 = self._set_range(e, sw, roofs, croof)
         self.tips.clear()
         op_x, op_y = e.arithmetic_intensity_flops_per_byte, e.achieved_flops
         self.tips.point(op_x, op_y, rr.operating_point_tooltip(e))
-        ce = c.compare_estimate if croof is not None else None
+        ce = snap.compare_estimate if croof is not None else None
         if ce is not None:
             self.tips.point(ce.arithmetic_intensity_flops_per_byte, ce.achieved_flops,
                             rr.comparison_point_text(ce, croof.gpu_name))
@@ -288,11 +290,9 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self._layout_labels()
         self.title.setText(rr.title(hw, e))
 
-    update_from = show_estimate
-
     def deliver_scene_updates(self, *_args) -> None:
         """``deliver_now`` for this plot: the main window calls it after every panel has taken a
-        new estimate, so the window's one repaint shows them all (not the plot a repaint later)."""
+        new snapshot, so the window's one repaint shows them all (not the plot a repaint later)."""
         if self.isVisible():               # (the Lessons page shown: its views update after this)
             deliver_now(self.plot)
 

@@ -183,7 +183,7 @@ class SpeakerView(QWidget):
         self._mirror_timer.setSingleShot(True)
         self._mirror_timer.timeout.connect(self.refresh_mirror)
         self.lessons.chapter_changed.connect(self.show_state)
-        window.controller.estimate_changed.connect(lambda _e: self.schedule_mirror())
+        window.controller.changed.connect(self.schedule_mirror)    # a bound method: gone with this view
         self.chapter_list.currentRowChanged.connect(self._picked_chapter)
         self.screen_box.activated.connect(lambda i: self.screen_picked.emit(self.screen_box.itemData(i) or ""))
         self.set_theme(window.theme)
@@ -315,7 +315,7 @@ class SpeakerView(QWidget):
         self.screen_box.setVisible(len(screens) > 1)
 
     # ---------------------------------------------------------------- now
-    def schedule_mirror(self) -> None:
+    def schedule_mirror(self, _snapshot=None) -> None:
         self._mirror_timer.start(MIRROR_DELAY_MS)
 
     def audience_widget(self) -> QWidget:

@@ -15,7 +15,7 @@ moves nothing else.
 
 ``set_rich_text`` lays a rich-text label's document out when its text is set. A rich-text
 QLabel otherwise lays its document out in its next paint, and that layout asks for a paint of
-its own: every change repainted the window twice (issue 13).
+its own: every change repainted the window twice.
 """
 from __future__ import annotations
 

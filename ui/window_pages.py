@@ -1,6 +1,6 @@
 """The main window's two pages, Explore and Lessons, the mode bar over them, presenter mode
-and scenario files (issue 5). Kept apart from ui.lessons so that the first screen needs none
-of the Lessons page's modules (issue 13, start-up).
+and scenario files. Kept apart from ui.lessons so that the first screen needs none
+of the Lessons page's modules (start-up).
 
 The Lessons page (ui.lessons.LessonsView, its chapter views and their modules) is not on the
 first screen: ``window.lessons`` builds it on first use (a key, a button, a file, a test), and

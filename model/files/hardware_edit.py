@@ -190,7 +190,3 @@ def apply_what_if(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
         src = str(section.get("source") or "")
         section["source"] = f"what if {w.label} of: {src}" if src else f"what if {w.label}"
     return out
-
-
-def problems_text(problems: list[Problem]) -> str:
-    return "; ".join(f"{p.path}: {p.reason}" if p.path else p.reason for p in problems)

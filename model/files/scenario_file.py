@@ -48,7 +48,7 @@ def parse_scenario_document(doc, name: str = "scenario") -> tuple[Scenario, int 
     except ModelError as exc:
         raise ScenarioError(f"{name}: {exc}") from None
     try:
-        install_embedded(doc, name)     # custom hardware/models the file carries (issue 12)
+        install_embedded(doc, name)     # custom hardware/models the file carries
         resolve(s)
     except ModelError as exc:
         raise ScenarioError(f"{name}: {exc}") from None

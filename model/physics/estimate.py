@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import math
+from dataclasses import field
+
 import numpy as np
 
 from model.catalog.parts import Catalog
@@ -99,6 +101,8 @@ class Estimate:
     prefill_kv_bytes: float = math.nan
     prefill_activation_bytes: float = math.nan
     prefill_flops: float = math.nan
+    # what the scenario resolved to (parts, parallelism, engine): kept so nothing resolves it again
+    resolved: ResolvedScenario | None = field(default=None, compare=False, repr=False)
 
 
 def _f(x) -> float:
@@ -196,6 +200,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         prefill_comm_ms=_f(pre.comm_s) * 1e3, prefill_overhead_ms=_f(pre.overhead_s) * 1e3,
         prefill_weight_bytes=_f(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_f(pre.kv_bytes) / rs.pp,
         prefill_activation_bytes=_f(pre.activation_bytes) / rs.pp, prefill_flops=_f(pre.flops) / rs.pp,
+        resolved=rs,
     )
 
 

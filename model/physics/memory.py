@@ -33,10 +33,6 @@ class Footprint:
         return self.needed_bytes <= self.capacity_bytes
 
     @property
-    def free_bytes(self) -> float:
-        return self.capacity_bytes - self.needed_bytes
-
-    @property
     def max_batch(self) -> int:
         room = self.capacity_bytes - self.workspace_bytes - self.weight_bytes
         if room <= 0:

@@ -14,7 +14,7 @@ from model.catalog.engines import EfficiencyTable
 from model.catalog.active import default_efficiency
 from model.physics.memory import footprint
 from model.errors import ScenarioError
-from model.physics.scenario import MAX_BATCH, Scenario, resolve
+from model.physics.scenario import MAX_BATCH, ResolvedScenario, Scenario, resolve
 from model.physics.step import decode_pass, microbatch
 from model.values import frozen
 
@@ -54,8 +54,10 @@ def default_batches(max_batch: int = 4096) -> np.ndarray:
 
 
 def sweep_batch(scenario: Scenario, batches=None, catalog: Catalog | None = None,
-                efficiency: EfficiencyTable | None = None) -> BatchSweep:
-    rs = resolve(scenario, catalog)
+                efficiency: EfficiencyTable | None = None, resolved: ResolvedScenario | None = None) -> BatchSweep:
+    """The decode step at each of ``batches`` (default 1, 2, 4 … 4096). ``resolved``: the scenario
+    already resolved (an Estimate's), so it is not resolved again."""
+    rs = resolved if resolved is not None else resolve(scenario, catalog)
     table = efficiency or default_efficiency()
     eff = table.efficiency(rs.engine, rs.hw)
     b = np.asarray(default_batches() if batches is None else batches, dtype=float)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from model.catalog.active import default_efficiency
 from model.catalog.engines import AUTO, IDEAL_ID
-from model.catalog.parts import LLM
+from model.catalog.parts import LLM, Catalog
 from model.readouts.format import si, sig3
 
 
@@ -51,3 +51,10 @@ def model_import_rows(llm: LLM) -> list[tuple[str, str]]:
     if llm.notes:
         rows.append(("Notes", llm.notes))
     return rows
+
+
+def scenario_words(s, catalog: Catalog) -> str:
+    """A scenario in a few words: 'Llama 3.1 8B in BF16 on one H100 SXM, batch 1'."""
+    gpus = "one" if s.gpus == 1 else f"{s.gpus}×"
+    return (f"{catalog.model(s.model).name} in {catalog.precision(s.precision).name} on {gpus} "
+            f"{catalog.gpu(s.gpu).short_name}, batch {s.batch:,}")

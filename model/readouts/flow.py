@@ -170,8 +170,9 @@ def _phase_step(est: Estimate) -> tuple[float, tuple[float, float, float], float
 
 
 def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
-    """Per-link bytes/s, per-level utilisation and the bottleneck for one Estimate (per GPU)."""
-    rs = resolve(est.scenario, catalog)
+    """Per-link bytes/s, per-level utilisation and the bottleneck for one Estimate (per GPU): the
+    parts the estimate resolved (``catalog`` only for an estimate made without them)."""
+    rs = est.resolved if est.resolved is not None else resolve(est.scenario, catalog)
     hw, s = rs.hw, rs.scenario
     step_s, per_step, flops_step, comm_s, seq_tokens = _phase_step(est)
     bw = {lvl.key: lvl.bandwidth_bytes_per_s for lvl in hw.levels}

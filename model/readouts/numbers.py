@@ -258,10 +258,9 @@ def _memory(e) -> list[Readout]:
 
 def _money(e) -> list[Readout]:
     s = e.scenario
-    engine = getattr(e, "engine_name", None)        # issue 11 adds the engine to the Estimate
-    return [_r("engine", "Engine", engine, "", engine,
-               "Whose realistic numbers these are (efficiencies of that serving stack); ideal = the roofline floor")
-            ] * bool(engine) + [
+    return [
+        _r("engine", "Engine", e.engine_name, "", e.engine_name,
+           "Whose realistic numbers these are (efficiencies of that serving stack); ideal = the roofline floor"),
         _r("usd_per_million_tokens", "Cost per 1M output tokens", e.usd_per_million_tokens, "$",
            f"${sig3(e.usd_per_million_tokens)}",
            f"{s.gpus} GPU × GPU-hour price ÷ output tokens/s of the group"),

@@ -7,7 +7,7 @@ Estimate's phase, and the times it lists are that phase's.
 from __future__ import annotations
 
 from model.readouts.format import percent, si
-from model.readouts.numbers import HBM_CAPACITY, HBM_FREE, KV_RESIDENT, WEIGHTS_RESIDENT, WORKSPACE, readouts
+from model.readouts.numbers import HBM_FREE, KV_RESIDENT, WEIGHTS_RESIDENT, WORKSPACE, readouts
 
 
 def _phase_keys(phase: str) -> tuple[str, str, str, str]:
@@ -81,11 +81,6 @@ def hbm_parts(capacity_bytes: float, weight_bytes: float, kv_bytes: float,
     cap = si(capacity_bytes, "B")
     return [(name, b, f"{label}: {si(b, 'B')} ({percent(b / capacity_bytes)} of {cap})")
             for name, label, b in parts]
-
-
-def hbm_capacity_text(capacity_bytes: float) -> str:
-    """'HBM capacity per GPU: 80.0 GB' (the readout's label and format)."""
-    return f"{HBM_CAPACITY}: {si(capacity_bytes, 'B')}"
 
 
 def hbm_segments(e) -> list[tuple[str, float, str]]:

@@ -126,7 +126,6 @@ class ChapterView(QWidget):
         self.chart_lay.addWidget(self.details_label)       # under the chart, its full width
         self.set_theme(theme)
         self.caption_label.setText(chapter.states[0].caption)
-        controller.estimate_changed.connect(self._on_estimate)
 
     def _build_side(self) -> QWidget:
         """The side panel: the key number and its label (the chapter adds its controls), and the
@@ -204,6 +203,10 @@ class ChapterView(QWidget):
             self._show_error(exc)
 
     # ---------------------------------------------------------------- drawing
+    def show_snapshot(self, snap) -> None:
+        """A change of the controller (ui/controller.Snapshot): redraw from its estimate."""
+        self._on_estimate(snap.estimate)
+
     def _on_estimate(self, e) -> None:
         if self.isVisible():
             self.refresh(e)

@@ -137,17 +137,6 @@ class ChipLayout:
             out["cluster"] = self.cluster.box
         return out
 
-    def inner_parts(self) -> dict[str, Rect]:
-        """Parts drawn inside others (inside the package, inside the cluster)."""
-        out = {f"sm{i}": r for i, r in enumerate(self.sms)}
-        out.update({f"memory{i}": r for i, r in enumerate(self.memory)})
-        out.update({"l2": self.l2, "package_title": self.package_title})
-        if self.cluster is not None:
-            c = self.cluster
-            out.update({f"tile{i}": t for i, t in enumerate(c.tiles)})
-            out.update({"switch": c.switch, "cluster_foot": c.foot, "cluster_title": c.title,
-                        "cluster_subtitle": c.subtitle})
-        return out
 
 
 def font_px(w: float, h: float, boost: float = 1.0) -> int:

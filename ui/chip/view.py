@@ -76,7 +76,7 @@ class _Canvas(QWidget):
 class HierarchyView(QWidget):
     """The chip, animated. ``show_estimate(e)`` (or ``set_estimate``) re-targets the flow."""
 
-    def __init__(self, controller=None, estimate_: Estimate | None = None, parent: QWidget | None = None,
+    def __init__(self, estimate_: Estimate | None = None, parent: QWidget | None = None,
                  seed: int = 0, catalog: Catalog | None = None):
         super().__init__(parent)
         self.setObjectName("hierarchyView")
@@ -121,15 +121,13 @@ class HierarchyView(QWidget):
         self._timer.timeout.connect(self._on_tick)
         self._clock = QElapsedTimer()
 
-        self.controller = controller
-        if controller is not None:
-            controller.estimate_changed.connect(self.show_estimate)
-            estimate_ = estimate_ or getattr(controller, "estimate", None)
         self.set_estimate(estimate_ or estimate(Scenario(), self.catalog), animate=False)
 
     # ---------------------------------------------------------------- the panel protocol
-    def show_estimate(self, est: Estimate) -> None:
-        self.set_estimate(est)
+    def show_snapshot(self, snap) -> None:
+        """A controller's change (ui/controller.Snapshot): re-target to its estimate."""
+        if snap.estimate is not self.estimate and (self._pending is None or snap.estimate is not self._pending[0]):
+            self.set_estimate(snap.estimate)
 
     def set_estimate(self, est: Estimate, animate: bool = True) -> None:
         """Re-target the flow to ``est`` (glides over 300 ms; the particles keep moving). A hidden
@@ -198,7 +196,7 @@ class HierarchyView(QWidget):
         self._pending = None
         self.estimate = est
         self._flow = f = flow(est, self.catalog)
-        self.hw = self.catalog.gpu(est.scenario.gpu)
+        self.hw = est.resolved.hw if est.resolved is not None else self.catalog.gpu(est.scenario.gpu)
         self._shapes = patterns(f)
         self.animator.retarget(f, packet_scale(f, self.speed), animate and self.isVisible() and self.frames > 0)
         self._relayout(force=True)
