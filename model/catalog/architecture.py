@@ -36,6 +36,8 @@ class ParamBreakdown:
     experts_per_token: int
     other: float              # norms, biases, router
     tied_embeddings: bool
+    attention_out: float = 0.0   # the output projections (O) of ``attention``, all layers
+    ffn_down_share: float = 1.0 / 3.0   # the down projection's share of an FFN (1/3 gated, 1/2 plain)
 
     @property
     def routed_total(self) -> float:
@@ -47,11 +49,15 @@ class ParamBreakdown:
                 + self.routed_total + self.other)
 
     @property
+    def lm_weights(self) -> float:
+        """What the LM head multiplies with: its own matrix, or the tied embedding table."""
+        return self.embedding if self.tied_embeddings else self.lm_head
+
+    @property
     def streamed_dense(self) -> float:
         """Weights every decode step reads whatever the batch: all but the routed experts and
         the input embedding table (only B rows of it are gathered)."""
-        lm = self.embedding if self.tied_embeddings else self.lm_head
-        return lm + self.attention + self.dense_ffn + self.other
+        return self.lm_weights + self.attention + self.dense_ffn + self.other
 
     @property
     def active_per_token(self) -> float:
@@ -82,6 +88,11 @@ class Shape:
     allreduces_per_layer: int
     kv_heads: int
     sliding_window: int | None
+    # activation_values_per_token split by the kernel that writes them (written once, read once):
+    qkv_activations: float = 0.0        # the layer's normed input and its Q, K, V
+    attention_activations: float = 0.0  # the attention output
+    out_activations: float = 0.0        # the O projection's output
+    ffn_activations: float = 0.0        # the FFN's input, its up/gate outputs and its down output
 
 
 def _get(cfg: Mapping[str, Any], key: str, default: Any = None) -> Any:
@@ -128,11 +139,13 @@ def param_breakdown(cfg: Mapping[str, Any]) -> ParamBreakdown:
     other = L * (norms_per_layer + norm_extra + qkv_bias) + d + router
     if cfg.get("lm_head_bias"):
         other += V
+    o_layer = h * (mla["v_head_dim"] if mla else k) * d
     return ParamBreakdown(
         embedding=float(V * d), lm_head=0.0 if tied else float(V * d),
         attention=float(L * attn_layer), dense_ffn=float(dense_ffn), expert=float(expert),
         moe_layers=moe_layers, experts=experts, experts_per_token=top_k,
-        other=float(other), tied_embeddings=tied,
+        other=float(other), tied_embeddings=tied, attention_out=float(L * o_layer),
+        ffn_down_share=1.0 / mats,
     )
 
 
@@ -158,12 +171,13 @@ def shape(cfg: Mapping[str, Any]) -> Shape:
         * int(_get(cfg, "expert_ffn", f)) if experts else f
     ffn_values = (3 if cfg["ffn_gated"] else 2) * ffn_active
     # Each kernel writes its output once and the next reads it once (×2).
-    act = L * 2 * (2 * d + q_dim + kv_dim + attn_out + ffn_values)
+    qkv_act, attn_act, out_act, ffn_act = (L * 2.0 * v for v in (d + q_dim + kv_dim, attn_out, d, ffn_values))
     per_layer = 1 if cfg.get("parallel_block") else 2
     return Shape(
         kv_values_per_token=float(kv), attention_flops_per_context=float(attn),
-        activation_values_per_token=float(act),
+        activation_values_per_token=qkv_act + attn_act + out_act + ffn_act,
         allreduce_values_per_token=float(L * per_layer * d),
         allreduces_per_layer=per_layer, kv_heads=g,
         sliding_window=cfg.get("sliding_window"),
+        qkv_activations=qkv_act, attention_activations=attn_act, out_activations=out_act, ffn_activations=ffn_act,
     )

@@ -43,6 +43,7 @@ FRACTIONS = 4                           # the first four are fractions (logit), 
 LO = np.array([-4.0, -4.0, -4.0, -4.0, np.log(1e-7), np.log(1e-8), np.log(0.1), np.log(0.01), np.log(1e-6)])
 HI = np.array([6.9, 6.9, 6.9, 6.9, np.log(0.05), np.log(1e-3), np.log(20.0), np.log(100.0), np.log(0.2)])
 DELTA = 0.15
+PER_KERNEL = ("gemm_bytes", "gemm_flops", "gemm_dequant")   # PassTerms fields with a leading kernel axis
 POOLED_WIDTH = 3.0                      # the pooled factors' prior is this much wider than an engine's
 
 
@@ -89,11 +90,17 @@ def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
         for terms, is_prefill, w in p.passes:
             n = w.shape
             for f in cols:
-                cols[f].append(np.broadcast_to(np.asarray(getattr(terms, f), dtype=float), n).ravel())
+                v = np.asarray(getattr(terms, f), dtype=float)
+                if f in PER_KERNEL:                 # (kernel, …): one row per weight kernel
+                    v = v.reshape(v.shape[:1] + (1,) * (len(n) + 1 - v.ndim) + v.shape[1:])
+                    cols[f].append(np.broadcast_to(v, v.shape[:1] + n).reshape(v.shape[0], -1))
+                else:
+                    cols[f].append(np.broadcast_to(v, n).ravel())
             pre.append(np.full(n, is_prefill)); wts.append(w); rows.append(np.full(n, i)); grp.append(np.full(n, g))
             sus.append(np.full(n, table.sustained_fraction(p.hw)))
     cat = np.concatenate
-    return Design(PassTerms(**{f: cat(v) for f, v in cols.items()}), cat(pre), cat(wts), cat(rows), cat(grp),
+    return Design(PassTerms(**{f: cat(v, axis=1 if f in PER_KERNEL else 0) for f, v in cols.items()}),
+                  cat(pre), cat(wts), cat(rows), cat(grp),
                   cat(sus), np.array([p.k for p in plans]), np.array([p.inverse for p in plans]),
                   np.log([p.row.value for p in plans]), np.array([gidx[(p.engine, table.platform(p.hw))] for p in plans]),
                   groups, np.ones(len(plans)))

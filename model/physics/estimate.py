@@ -23,7 +23,9 @@ from model.catalog.active import default_efficiency
 from model.physics.memory import Footprint, footprint
 from model.physics.roofline import critical_batch, ridge_flops_per_byte
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
-from model.physics.step import PassCost, decode_pass, microbatch, prefill_pass
+from model.physics.kernels import KernelCost, kernel_costs
+from model.physics.step import (PassCost, decode_pass, decode_terms, microbatch, pass_cost, prefill_pass,
+                                prefill_terms)
 from model.values import frozen
 
 E2E_POINTS = 16
@@ -103,6 +105,10 @@ class Estimate:
     prefill_flops: float = math.nan
     # what the scenario resolved to (parts, parallelism, engine): kept so nothing resolves it again
     resolved: ResolvedScenario | None = field(default=None, compare=False, repr=False)
+    # the decode step and the prefill pass as their kernels (model/physics/kernels.py): their times,
+    # with communication and overhead, add up to decode_ms_per_token and prefill_ms
+    decode_kernels: tuple[KernelCost, ...] = field(default=(), compare=False, repr=False)
+    prefill_kernels: tuple[KernelCost, ...] = field(default=(), compare=False, repr=False)
 
 
 def _f(x) -> float:
@@ -153,8 +159,9 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     n = s.gpus
     mean_ctx = s.input_len + s.output_len / 2.0
 
-    dec = decode_pass(rs, s.batch, mean_ctx, eff)
-    pre = prefill_pass(rs, s.batch, s.input_len, eff)
+    dterms, pterms = decode_terms(rs, s.batch, mean_ctx), prefill_terms(rs, s.batch, s.input_len)
+    dec = pass_cost(dterms, eff, eff.compute_fraction_decode)
+    pre = pass_cost(pterms, eff, eff.compute_fraction_prefill)
     fp: Footprint = footprint(rs, table.workspace_fraction)
     max_fit = fp.max_batch
     e2e, waves = e2e_with_waves(rs, s.batch, max_fit, eff, _f(pre.time_s))
@@ -200,7 +207,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         prefill_comm_ms=_f(pre.comm_s) * 1e3, prefill_overhead_ms=_f(pre.overhead_s) * 1e3,
         prefill_weight_bytes=_f(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_f(pre.kv_bytes) / rs.pp,
         prefill_activation_bytes=_f(pre.activation_bytes) / rs.pp, prefill_flops=_f(pre.flops) / rs.pp,
-        resolved=rs,
+        resolved=rs, decode_kernels=kernel_costs(dterms, dec), prefill_kernels=kernel_costs(pterms, pre),
     )
 
 

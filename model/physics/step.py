@@ -17,8 +17,22 @@ For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
                         + dequantised weights × ops per weight / FP32 FLOP/s   (weight-only formats)
     communication     = allreduces × (α + 2(tp−1)/tp · B·d·2 bytes / link bytes/s)   (16-bit sums)
                         + (pp−1) network hops
-    step time         = max(memory, compute) + communication + step overhead + L·layer overhead
-                        (+ one request overhead per prefill)
+    step time         = Σ_kernels max(memory_k, compute_k) + communication + step overhead
+                        + L·layer overhead  (+ one request overhead per prefill)
+
+The kernels of a pass, in the order an engine runs them (each a roofline of its own):
+    qkv        Q, K, V projections      weights d·(h + 2g)·k per layer, FLOPs 2·weights·tokens
+    attention  QKᵀ and PV over the cache KV bytes, attention FLOPs (≈ 1 FLOP per byte in decode)
+    scores     the score matrix written and read back, only without flash attention (memory only)
+    out_proj   the O projection         h·k·d per layer
+    mlp_up     the FFN's up (and gate)  2·d·f per layer when gated
+    mlp_down   the FFN's down           f·d per layer
+    experts    the routed experts (MoE) the experts the tokens touch, FLOPs 2·K experts·tokens
+    lm_head    the vocabulary           V·d
+    small      norms, biases, router    (elementwise and tiny matmuls)
+Each GEMM kernel reads its weights once per pass (decode: intensity ≈ 2·tokens ÷ bytes per
+weight, so it climbs with the batch) while attention reads each sequence's own cache (intensity
+≈ 1 whatever the batch): the GEMMs turn compute-bound first and attention never does.
 
 Pipeline stages (pp > 1) split the batch into m = min(pp, B) micro-batches: a token
 still crosses every stage, so its latency is that of the whole model at batch B/m, while
@@ -57,6 +71,11 @@ class PassTerms:
     stretch: object = 1.0         # pipeline fill of a prefill: (m + pp − 1)/pp
     requests: object = 0.0        # request overheads this pass carries (1 for a prefill)
     score_bytes: object = 0.0     # attention scores written to and read from memory (no flash attention)
+    # the weight kernels (GEMM_KERNELS order along the first axis): bytes (weights + activations),
+    # FLOPs, weights a weight-only kernel unpacks; they add up to the totals above
+    gemm_bytes: object = 0.0
+    gemm_flops: object = 0.0
+    gemm_dequant: object = 0.0
 
     @property
     def bytes(self):
@@ -77,6 +96,13 @@ class PassCost:
     overhead_s: object
     time_s: object
     floor_s: object           # max(bytes / peak bandwidth, FLOPs / peak FLOP/s): no overhead, no comm
+    kernel_memory_s: object = 0.0    # per kernel (KERNELS order along the first axis), × stretch
+    kernel_compute_s: object = 0.0
+
+    @property
+    def kernel_s(self):
+        """Each kernel's time: the longer of its memory and its compute time (KERNELS order)."""
+        return np.maximum(self.kernel_memory_s, self.kernel_compute_s)
 
     @property
     def bytes(self):
@@ -86,28 +112,30 @@ class PassCost:
 def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     """Apply an engine's factors to a pass (factors may be arrays, one per pass: the fit does).
 
-        time = (max(weights+activations / (BW·η_bw), GEMM FLOPs/(F·η_c) + dequant)      GEMM kernels
-                + max(KV bytes / (BW·η_bw·η_kv), attention FLOPs/(F·η_c))            attention kernel
-                + scores/(BW·η_bw) + comm + step + L·layer) × stretch
-    The GEMMs and the attention kernel run one after another, so each is bound by its own
-    resource and the two add (≥ the floor max(Σ bytes/BW, Σ FLOPs/F))."""
+        kernel k (GEMM):   max(bytes_k / (BW·η_bw), FLOPs_k / (F·η_c) + dequant_k)
+        attention:         max(KV bytes / (BW·η_bw·η_kv), attention FLOPs / (F·η_c))
+        scores:            score bytes / (BW·η_bw)      (their own kernels: no flash attention)
+        time = (Σ kernels + comm + step + L·layer) × stretch
+    The kernels run one after another, so each is bound by its own resource and their times add
+    (≥ the floor max(Σ bytes/BW, Σ FLOPs/F))."""
     total = t.bytes
     bw = t.bandwidth_bytes_per_s * eff.hbm_fraction
     rate = np.minimum(t.matmul_flops * compute_fraction, t.peak_flops)    # never past the datasheet
-    dequant = t.dequant_weights * eff.dequant_ops_per_weight / t.vector_flops
-    gemm_mem = (t.weight_bytes + t.activation_bytes) / bw
-    gemm_comp = (t.flops - t.attention_flops) / rate + dequant
+    gemm_mem = t.gemm_bytes / bw
+    gemm_comp = t.gemm_flops / rate + t.gemm_dequant * eff.dequant_ops_per_weight / t.vector_flops
     attn_mem = t.kv_bytes / (bw * eff.kv_read_fraction)
     attn_comp = t.attention_flops / rate
-    mem, comp = gemm_mem + attn_mem, gemm_comp + attn_comp
+    scores = t.score_bytes / bw
+    zero = 0.0 * scores
+    k = t.stretch
+    kmem = np.stack(np.broadcast_arrays(*gemm_mem, attn_mem, scores)) * k
+    kcomp = np.stack(np.broadcast_arrays(*gemm_comp, attn_comp, zero)) * k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s + t.requests * eff.request_overhead_s / t.stretch
-    scores = t.score_bytes / bw   # own kernels: no overlap
-    time = (np.maximum(gemm_mem, gemm_comp) + np.maximum(attn_mem, attn_comp) + scores + comm + overhead) * t.stretch
-    floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * t.stretch
-    k = t.stretch
-    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, (mem + scores) * k, comp * k, comm * k,
-                    overhead * k, time, floor)
+    time = np.maximum(kmem, kcomp).sum(axis=0) + (comm + overhead) * k
+    floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * k
+    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, kmem.sum(axis=0), kcomp.sum(axis=0),
+                    comm * k, overhead * k, time, floor, kmem, kcomp)
 
 
 def _comm_terms(rs: ResolvedScenario, tokens):
@@ -151,15 +179,45 @@ def _dequant_weights(rs: ResolvedScenario, weights):
     return weights if stored < DTYPE_BITS.get(rs.compute_dtype, stored) else 0.0 * weights
 
 
-def _terms(rs: ResolvedScenario, weights, kvb, ab, flops, attn, tokens, stretch=1.0, requests=0.0,
+GEMM_KERNELS = ("qkv", "out_proj", "mlp_up", "mlp_down", "experts", "lm_head", "small")
+KERNELS = GEMM_KERNELS + ("attention", "scores")      # PassCost.kernel_*_s order
+
+
+def gemm_split(rs: ResolvedScenario, tokens):
+    """The weight kernels of a pass over ``tokens`` tokens (GEMM_KERNELS order), whole model:
+    (weights streamed, weights each token multiplies with, activation values per token)."""
+    p, shp = rs.llm.params, rs.llm.shape
+    qkv, out = p.attention - p.attention_out, p.attention_out
+    up, down = p.dense_ffn * (1.0 - p.ffn_down_share), p.dense_ffn * p.ffn_down_share
+    routed = p.moe_layers * p.experts_per_token * p.expert
+    touched = p.moe_layers * p.experts_touched(tokens) * p.expert
+    ffn_active = p.dense_ffn + routed
+    ffn_act = shp.ffn_activations / ffn_active if ffn_active else 0.0
+    active = (qkv, out, up, down, routed, p.lm_weights, p.other)
+    streamed = (qkv, out, up, down, touched, p.lm_weights, p.other)
+    acts = (shp.qkv_activations, shp.attention_activations + shp.out_activations, up * ffn_act,
+            down * ffn_act, routed * ffn_act, 0.0, 0.0)
+    return streamed, active, acts
+
+
+def _terms(rs: ResolvedScenario, tokens, kvb, attn, ctx_shape, stretch=1.0, requests=0.0,
            scores=0.0) -> PassTerms:
+    """A pass's terms per GPU from its token count (per micro-batch): each weight kernel's bytes
+    (weights × bytes per weight + activations × their bytes) and FLOPs (2 per weight per token)."""
     lat, tr = _comm_terms(rs, tokens)
     vector = rs.hw.peak("fp32") or rs.peak_flops
     quantised = _dequant_weights(rs, 1.0) > 0
     matmul = default_efficiency().matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops
-    return PassTerms(weights * rs.precision.bytes_per_weight / rs.tp, kvb, ab, flops, attn,
-                     _dequant_weights(rs, weights) / rs.tp, rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops,
-                     matmul, vector, lat, tr, rs.llm.layers, stretch, requests, scores)
+    streamed, active, acts = gemm_split(rs, tokens)
+    zero = 0.0 * ctx_shape
+    w = np.stack(np.broadcast_arrays(*(np.asarray(x, dtype=float) + zero for x in streamed)))
+    a = np.stack(np.broadcast_arrays(*(2.0 * x * tokens + zero for x in active))) / rs.tp
+    act = np.stack(np.broadcast_arrays(*(x * tokens + zero for x in acts))) * rs.precision.activation_bytes / rs.tp
+    wb = w * rs.precision.bytes_per_weight / rs.tp
+    dq = _dequant_weights(rs, w) / rs.tp
+    return PassTerms(wb.sum(axis=0), kvb, act.sum(axis=0), a.sum(axis=0) + attn, attn, dq.sum(axis=0),
+                     rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops, matmul, vector, lat, tr, rs.llm.layers,
+                     stretch, requests, scores, wb + act, a, dq)
 
 
 def microbatch(rs: ResolvedScenario, batch):
@@ -179,18 +237,16 @@ def _score_bytes_per_pair(rs: ResolvedScenario) -> float:
 
 def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
     """Bytes, FLOPs and link traffic of one decode step for ``batch`` sequences at ``context``."""
-    llm, shp = rs.llm, rs.llm.shape
+    shp = rs.llm.shape
     _, b = microbatch(rs, np.asarray(batch, dtype=float))
     ctx = np.asarray(context, dtype=float)
     if shp.sliding_window:
         ctx = np.minimum(ctx, shp.sliding_window)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
-    ab = b * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
     scores = b * ctx * _score_bytes_per_pair(rs)
     attn = b * ctx * shp.attention_flops_per_context / rs.tp
-    flops = 2.0 * llm.params.active_per_token * b / rs.tp + attn
-    return _terms(rs, llm.params.streamed(b) + 0.0 * ctx, kvb, ab, flops, attn, b, scores=scores)
+    return _terms(rs, b, kvb, attn, kvb, scores=scores)
 
 
 def decode_pass(rs: ResolvedScenario, batch, context, eff: Efficiency = IDEAL) -> PassCost:
@@ -203,7 +259,7 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
 
     Causal attention: Σ context over a prompt of S tokens = S²/2 (window-capped).
     Pipeline: m micro-batches through pp stages take (m + pp − 1)/pp of one full pass."""
-    llm, shp = rs.llm, rs.llm.shape
+    shp = rs.llm.shape
     batch = np.asarray(batch, dtype=float)
     m, b = microbatch(rs, batch)
     s = np.asarray(prompt_len, dtype=float)
@@ -212,11 +268,9 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     ctx_sum = s * s / 2.0 if not w else np.where(s <= w, s * s / 2.0, w * w / 2.0 + (s - w) * w)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     kvb = tokens * kv_token_bytes / rs.tp_kv
-    ab = tokens * shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
     scores = b * s * (np.minimum(s, w) if w else s) * _score_bytes_per_pair(rs)   # masked S×S, not S²/2
     attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
-    flops = 2.0 * llm.params.active_per_token * tokens / rs.tp + attn
-    return _terms(rs, llm.params.streamed(tokens), kvb, ab, flops, attn, tokens, (m + rs.pp - 1) / rs.pp, 1.0, scores)
+    return _terms(rs, tokens, kvb, attn, kvb, (m + rs.pp - 1) / rs.pp, 1.0, scores)
 
 
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
