@@ -126,10 +126,10 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     attn_mem = t.kv_bytes / (bw * eff.kv_read_fraction)
     attn_comp = t.attention_flops / rate
     scores = t.score_bytes / bw
-    zero = 0.0 * scores
     k = t.stretch
-    kmem = np.stack(np.broadcast_arrays(*gemm_mem, attn_mem, scores)) * k
-    kcomp = np.stack(np.broadcast_arrays(*gemm_comp, attn_comp, zero)) * k
+    rest = np.shape(gemm_mem)[1:]
+    kmem = np.concatenate((gemm_mem, np.broadcast_to(attn_mem, rest)[None], np.broadcast_to(scores, rest)[None])) * k
+    kcomp = np.concatenate((gemm_comp, np.broadcast_to(attn_comp, rest)[None], np.zeros((1,) + rest))) * k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s + t.requests * eff.request_overhead_s / t.stretch
     time = np.maximum(kmem, kcomp).sum(axis=0) + (comm + overhead) * k
@@ -208,11 +208,14 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, ctx_shape, stretch=1.0, requ
     vector = rs.hw.peak("fp32") or rs.peak_flops
     quantised = _dequant_weights(rs, 1.0) > 0
     matmul = default_efficiency().matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops
-    streamed, active, acts = gemm_split(rs, tokens)
-    zero = 0.0 * ctx_shape
-    w = np.stack(np.broadcast_arrays(*(np.asarray(x, dtype=float) + zero for x in streamed)))
-    a = np.stack(np.broadcast_arrays(*(2.0 * x * tokens + zero for x in active))) / rs.tp
-    act = np.stack(np.broadcast_arrays(*(x * tokens + zero for x in acts))) * rs.precision.activation_bytes / rs.tp
+    tz = tokens + 0.0 * ctx_shape                       # the pass's whole shape (batch × context)
+    streamed, active, acts = gemm_split(rs, tz)
+    a = np.multiply.outer(np.array(active) * (2.0 / rs.tp), tz)
+    act = np.multiply.outer(np.array(acts) * (rs.precision.activation_bytes / rs.tp), tz)
+    w = np.multiply.outer(np.array([x if np.ndim(x) == 0 else 0.0 for x in streamed]), np.ones_like(tz))
+    for i, x in enumerate(streamed):
+        if np.ndim(x):
+            w[i] = x                                      # the experts touched: grows with the tokens
     wb = w * rs.precision.bytes_per_weight / rs.tp
     dq = _dequant_weights(rs, w) / rs.tp
     return PassTerms(wb.sum(axis=0), kvb, act.sum(axis=0), a.sum(axis=0) + attn, attn, dq.sum(axis=0),
