@@ -172,11 +172,16 @@ def pipeline_hop_bytes(rs: ResolvedScenario, tokens):
 DTYPE_BITS = {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "fp4": 4, "int4": 4}
 
 
+def weight_only(rs: ResolvedScenario) -> bool:
+    """Whether the weights are stored narrower than the maths type and unpacked before each multiply."""
+    stored = int(rs.precision.weight_bits)
+    return stored < DTYPE_BITS.get(rs.compute_dtype, stored)
+
+
 def _dequant_weights(rs: ResolvedScenario, weights):
     """Weights stored narrower than the maths type (W8A16, W4A16, FP8 emulated on A100) are
     unpacked one by one before the multiply; weights already in the maths type are not."""
-    stored = int(rs.precision.weight_bits)
-    return weights if stored < DTYPE_BITS.get(rs.compute_dtype, stored) else 0.0 * weights
+    return weights if weight_only(rs) else 0.0 * weights
 
 
 GEMM_KERNELS = ("qkv", "out_proj", "mlp_up", "mlp_down", "experts", "lm_head", "small")
@@ -206,7 +211,7 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, ctx_shape, stretch=1.0, requ
     (weights × bytes per weight + activations × their bytes) and FLOPs (2 per weight per token)."""
     lat, tr = _comm_terms(rs, tokens)
     vector = rs.hw.peak("fp32") or rs.peak_flops
-    quantised = _dequant_weights(rs, 1.0) > 0
+    quantised = weight_only(rs)
     matmul = default_efficiency().matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops
     tz = tokens + 0.0 * ctx_shape                       # the pass's whole shape (batch × context)
     streamed, active, acts = gemm_split(rs, tz)

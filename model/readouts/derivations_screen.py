@@ -1,0 +1,196 @@
+"""Derivations of the numbers on screen (model/readouts/numbers.py), from the kernels and inputs.
+
+    step time        = Σ kernel times + communication + overhead
+    floor            = max(Σ bytes ÷ datasheet bandwidth, Σ FLOPs ÷ datasheet peak)
+    overhead         = per step + layers × per layer (+ per request, once per prefill)
+    end to end       = prefill + output × the mean decode step (in waves when the batch does not fit)
+    MBU, MFU         = bytes (FLOPs) per GPU ÷ step time ÷ datasheet peak;  busy = maths time ÷ step time
+    critical batch   = ridge × weight bytes ÷ (FLOPs per sequence − ridge × bytes per sequence)
+    cost             = GPUs × price per GPU-hour ÷ 3 600 ÷ tokens/s × 10⁶
+"""
+from __future__ import annotations
+
+from model.readouts.derivations_terms import Derivation, filled, kernel_names, split
+from model.readouts.expr import Expr, emax, emin, esum, efloor, num, ref
+
+
+def _sum(e, phase: str, quantity: str, skip: tuple[str, ...] = ()) -> Expr:
+    return esum(*(ref(f"{phase}.{k}.{quantity}") for k in kernel_names(e, phase) if k not in skip))
+
+
+def _share(e, x: Expr, phase: str) -> Expr:
+    """Per GPU: a decode step's work × micro-batches ÷ stages; a prefill's ÷ stages."""
+    if e.resolved.pp == 1:
+        return x
+    return x * ref("pipeline_share") if phase == "decode" else x / ref("pp")
+
+
+def screen_derivations(e, values) -> list[Derivation]:
+    """``values``: every readout's value by key (a share is written min(1, x) only where it caps)."""
+    return [*_times(e), *_utilisation(e, values), *_memory(e), *_money(e)]
+
+
+def _times(e) -> list[Derivation]:
+    out = []
+    for ph in ("decode", "prefill"):
+        over = ref("step_overhead") + ref("layers") * ref("layer_overhead")
+        over = filled(e, over, ph) + (ref("request_overhead") if ph == "prefill" else num(0))
+        step = "prefill_time" if ph == "prefill" else "decode_time"
+        why = ("Kernels run one after another: their times add",
+               f"{e.engine_name}'s factors for {e.resolved.hw.short_name}" + (" at the mean context" if ph == "decode" else ""))
+        out += [Derivation(step, _sum(e, ph, "time") + ref(f"{ph}_comm_time") + ref(f"{ph}_overhead_time"), why),
+                Derivation(f"{ph}_floor", filled(e, emax(_sum(e, ph, "bytes", ("scores",)) / ref("peak_bandwidth"),
+                                                         _sum(e, ph, "flops") / ref("peak_flops")), ph),
+                           ("100% of the datasheet's bandwidth and FLOP/s, nothing else: the roofline's floor",)),
+                Derivation(f"{ph}_memory_time", _sum(e, ph, "memory"), ("Every kernel's time on the HBM",)),
+                Derivation(f"{ph}_compute_time", _sum(e, ph, "compute"), ("Every kernel's time on the tensor cores",)),
+                Derivation(f"{ph}_overhead_time", _drop_zero(over),
+                           ("Software time the GPU spends not computing: launching kernels and the gaps between "
+                            "them, scheduling, sampling" + (", and a new request's bookkeeping" if ph == "prefill" else ""),)),
+                _comm(e, ph)]
+    out += [_e2e(e),
+            Derivation("waves", None, given=("batch", "max_batch_that_fits"),
+                       source="⌈batch ÷ largest batch that fits⌉ (1 when it fits)"),
+            Derivation("tokens_per_s_per_user", num(1) / ref("decode_time"), ("Each sequence gains one token per step",)),
+            Derivation("output_tokens_per_s", ref("batch") / ref("decode_time"), ("Every sequence of the batch gains one token per step",))]
+    return out
+
+
+def _drop_zero(x: Expr) -> Expr:
+    """``a + 0`` written as ``a``."""
+    if x.op == "+" and x.args[1].op == "num" and x.args[1].number == 0:
+        return x.args[0]
+    return x
+
+
+def _comm(e, ph: str) -> Derivation:
+    rs = e.resolved
+    key = f"{ph}_comm_time"
+    if e.engine_id == "ideal":
+        return Derivation(key, None, source="the roofline floor counts no communication")
+    parts, lat = [], []
+    if rs.tp > 1 and rs.tp_link is not None:
+        lat.append(ref("allreduces") * ref("link_latency"))
+        parts.append(ref(f"{ph}.allreduce_bytes") / ref("link_bandwidth"))
+    if rs.pp > 1:
+        lat.append((ref("pp") - num(1)) * ref("network_latency"))
+        parts.append(ref(f"{ph}.hop_bytes") / ref("network_bandwidth"))
+    if not parts:
+        return Derivation(key, None, source="one GPU: nothing crosses a link")
+    latency = lat[0] if len(lat) == 1 else lat[0] + lat[1]
+    total = latency * ref("allreduce_scale") + (parts[0] if len(parts) == 1 else parts[0] + parts[1])
+    return Derivation(key, filled(e, total, ph), ("Ring all-reduces, partial sums in 16 bits; pipeline hops over the network",))
+
+
+def _e2e(e) -> Derivation:
+    if e.waves > 1:
+        expr = ref("full_waves") * ref("e2e_full_wave")
+        if e.scenario.batch % max(1, e.max_batch_that_fits):
+            expr = expr + ref("e2e_last_wave")
+        return Derivation("e2e_latency", expr, ("The batch's KV cache does not fit at once: it runs in waves",))
+    return Derivation("e2e_latency", ref("prefill_time") + ref("output_len") * ref("mean_decode_step"),
+                      ("The decode's step grows with the context: its mean over the request",))
+
+
+def _utilisation(e, values) -> list[Derivation]:
+    ph = e.phase
+    if ph == "prefill":
+        step, byts, flops, comp, comm = "prefill_time", _prefill_bytes(), ref("flops_per_prefill"), "prefill_compute_time", "prefill_comm_time"
+    else:
+        step, byts, flops, comp, comm = "decode_time", _decode_bytes(), ref("flops_per_step"), "decode_compute_time", "decode_comm_time"
+    crit = [Derivation("critical_batch", None, source="never: each sequence's KV cache grows the bytes as fast as the maths")]
+    if e.critical_batch:
+        crit = [Derivation("critical_batch", emax(num(1), ref("ridge") * ref("crit.weight_bytes")
+                                                  / (ref("crit.flops_per_sequence") - ref("ridge") * ref("crit.bytes_per_sequence"))),
+                           ("At peak numbers; the batch where FLOPs ÷ bytes reaches the ridge",) + _moe_fixed_point(e))]
+    if e.critical_batch_weights_only:
+        crit.append(Derivation("critical_batch_weights_only",
+                               emax(num(1), ref("ridge") * ref("crit_wo.weight_bytes") / ref("crit_wo.flops_per_sequence")),
+                               ("Without the KV cache's reads: ridge × bytes per weight ÷ 2 for a dense model",) + _moe_fixed_point(e)))
+    else:
+        crit.append(Derivation("critical_batch_weights_only", None, source="never"))
+    return [
+        Derivation("mbu", _cap(values, byts / ref(step) / ref("peak_bandwidth")), ("Of the datasheet bandwidth",)),
+        Derivation("mfu", _cap(values, flops / ref(step) / ref("peak_flops")),
+                   ("Of the datasheet peak: below the share of time the tensor cores are busy, which divides by "
+                    "the FLOP/s they reach",)),
+        Derivation("tensor_cores_busy", _cap(values, ref(comp) / ref(step)), ("The share of the step the maths takes",)),
+        Derivation("link_busy", _cap(values, ref(comm) / ref(step)), ("The share of the step the links take",)),
+        Derivation("achieved_flops", flops / ref(step), ()),
+        Derivation("arithmetic_intensity", flops / byts, ("FLOPs per byte of HBM traffic",)),
+        Derivation("ridge", ref("peak_flops") / ref("peak_bandwidth"),
+                   ("Left of it a kernel waits on memory, right of it on the maths (at peak numbers)",)),
+        Derivation("bound", None, given=(f"{ph}_memory_time", comp, comm),
+                   source="the largest of HBM time, maths time and communication time"),
+        *crit,
+    ]
+
+
+def _cap(values, x: Expr) -> Expr:
+    """min(1, x), written as x when x is below 1 (a share that could not exceed the whole)."""
+    return x if x.evaluate(values) <= 1.0 else emin(num(1), x)
+
+
+def _moe_fixed_point(e) -> tuple[str, ...]:
+    return ("MoE: the experts the batch touches grow with it, so this is solved as a fixed point",) \
+        if e.resolved.llm.is_moe else ()
+
+
+def _decode_bytes() -> Expr:
+    return ref("weights_read_per_step") + ref("kv_read_per_step") + ref("activations_per_step")
+
+
+def _prefill_bytes() -> Expr:
+    return ref("weights_read_per_prefill") + ref("kv_written_per_prefill") + ref("activations_per_prefill")
+
+
+def _memory(e) -> list[Derivation]:
+    gemm = [k for k in kernel_names(e, "decode") if k not in ("attention", "scores")]
+    pgemm = [k for k in kernel_names(e, "prefill") if k not in ("attention", "scores")]
+    wsum = esum(*(ref(f"decode.{k}.weights") for k in gemm))
+    pwsum = esum(*(ref(f"prefill.{k}.weights") for k in pgemm))
+    asum = esum(*(ref(f"decode.{k}.activations") for k in gemm))
+    pasum = esum(*(ref(f"prefill.{k}.activations") for k in pgemm))
+    held = ("Every parameter, all experts and the input embedding table: more than a step reads",)
+    read = ("Not the input embedding table (a step gathers only its tokens' rows)"
+            + ("; for MoE only the experts the batch's tokens touch" if e.resolved.llm.is_moe else ""),)
+    return [
+        Derivation("weights_resident_per_gpu", split(e, split(e, ref("params_total") * ref("bytes_per_weight"), "tp"), "pp"), held),
+        Derivation("weights_read_per_step", _share(e, split(e, wsum * ref("bytes_per_weight"), "tp"), "decode"), read),
+        Derivation("kv_resident_per_gpu", ref("batch") * ref("kv_per_sequence"), ("The cache at the last step",)),
+        Derivation("kv_read_per_step", _share(e, ref("decode.attention.bytes"), "decode"), ("At the mean context",)),
+        Derivation("kv_per_sequence", split(e, split(e, ref("context_full") * ref("kv_values_per_token")
+                                                      * ref("kv_bytes_per_value"), "tp_kv"), "pp"),
+                   ("One sequence's cache at the end of its output",)),
+        Derivation("hbm_room_for_kv", emax(num(0), ref("hbm_capacity") - ref("weights_resident_per_gpu")
+                                           - ref("workspace_per_gpu")), ()),
+        Derivation("activations_per_step", _share(e, asum, "decode"), ("Written by each kernel, read by the next",)),
+        Derivation("flops_per_step", _share(e, _sum(e, "decode", "flops"), "decode"), ()),
+        Derivation("weights_read_per_prefill", _share(e, split(e, pwsum * ref("bytes_per_weight"), "tp"), "prefill"), read),
+        Derivation("kv_written_per_prefill", _share(e, ref("prefill.attention.bytes"), "prefill"), ()),
+        Derivation("activations_per_prefill", _share(e, pasum, "prefill"), ()),
+        Derivation("flops_per_prefill", _share(e, _sum(e, "prefill", "flops"), "prefill"), ()),
+        Derivation("workspace_per_gpu", ref("workspace_fraction") * ref("hbm_capacity"),
+                   ("The runtime's context, activation buffers and fragmentation: a fixed share",)),
+        Derivation("memory_needed_per_gpu", ref("weights_resident_per_gpu") + ref("kv_resident_per_gpu")
+                   + ref("workspace_per_gpu"), ()),
+        Derivation("hbm_free", emax(num(0), ref("hbm_capacity") - ref("memory_needed_per_gpu")), ()),
+        Derivation("weights_share_of_hbm", ref("weights_resident_per_gpu") / ref("hbm_capacity"), ()),
+        Derivation("kv_share_of_hbm", ref("kv_resident_per_gpu") / ref("hbm_capacity"), ()),
+        Derivation("workspace_share_of_hbm", ref("workspace_per_gpu") / ref("hbm_capacity"), ()),
+        Derivation("free_share_of_hbm", ref("hbm_free") / ref("hbm_capacity"), ()),
+        Derivation("fits", None, given=("memory_needed_per_gpu", "hbm_capacity"), source="needed ≤ capacity"),
+        Derivation("max_batch_that_fits", efloor(ref("hbm_room_for_kv") / ref("kv_per_sequence")), ()),
+        Derivation("mean_context", ref("input_len") + ref("output_len") * num(0.5),
+                   ("The context in the middle of the decode, where decode numbers are taken",)),
+    ]
+
+
+def _money(e) -> list[Derivation]:
+    return [
+        Derivation("engine", None, given=(), source=f"the engine whose measured speed the numbers follow ({e.engine_name})"),
+        Derivation("usd_per_million_tokens", ref("gpus") * ref("usd_per_gpu_hour") / num(3600) / ref("output_tokens_per_s")
+                   * num(1e6), ("Rented by the hour, busy all the time",)),
+        Derivation("joules_per_token", ref("gpus") * ref("tdp") / ref("output_tokens_per_s"),
+                   ("At TDP: an upper bound, not measured power",)),
+    ]

@@ -1,0 +1,145 @@
+"""Derivations of the inputs (model/readouts/terms.py): the kernels, the links, the whole request.
+
+    kernel time      = max(memory time, maths time)
+    memory time      = bytes ÷ bandwidth reached                  (attention: × its share of it)
+    maths time       = FLOPs ÷ matmul FLOP/s reached (+ weights ÷ tp × unpack ops ÷ FP32 FLOP/s)
+    weight bytes     = weights × bytes per weight ÷ tp + activation bytes
+    KV bytes (decode)= tokens × cached tokens read × values per token × bytes per value ÷ KV splits
+    FLOPs            = 2 × weights × tokens ÷ tp;  attention: tokens × context × FLOPs per pair ÷ tp
+(× the pipeline's fill for a prefill over several stages). Leaves — datasheet numbers, fitted
+factors, the architecture, the user's choices — carry their source.
+"""
+from __future__ import annotations
+
+from model.physics.step import GEMM_KERNELS, weight_only
+from model.readouts.expr import Expr, emax, emin, ref
+from model.values import frozen
+
+
+@frozen(eq=False)
+class Derivation:
+    """How one readout is made: an expression over other readouts (None for a leaf), what it
+    assumes, and for a leaf or a word its inputs and source."""
+
+    key: str
+    expr: Expr | None
+    assumptions: tuple[str, ...] = ()
+    given: tuple[str, ...] = ()      # inputs of a word or a leaf made from others (no arithmetic)
+    source: str = ""
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return self.expr.refs() if self.expr is not None else self.given
+
+
+def split(e, x: Expr, key: str) -> Expr:
+    """``x ÷ key`` for a split over GPUs (tp, tp_kv, pp), written only when it divides by more than one."""
+    n = {"tp": e.resolved.tp, "tp_kv": e.resolved.tp_kv, "pp": e.resolved.pp}[key]
+    return x if n == 1 else x / ref(key)
+
+
+def kernel_names(e, phase: str) -> tuple[str, ...]:
+    return tuple(k.name for k in (e.decode_kernels if phase == "decode" else e.prefill_kernels))
+
+
+def filled(e, x: Expr, phase: str) -> Expr:
+    """A prefill over several pipeline stages takes (m + pp − 1)/pp of one pass."""
+    return x * ref("pipeline_fill") if phase == "prefill" and e.resolved.pp > 1 else x
+
+
+def term_derivations(e) -> list[Derivation]:
+    out = []
+    for phase in ("decode", "prefill"):
+        out += _kernel_derivations(e, phase)
+    out += _link_derivations(e)
+    out += _request_derivations(e)
+    out += _engine_derivations(e)
+    return out
+
+
+def _kernel_derivations(e, phase: str) -> list[Derivation]:
+    rs = e.resolved
+    tok = ref(f"{phase}_tokens_per_pass")
+    rate = ref(f"achieved_flops_{phase}")
+    out = []
+    for k in kernel_names(e, phase):
+        key = f"{phase}.{k}"
+        out.append(Derivation(f"{key}.time", emax(ref(f"{key}.memory"), ref(f"{key}.compute")),
+                              ("The kernel waits for the slower of its two resources",)))
+        if k == "attention":
+            mem = ref(f"{key}.bytes") / (ref("achieved_bandwidth") * ref("eta_kv"))
+            ctx = ref("decode_kv_context") if phase == "decode" else None
+            kv = split(e, (tok * ctx if ctx is not None else tok) * ref("kv_values_per_token") * ref("kv_bytes_per_value"), "tp_kv")
+            pairs = ref("decode_context") * tok if phase == "decode" else \
+                ref("prefill_context_sum") * ref(f"{phase}_tokens_per_pass") / ref("input_len")
+            out += [Derivation(f"{key}.bytes", kv, ("Each sequence reads its own cache: nothing is shared across the batch",)),
+                    Derivation(f"{key}.flops", split(e, pairs * ref("attention_flops_per_context"), "tp"),
+                               ("Flash attention: the scores stay on chip",))]
+            comp = ref(f"{key}.flops") / rate
+        elif k == "scores":
+            mem = ref(f"{key}.bytes") / ref("achieved_bandwidth")
+            out.append(Derivation(f"{key}.bytes", None, source="layers × heads × tokens × context × bytes per score "
+                                  "÷ tp: the engine writes every attention score and reads it back"))
+            comp = None
+        else:
+            mem = ref(f"{key}.bytes") / ref("achieved_bandwidth")
+            weights = ref(f"{key}.active") if k == "experts" else ref(f"{key}.weights")
+            out += [Derivation(f"{key}.bytes", split(e, ref(f"{key}.weights") * ref("bytes_per_weight"), "tp")
+                               + ref(f"{key}.activations"), ("Every weight is read once per pass, for all its tokens",)),
+                    Derivation(f"{key}.flops", split(e, 2 * weights * tok, "tp"), ("2 FLOPs (a multiply and an add) per weight per token",)),
+                    Derivation(f"{key}.weights", None, source=f"{rs.llm.name}'s architecture (model/catalog/architecture.py)"),
+                    Derivation(f"{key}.activations", None, source="the kernel's input and output values per token")]
+            if k == "experts":
+                out.append(Derivation(f"{key}.active", None, source="K experts per token × every MoE layer"))
+            comp = ref(f"{key}.flops") / rate
+            if weight_only(rs):
+                comp = comp + split(e, ref(f"{key}.weights"), "tp") * ref("dequant_ops") / ref("vector_flops")
+        out.append(Derivation(f"{key}.memory", filled(e, mem, phase), _memory_assumption(k)))
+        if comp is not None:
+            out.append(Derivation(f"{key}.compute", filled(e, comp, phase), _compute_assumption(e, k)))
+        else:
+            out.append(Derivation(f"{key}.compute", None, source="no maths: bytes in and out"))
+    return out
+
+
+def _memory_assumption(k: str) -> tuple[str, ...]:
+    if k == "attention":
+        return ("The paged cache is read in gathers: a share of the bandwidth the weights get",)
+    return ("Streams at the bandwidth the engine reaches",)
+
+
+def _compute_assumption(e, k: str) -> tuple[str, ...]:
+    out = ["At the FLOP/s the engine's matmuls reach, not the peak"]
+    if weight_only(e.resolved) and k in GEMM_KERNELS:
+        out.append("Weight-only format: each weight is unpacked on the FP32 units before the multiply")
+    return tuple(out)
+
+
+def _link_derivations(e) -> list[Derivation]:
+    rs = e.resolved
+    out = []
+    for phase in ("decode", "prefill"):
+        if rs.tp > 1 and rs.tp_link is not None:
+            out.append(Derivation(f"{phase}.allreduce_bytes", None,
+                                  source="all-reduces × 2(tp − 1)/tp × tokens × hidden size × 2 bytes (16-bit sums)"))
+        if rs.pp > 1:
+            out.append(Derivation(f"{phase}.hop_bytes", None, source="(stages − 1) × tokens × hidden size × 2 bytes"))
+    return out
+
+
+def _request_derivations(e) -> list[Derivation]:
+    out = [Derivation("mean_decode_step", None, source="the decode step at 16 contexts over the output, averaged")]
+    if e.waves > 1:
+        out += [Derivation("full_waves", None, source="⌊batch ÷ largest batch that fits⌋"),
+                Derivation("e2e_full_wave", None, source="a wave's prefill + output × its mean decode step")]
+        if e.scenario.batch % max(1, e.max_batch_that_fits):
+            out.append(Derivation("e2e_last_wave", None, source="the last wave's prefill + output × its mean decode step"))
+    return out
+
+
+def _engine_derivations(e) -> list[Derivation]:
+    rates = [Derivation(f"achieved_flops_{ph}", emin(ref("matmul_peak") * ref(f"eta_c_{ph}"), ref("peak_flops")),
+                        ("Never past the datasheet peak",)) for ph in ("decode", "prefill")]
+    return [Derivation("achieved_bandwidth", ref("peak_bandwidth") * ref("eta_bw"),
+                       ("A fraction of the datasheet figure the engine's kernels reach, fitted on published runs",)),
+            *rates]
