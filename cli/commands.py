@@ -22,14 +22,33 @@ def cmd_estimate(args) -> int:
     from model.readouts.sentences import estimate_table, explain, shown_notes
     e = estimate(scenario_from_args(args))
     if args.json:
-        print(json.dumps(estimate_json(e), indent=2))
+        print(json.dumps(estimate_json(e, explain=args.explain is not None or args.kernels), indent=2))
         return 0
+    if args.explain is not None or args.kernels:
+        return _explain(e, args)
     rows = estimate_table(e)
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     for note in shown_notes(e):
         print(f"note: {note}")
+    print(explain(e))
+    return 0
+
+
+def _explain(e, args) -> int:
+    """--kernels: the decode step and the prefill pass as their kernels; --explain [KEY]: derivations."""
+    from model.readouts.explain_text import HEADLINE, derivation_lines, kernel_rows, table_text
+    from model.readouts.sentences import explain
+    if args.kernels:
+        for phase in ("decode", "prefill"):
+            print(f"{'Decode step' if phase == 'decode' else 'Prefill pass'} as its kernels (per GPU):")
+            print("\n".join("  " + line for line in table_text(kernel_rows(e, phase))))
+            print()
+    keys = [args.explain] if args.explain else ([] if args.kernels else list(HEADLINE))
+    for key in keys:
+        print("\n".join(derivation_lines(e, key, depth=args.depth)))
+        print()
     print(explain(e))
     return 0
 
@@ -100,6 +119,11 @@ def build_command_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("estimate", help="one scenario, as a table or JSON")
     add_scenario_flags(e)
     e.add_argument("--json", action="store_true")
+    e.add_argument("--explain", nargs="?", const="", default=None, metavar="KEY",
+                   help="how each number is made: its equation, with this scenario's numbers, its assumptions "
+                        "and its inputs (KEY: one readout, e.g. decode_time; none: the headline numbers)")
+    e.add_argument("--depth", type=positive_int("depth"), default=2, help="levels of inputs --explain follows (default 2)")
+    e.add_argument("--kernels", action="store_true", help="the decode step and the prefill pass as their kernels")
     ls = sub.add_parser("list", help="the catalogue")
     ls.add_argument("what", nargs="?", choices=("gpus", "models", "precisions"))
     ls.add_argument("--json", action="store_true")

@@ -178,7 +178,8 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     bw, peak = hw.hbm_bandwidth_bytes_per_s, rs.peak_flops
 
 
-    usd = n * hw.usd_per_hour / 3600.0 / tokens_per_s * 1e6
+    # a part with no hourly price (a machine you own: price 0) has no cost per token: NaN, not $0
+    usd = n * hw.usd_per_hour / 3600.0 / tokens_per_s * 1e6 if hw.usd_per_hour > 0 else math.nan
     joules = n * hw.tdp_w / tokens_per_s
     return Estimate(
         scenario=s, gpu_name=hw.name, model_name=rs.llm.name, precision_name=rs.precision.name,

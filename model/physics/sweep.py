@@ -78,6 +78,7 @@ def sweep_batch(scenario: Scenario, batches=None, catalog: Catalog | None = None
         achieved_flops=gpu_flops / t,
         mbu=np.minimum(1.0, gpu_bytes / t / rs.hw.hbm_bandwidth_bytes_per_s),
         mfu=np.minimum(1.0, gpu_flops / t / rs.peak_flops),
-        usd_per_million_tokens=s.gpus * rs.hw.usd_per_hour / 3600.0 / tokens * 1e6,
+        usd_per_million_tokens=(s.gpus * rs.hw.usd_per_hour / 3600.0 / tokens * 1e6 if rs.hw.usd_per_hour > 0
+                                else np.full_like(tokens, np.nan)),
         fits=b <= fp.max_batch, max_batch_that_fits=fp.max_batch,
     )

@@ -190,7 +190,9 @@ def _money(e) -> list[Derivation]:
     return [
         Derivation("engine", None, given=(), source=f"the engine whose measured speed the numbers follow ({e.engine_name})"),
         Derivation("usd_per_million_tokens", ref("gpus") * ref("usd_per_gpu_hour") / num(3600) / ref("output_tokens_per_s")
-                   * num(1e6), ("Rented by the hour, busy all the time",)),
+                   * num(1e6), ("Rented by the hour, busy all the time",)) if e.resolved.hw.usd_per_hour > 0 else
+        Derivation("usd_per_million_tokens", None, given=("usd_per_gpu_hour",),
+                   source="n/a: this part has no hourly price (a machine you own)"),
         Derivation("joules_per_token", ref("gpus") * ref("tdp") / ref("output_tokens_per_s"),
                    ("At TDP: an upper bound, not measured power",)),
     ]

@@ -28,7 +28,8 @@ view shows as a model.readouts.Readout:
                      read the weights once at 16 bits (so precision does not change it and a
                      decode step lasts about a second or two on screen)
 
-The bottleneck is the Estimate's ``bound``: memory → "HBM" (or "unified memory"), compute → "tensor cores",
+The bottleneck is the Estimate's ``bound``: memory → the part's memory ("HBM", "GDDR6X", "unified
+memory"), compute → its matrix units ("tensor cores", "matrix cores" …: model/readouts/vocabulary.py),
 communication → the tensor-parallel link's name.
 """
 from __future__ import annotations
@@ -40,6 +41,7 @@ from model.physics.estimate import Estimate
 from model.readouts.format import percent, si
 from model.physics.scenario import resolve
 from model.readouts.numbers import Readout, readouts, tensor_cores_busy
+from model.readouts.vocabulary import capitalised, matrix_units, memory_word
 from model.physics.step import allreduce_bytes, microbatch, pipeline_hop_bytes
 from model.values import frozen
 
@@ -211,13 +213,14 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
     link_name = rs.tp_link.name if (rs.tp_link is not None and rs.tp > 1) else None
     link_kind = rs.tp_link.kind if (rs.tp_link is not None and rs.tp > 1) else None
     bound = est.bound
+    units, mem = matrix_units(hw), memory_word(hw)
     if bound == "compute":
-        label = "tensor cores"
+        label = units
     elif bound == "communication":
         label = _link_word(link_kind, link_name)
     else:
-        label = "unified memory" if is_unified(hw) else "HBM"
-    caption = _caption(bound, label, tensor_busy, link_busy, "unified memory" if is_unified(hw) else "HBM")
+        label = mem
+    caption = _caption(bound, label, tensor_busy, link_busy, mem, capitalised(units))
 
     weights16_s = per_step[0] / rs.precision.bytes_per_weight * 2.0 / hw.hbm_bandwidth_bytes_per_s
     time_scale = nice_125(max(weights16_s, step_s / 4.0, 1e-7))
@@ -250,13 +253,13 @@ def _link_word(kind: str | None, name: str | None) -> str:
     return name or "the interconnect"
 
 
-def _caption(bound: str, label: str, busy: float, link_busy: float, memory: str) -> str:
+def _caption(bound: str, label: str, busy: float, link_busy: float, memory: str, units: str = "Tensor cores") -> str:
     if bound == "compute":
-        return f"Tensor cores busy {percent(busy)} of each step — compute-bound, {memory} has bandwidth to spare"
+        return f"{units} busy {percent(busy)} of each step — compute-bound, {memory} has bandwidth to spare"
     if bound == "communication":
-        return (f"Tensor cores idle {percent(1.0 - busy)} of each step — waiting on all-reduces over {label} "
+        return (f"{units} idle {percent(1.0 - busy)} of each step — waiting on all-reduces over {label} "
                 f"({percent(link_busy)} of each step)")
-    return f"Tensor cores idle {percent(1.0 - busy)} of each step — waiting on {label}"
+    return f"{units} idle {percent(1.0 - busy)} of each step — waiting on {label}"
 
 
 def describe(f: Flow) -> str:
@@ -314,7 +317,7 @@ def chip_readouts(est: Estimate, f: Flow, hw: Hardware) -> dict[str, Readout]:
     out = {x.key: x for x in _level_readouts(hw, f)}
     items = {
         "level_tensor_cores": Readout(
-            "level_tensor_cores", "Tensor cores", f.peak_flops, "FLOP/s",
+            "level_tensor_cores", capitalised(matrix_units(hw)), f.peak_flops, "FLOP/s",
             (f"{hw.tensor_cores:,} · " if hw.tensor_cores else "") + f"{r['peak_flops'].text} "
             f"{est.compute_dtype.upper()}", r["peak_flops"].help),
         "use_tensor_cores": r["tensor_cores_busy"], "mfu": r["mfu"], "mean_context": r["mean_context"],

@@ -30,14 +30,15 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from model.readouts.format import duration, percent, si, sig3
+from model.readouts.vocabulary import capitalised, matrix_unit_adjective, matrix_units, memory_word
 from model.values import frozen
 
 PHASE_WORDS = {"decode": "decode", "prefill": "prefill"}
 WEIGHTS_RESIDENT = "Weights resident per GPU"
 KV_RESIDENT = "KV cache resident per GPU (full context)"
 WORKSPACE = "Workspace per GPU"
-HBM_FREE = "HBM free per GPU"
-HBM_CAPACITY = "HBM capacity per GPU"
+HBM_FREE = "{mem} free per GPU"               # {mem}: the part's memory word (model/readouts/vocabulary.py)
+HBM_CAPACITY = "{mem} capacity per GPU"
 
 
 @frozen
@@ -74,7 +75,7 @@ SHORT_LABELS = {
     "mfu": "MFU (of peak FLOP/s)",
     "usd_per_million_tokens": "Cost per 1M tokens",
     "joules_per_token": "Energy per token (TDP)",
-    "tensor_cores_busy": "Tensor cores busy (of step time)",
+    "tensor_cores_busy": "{Units} busy (of step time)",
 }
 
 
@@ -102,17 +103,27 @@ def _share(part: float, whole: float) -> float:
     return part / whole if whole else math.nan
 
 
+def words(e) -> dict[str, str]:
+    """The part's words: {mem} its memory, {units} / {Units} its matrix units, {adj} before a noun."""
+    hw = e.resolved.hw if e.resolved is not None else None
+    if hw is None:
+        return {"mem": "HBM", "units": "tensor cores", "Units": "Tensor cores", "adj": "tensor-core"}
+    units = matrix_units(hw)
+    return {"mem": memory_word(hw), "units": units, "Units": capitalised(units), "adj": matrix_unit_adjective(hw)}
+
+
 def _timing(e) -> list[Readout]:
     s = e.scenario
+    w = words(e)
     out = [
         _time_ms("decode_time", "Time per token (decode)", e.decode_ms_per_token,
                  "One realistic decode step at the mean context: every sequence of the batch gains one token"),
         _time_ms("decode_floor", "Decode floor", e.decode_floor_ms_per_token,
                  "The same step at 100% of peak bandwidth and FLOP/s, no overhead, no communication"),
-        _time_ms("decode_memory_time", "Decode HBM time", e.decode_memory_ms,
-                 "Bytes of one decode step ÷ achievable HBM bandwidth"),
+        _time_ms("decode_memory_time", f"Decode {w['mem']} time", e.decode_memory_ms,
+                 f"Bytes of one decode step ÷ achievable {w['mem']} bandwidth"),
         _time_ms("decode_compute_time", "Decode maths time", e.decode_compute_ms,
-                 "FLOPs of one decode step ÷ achievable tensor-core FLOP/s"),
+                 f"FLOPs of one decode step ÷ achievable {w['adj']} FLOP/s"),
         _time_ms("decode_comm_time", "Decode communication time", e.decode_comm_ms,
                  "All-reduces and pipeline hops of one decode step"),
         _time_ms("decode_overhead_time", "Decode overhead", e.decode_overhead_ms,
@@ -121,10 +132,10 @@ def _timing(e) -> list[Readout]:
                  f"The prefill pass over {s.batch} × {s.input_len:,} prompt tokens"),
         _time_ms("prefill_floor", "Prefill floor", e.prefill_floor_ms,
                  "The prefill pass at 100% of peak, no overhead, no communication"),
-        _time_ms("prefill_memory_time", "Prefill HBM time", e.prefill_memory_ms,
-                 "Bytes of the prefill pass ÷ achievable HBM bandwidth"),
+        _time_ms("prefill_memory_time", f"Prefill {w['mem']} time", e.prefill_memory_ms,
+                 f"Bytes of the prefill pass ÷ achievable {w['mem']} bandwidth"),
         _time_ms("prefill_compute_time", "Prefill maths time", e.prefill_compute_ms,
-                 "FLOPs of the prefill pass ÷ achievable tensor-core FLOP/s"),
+                 f"FLOPs of the prefill pass ÷ achievable {w['adj']} FLOP/s"),
         _time_ms("prefill_comm_time", "Prefill communication time", e.prefill_comm_ms,
                  "All-reduces and pipeline hops of the prefill pass"),
         _time_ms("prefill_overhead_time", "Prefill overhead", e.prefill_overhead_ms,
@@ -158,36 +169,37 @@ def tensor_cores_busy(e) -> float:
 
 def _utilisation(e) -> list[Readout]:
     ph = PHASE_WORDS.get(e.phase, e.phase)
+    w = words(e)
     dtype = e.compute_dtype.upper()
     busy = tensor_cores_busy(e)
     t = _phase_times(e)
     link = min(1.0, max(0.0, _share(t["comm"], t["step"])))
     return [
         _r("mbu", "MBU (achieved ÷ peak bytes/s)", e.mbu, "", percent(e.mbu),
-           f"Model bandwidth utilisation ({ph}): HBM bytes per second achieved ÷ the peak "
+           f"Model bandwidth utilisation ({ph}): {w['mem']} bytes per second achieved ÷ the peak "
            f"{si(e.peak_bandwidth_bytes_per_s, 'B/s')}"),
         _r("mfu", "MFU (achieved ÷ peak FLOP/s)", e.mfu, "", percent(e.mfu),
            f"Model FLOP utilisation ({ph}): FLOP/s achieved ÷ the {dtype} peak. Not the share of time the "
-           "tensor cores are busy: they run below peak even when busy"),
-        _r("tensor_cores_busy", "Tensor cores busy (share of step time)", busy, "", percent(busy),
-           f"Compute time ÷ step time ({ph}): how much of each step the tensor cores work at their "
+           f"{w['units']} are busy: they run below peak even when busy"),
+        _r("tensor_cores_busy", f"{w['Units']} busy (share of step time)", busy, "", percent(busy),
+           f"Compute time ÷ step time ({ph}): how much of each step the {w['units']} work at their "
            "achievable rate. Higher than MFU, which divides by the peak instead"),
         _r("link_busy", "Interconnect busy (share of step time)", link, "", percent(link),
            f"Communication time ÷ step time ({ph}): all-reduces and pipeline hops"),
         _r("achieved_flops", "Attained FLOP/s per GPU", e.achieved_flops, "FLOP/s",
            si(e.achieved_flops, "FLOP/s"), f"FLOPs of the {ph} pass per GPU ÷ its time"),
-        _r("peak_flops", f"{dtype} tensor-core peak", e.peak_flops, "FLOP/s", si(e.peak_flops, "FLOP/s"),
+        _r("peak_flops", f"{dtype} {w['adj']} peak", e.peak_flops, "FLOP/s", si(e.peak_flops, "FLOP/s"),
            f"Dense {dtype} peak per GPU, the roof this scenario runs under"
            + (" (emulated)" if e.emulated else "")),
-        _r("peak_bandwidth", "HBM bandwidth", e.peak_bandwidth_bytes_per_s, "B/s",
-           si(e.peak_bandwidth_bytes_per_s, "B/s"), "Peak HBM bytes per second per GPU (datasheet)"),
+        _r("peak_bandwidth", f"{w['mem']} bandwidth", e.peak_bandwidth_bytes_per_s, "B/s",
+           si(e.peak_bandwidth_bytes_per_s, "B/s"), f"Peak {w['mem']} bytes per second per GPU (datasheet)"),
         _r("arithmetic_intensity", f"Arithmetic intensity ({ph})", e.arithmetic_intensity_flops_per_byte,
            "FLOP/B", f"{sig3(e.arithmetic_intensity_flops_per_byte)} FLOP/B",
-           f"FLOPs ÷ HBM bytes of the {ph} pass"),
+           f"FLOPs ÷ {w['mem']} bytes of the {ph} pass"),
         _r("ridge", "Ridge point", e.ridge_flops_per_byte, "FLOP/B", f"{sig3(e.ridge_flops_per_byte)} FLOP/B",
            f"Peak FLOP/s ÷ peak bytes/s: left of it memory-bound, right of it compute-bound"),
         _r("bound", f"Bound ({ph})", e.bound, "", f"{e.bound}-bound",
-           f"The larger of HBM time, maths time and communication time of the {ph} step"),
+           f"The larger of {w['mem']} time, maths time and communication time of the {ph} step"),
         _r("critical_batch", "Critical batch (with KV cache)", e.critical_batch, "",
            sig3(e.critical_batch) if e.critical_batch else "never",
            "The decode batch at which a step turns compute-bound at peak numbers; never when the KV "
@@ -200,6 +212,8 @@ def _utilisation(e) -> list[Readout]:
 
 def _memory(e) -> list[Readout]:
     s = e.scenario
+    w = words(e)
+    mem = w["mem"]
     cap = e.hbm_capacity_bytes
     free = max(0.0, cap - e.memory_needed_bytes_per_gpu)
     room = max(0.0, cap - e.weight_bytes_per_gpu - e.workspace_bytes_per_gpu)
@@ -209,7 +223,7 @@ def _memory(e) -> list[Readout]:
                "Every parameter this GPU holds (all experts, the embedding table) ÷ (tp·pp). "
                "More than a decode step reads: see weights read per decode step"),
         _bytes("weights_read_per_step", "Weights read per decode step", e.weight_bytes_per_step,
-               "Weight bytes one decode step streams from HBM per GPU: for MoE only the experts the batch "
+               f"Weight bytes one decode step streams from {mem} per GPU: for MoE only the experts the batch "
                "is routed to, never the input embedding table. Less than the weights resident"),
         _bytes("kv_resident_per_gpu", KV_RESIDENT, e.kv_cache_bytes_per_gpu,
                f"The cache of {s.batch} sequences at {s.input_len + s.output_len:,} tokens (the last step): "
@@ -219,7 +233,7 @@ def _memory(e) -> list[Readout]:
                "token's entry): less than the cache resident at full context"),
         _bytes("kv_per_sequence", "KV cache per sequence (full context)", e.kv_cache_bytes_per_gpu / s.batch,
                f"One sequence's cache at {s.input_len + s.output_len:,} tokens, per GPU"),
-        _bytes("hbm_room_for_kv", "HBM left for the KV cache", room,
+        _bytes("hbm_room_for_kv", f"{mem} left for the KV cache", room,
                "Capacity − weights resident − workspace, per GPU (0 when the weights and workspace fill it)"),
         _bytes("activations_per_step", "Activations moved per decode step", e.activation_bytes_per_step,
                "Values each kernel writes and the next reads back, per GPU"),
@@ -234,20 +248,20 @@ def _memory(e) -> list[Readout]:
         _r("flops_per_prefill", "FLOPs per prefill pass", e.prefill_flops, "FLOP", si(e.prefill_flops, "FLOP"),
            "Multiply-adds ×2 of the prefill pass per GPU"),
         _bytes("workspace_per_gpu", WORKSPACE, e.workspace_bytes_per_gpu,
-               "Runtime context and activation buffers, a fixed share of HBM"),
-        _bytes("memory_needed_per_gpu", "HBM needed per GPU", e.memory_needed_bytes_per_gpu,
+               f"Runtime context and activation buffers, a fixed share of {mem}"),
+        _bytes("memory_needed_per_gpu", f"{mem} needed per GPU", e.memory_needed_bytes_per_gpu,
                "Weights resident + KV cache resident + workspace"),
-        _bytes("hbm_capacity", HBM_CAPACITY, cap, "Datasheet capacity of one GPU"),
-        _bytes("hbm_free", HBM_FREE, free, "Capacity − need (0 when it does not fit)"),
-        _r("weights_share_of_hbm", "Weights share of HBM", _share(e.weight_bytes_per_gpu, cap), "",
-           percent(_share(e.weight_bytes_per_gpu, cap)), "Weights resident ÷ HBM capacity"),
-        _r("kv_share_of_hbm", "KV cache share of HBM", _share(e.kv_cache_bytes_per_gpu, cap), "",
-           percent(_share(e.kv_cache_bytes_per_gpu, cap)), "KV cache resident ÷ HBM capacity"),
-        _r("workspace_share_of_hbm", "Workspace share of HBM", _share(e.workspace_bytes_per_gpu, cap), "",
-           percent(_share(e.workspace_bytes_per_gpu, cap)), "Workspace ÷ HBM capacity"),
-        _r("free_share_of_hbm", "Free share of HBM", _share(free, cap), "", percent(_share(free, cap)),
-           "Free ÷ HBM capacity"),
-        _r("fits", "Fits in HBM", e.fits, "", "fits" if e.fits else "does not fit",
+        _bytes("hbm_capacity", HBM_CAPACITY.format(mem=mem), cap, "Datasheet capacity of one GPU"),
+        _bytes("hbm_free", HBM_FREE.format(mem=mem), free, "Capacity − need (0 when it does not fit)"),
+        _r("weights_share_of_hbm", f"Weights share of {mem}", _share(e.weight_bytes_per_gpu, cap), "",
+           percent(_share(e.weight_bytes_per_gpu, cap)), f"Weights resident ÷ {mem} capacity"),
+        _r("kv_share_of_hbm", f"KV cache share of {mem}", _share(e.kv_cache_bytes_per_gpu, cap), "",
+           percent(_share(e.kv_cache_bytes_per_gpu, cap)), f"KV cache resident ÷ {mem} capacity"),
+        _r("workspace_share_of_hbm", f"Workspace share of {mem}", _share(e.workspace_bytes_per_gpu, cap), "",
+           percent(_share(e.workspace_bytes_per_gpu, cap)), f"Workspace ÷ {mem} capacity"),
+        _r("free_share_of_hbm", f"Free share of {mem}", _share(free, cap), "", percent(_share(free, cap)),
+           f"Free ÷ {mem} capacity"),
+        _r("fits", f"Fits in {mem}", e.fits, "", "fits" if e.fits else "does not fit",
            "Weights + KV cache + workspace ≤ capacity, per GPU"),
         _r("max_batch_that_fits", "Largest batch that fits", e.max_batch_that_fits, "sequences",
            f"{e.max_batch_that_fits:,}", "⌊(capacity − workspace − weights) ÷ KV cache per sequence⌋"),
@@ -261,8 +275,9 @@ def _money(e) -> list[Readout]:
     return [
         _r("engine", "Engine", e.engine_name, "", e.engine_name,
            "Whose realistic numbers these are (efficiencies of that serving stack); ideal = the roofline floor"),
-        _r("usd_per_million_tokens", "Cost per 1M output tokens", e.usd_per_million_tokens, "$",
-           f"${sig3(e.usd_per_million_tokens)}",
+        _r("usd_per_million_tokens", "Cost per 1M output tokens",
+           e.usd_per_million_tokens if math.isfinite(e.usd_per_million_tokens) else None, "$",
+           f"${sig3(e.usd_per_million_tokens)}" if math.isfinite(e.usd_per_million_tokens) else "n/a",
            f"{s.gpus} GPU × GPU-hour price ÷ output tokens/s of the group"),
         _r("joules_per_token", "Energy per output token (at TDP)", e.joules_per_token, "J",
            si(e.joules_per_token, "J"), f"{s.gpus} × TDP ÷ output tokens/s: an upper bound, not measured power"),
@@ -278,8 +293,9 @@ def readouts(e) -> Mapping[str, Readout]:
 @lru_cache(maxsize=16)
 def _readouts(e) -> Mapping[str, Readout]:
     out: dict[str, Readout] = {}
+    w = words(e)
     for r in (*_timing(e), *_utilisation(e), *_memory(e), *_money(e)):
-        out[r.key] = replace(r, short=SHORT_LABELS[r.key]) if r.key in SHORT_LABELS else r
+        out[r.key] = replace(r, short=SHORT_LABELS[r.key].format(**w)) if r.key in SHORT_LABELS else r
     return MappingProxyType(out)
 
 

@@ -7,7 +7,7 @@ Estimate's phase, and the times it lists are that phase's.
 from __future__ import annotations
 
 from model.readouts.format import percent, si
-from model.readouts.numbers import HBM_FREE, KV_RESIDENT, WEIGHTS_RESIDENT, WORKSPACE, readouts
+from model.readouts.numbers import HBM_FREE, KV_RESIDENT, WEIGHTS_RESIDENT, WORKSPACE, readouts, words
 
 
 def _phase_keys(phase: str) -> tuple[str, str, str, str]:
@@ -33,7 +33,7 @@ def explain(e) -> str:
                          f"more than reading the weights ({r['decode_memory_time'].text}): "
                          "the interconnect is the wall.")
     if e.bound == "compute":
-        return prefix + (f"At batch {s.batch} each weight byte feeds enough maths: the tensor cores are the limit "
+        return prefix + (f"At batch {s.batch} each weight byte feeds enough maths: the {words(e)['units']} are the limit "
                          f"({r['flops_per_step'].text} per step, {r['decode_time'].text}).")
     bw, floor = r["peak_bandwidth"].text, r["decode_floor"].text
     read, resident = r["weights_read_per_step"].text, r["weights_resident_per_gpu"].text
@@ -71,13 +71,13 @@ def hbm_status(e) -> str:
 
 
 def hbm_parts(capacity_bytes: float, weight_bytes: float, kv_bytes: float,
-              workspace_bytes: float) -> list[tuple[str, float, str]]:
+              workspace_bytes: float, mem: str = "HBM") -> list[tuple[str, float, str]]:
     """The HBM bar's parts in order, per GPU: (name, bytes, hover text). The hover text is
     'label: bytes (share of capacity)' with the readouts' labels and formats; 'free' only
     when something is free."""
     free = capacity_bytes - weight_bytes - kv_bytes - workspace_bytes
     parts = [("weights", WEIGHTS_RESIDENT, weight_bytes), ("kv", KV_RESIDENT, kv_bytes),
-             ("workspace", WORKSPACE, workspace_bytes)] + ([("free", HBM_FREE, free)] if free > 0 else [])
+             ("workspace", WORKSPACE, workspace_bytes)] + ([("free", HBM_FREE.format(mem=mem), free)] if free > 0 else [])
     cap = si(capacity_bytes, "B")
     return [(name, b, f"{label}: {si(b, 'B')} ({percent(b / capacity_bytes)} of {cap})")
             for name, label, b in parts]
@@ -86,7 +86,7 @@ def hbm_parts(capacity_bytes: float, weight_bytes: float, kv_bytes: float,
 def hbm_segments(e) -> list[tuple[str, float, str]]:
     """hbm_parts of an Estimate."""
     return hbm_parts(e.hbm_capacity_bytes, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu,
-                     e.workspace_bytes_per_gpu)
+                     e.workspace_bytes_per_gpu, words(e)["mem"])
 
 
 def shown_notes(e) -> list[str]:
@@ -119,7 +119,7 @@ def estimate_table(e) -> list[tuple[str, str]]:
         ("Critical batch", t("critical_batch", "critical_batch_weights_only")),
         ("Utilisation", t("mbu", "mfu", "tensor_cores_busy")),
         ("Per decode step", t("weights_read_per_step", "kv_read_per_step", "activations_per_step")),
-        ("HBM per GPU", t("weights_resident_per_gpu", "kv_resident_per_gpu", "workspace_per_gpu")),
+        (f"{words(e)['mem']} per GPU", t("weights_resident_per_gpu", "kv_resident_per_gpu", "workspace_per_gpu")),
         ("", f"{t('memory_needed_per_gpu', 'hbm_capacity')} → " + ("fits" if e.fits else "DOES NOT FIT")),
         ("Largest batch", r["max_batch_that_fits"].text),
         ("Cost", t("usd_per_million_tokens", "joules_per_token")),

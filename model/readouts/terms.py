@@ -117,7 +117,8 @@ def _parts(e) -> list[Readout]:
             "KV heads shard over the tensor-parallel GPUs (replicated past the number of KV heads; an MLA latent is shared)"),
         _ro("workspace_fraction", "Workspace share of HBM", default_efficiency().workspace_fraction, "",
             percent(default_efficiency().workspace_fraction), "assets/engines.json: vLLM's default gpu_memory_utilization 0.9"),
-        _ro("usd_per_gpu_hour", "Price per GPU-hour", hw.usd_per_hour, "$", f"${sig3(hw.usd_per_hour)}",
+        _ro("usd_per_gpu_hour", "Price per GPU-hour", hw.usd_per_hour if hw.usd_per_hour > 0 else None, "$",
+            f"${sig3(hw.usd_per_hour)}" if hw.usd_per_hour > 0 else "n/a",
             f"{hw.name}: {hw.source('price') or 'assets/hardware.json'}"),
         _ro("tdp", "Power per GPU (TDP)", hw.tdp_w, "W", si(hw.tdp_w, "W"), f"{hw.name}: {hw.source('power') or 'datasheet'}"),
     ]

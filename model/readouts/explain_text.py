@@ -1,0 +1,84 @@
+"""Derivations and kernels as text: what ``main.py estimate --explain`` and ``--kernels`` print and
+``--json`` carries.
+
+    derivation_lines(e, key)   the number, its equation in words, the same with this scenario's
+                               numbers, its assumptions and its inputs, then each input's own, to
+                               ``depth`` levels (each readout once)
+    kernel_rows(e, phase)      one row per kernel: bytes, FLOPs, intensity, time, share of the
+                               step, what bounds it; then communication and overhead; they add up
+"""
+from __future__ import annotations
+
+from model.errors import ModelError
+from model.readouts.derivations import all_readouts, arithmetic, derivations, equation
+from model.readouts.format import duration, percent, si, sig3
+from model.readouts.terms import KERNEL_WORDS
+
+HEADLINE = ("decode_time", "decode_floor", "prefill_time", "e2e_latency", "output_tokens_per_s", "mbu", "mfu",
+            "tensor_cores_busy", "critical_batch", "weights_read_per_step", "usd_per_million_tokens")
+
+
+def derivation_lines(e, key: str, depth: int = 2) -> list[str]:
+    """A readout's derivation and, ``depth`` levels down, its inputs' (each once)."""
+    d = derivations(e)
+    if key not in d:
+        known = ", ".join(k for k in HEADLINE if k in d)
+        raise ModelError(f"no readout '{key}' (try one of: {known}; `estimate --explain` lists the headline ones)")
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def walk(k: str, level: int) -> None:
+        if k in seen:
+            return
+        seen.add(k)
+        pad = "  " * level
+        r = all_readouts(e)[k]
+        out.append(f"{pad}{r.label}: {r.text}")
+        der = d[k]
+        out.append(f"{pad}  {equation(e, der)}")
+        a = arithmetic(e, der)
+        if a:
+            out.append(f"{pad}  {a}")
+        out.extend(f"{pad}  · {x}" for x in der.assumptions)
+        if level < depth:
+            for i in der.inputs:
+                walk(i, level + 1)
+    walk(key, 0)
+    return out
+
+
+def derivation_json(e, key: str) -> dict:
+    """One derivation as JSON: the words, the arithmetic, the assumptions and the inputs' keys."""
+    der = derivations(e)[key]
+    return {"equation": equation(e, der), "arithmetic": arithmetic(e, der), "assumptions": list(der.assumptions),
+            "inputs": list(der.inputs), "source": der.source}
+
+
+def kernel_rows(e, phase: str = "decode") -> list[tuple[str, ...]]:
+    """Header, then one row per kernel and the rest of the step, then the total (the step time)."""
+    ks = e.decode_kernels if phase == "decode" else e.prefill_kernels
+    step_ms = e.decode_ms_per_token if phase == "decode" else e.prefill_ms
+    comm_ms = e.decode_comm_ms if phase == "decode" else e.prefill_comm_ms
+    over_ms = e.decode_overhead_ms if phase == "decode" else e.prefill_overhead_ms
+    rows = [("kernel", "bytes", "FLOPs", "FLOP/byte", "time", "of the step", "bound by")]
+    for k in ks:
+        rows.append((KERNEL_WORDS[k.name], si(k.bytes, "B"), si(k.flops, "FLOP"),
+                     sig3(k.intensity_flops_per_byte) if k.flops else "—", duration(k.time_s),
+                     percent(k.time_s / (step_ms / 1e3)), _bound_word(e, k.bound)))
+    for name, ms in (("All-reduces and pipeline hops", comm_ms), ("Overhead (launches, gaps, scheduling)", over_ms)):
+        rows.append((name, "", "", "", duration(ms / 1e3), percent(ms / step_ms), ""))
+    rows.append(("Step" if phase == "decode" else "Prefill pass", "", "", "", duration(step_ms / 1e3), percent(1.0), ""))
+    return rows
+
+
+def _bound_word(e, bound: str) -> str:
+    from model.readouts.vocabulary import matrix_units, memory_word
+    hw = e.resolved.hw
+    return memory_word(hw) if bound == "memory" else matrix_units(hw)
+
+
+def table_text(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows as aligned columns (the first left, the rest right)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in rows]
