@@ -35,6 +35,8 @@ from model.physics.scenario import Scenario, resolve
 from model.physics.step import PassTerms, decode_terms, pass_cost, prefill_terms
 from model.values import frozen
 
+UNITS = {"end_to_end_latency_s": "s", "total_output_tokens_per_s": "tok/s", "ms_per_output_token": "ms/tok",
+         "output_tokens_per_s_per_user": "tok/s/user", "ttft_ms": "ms TTFT", "prefill_tokens_per_s": "prefill tok/s"}
 METRICS = ("end_to_end_latency_s", "total_output_tokens_per_s", "ms_per_output_token",
            "output_tokens_per_s_per_user", "ttft_ms", "prefill_tokens_per_s")
 

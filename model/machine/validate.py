@@ -22,7 +22,7 @@ from model.machine.calibrate import all_plans, design, fit
 from model.catalog.parts import Catalog
 from model.catalog.engines import EfficiencyTable
 from model.catalog.active import default_efficiency
-from model.machine.measured import MeasuredRow, RowPlan, default_measured, evaluate
+from model.machine.measured import UNITS, MeasuredRow, RowPlan, default_measured, evaluate
 from model.values import frozen
 
 
@@ -117,8 +117,6 @@ def report(rows: tuple[MeasuredRow, ...] | None = None) -> Report:
     return Report(leave_one_source_out(rows), compare(rows), compare(rows, engine="ideal"))
 
 
-UNITS = {"end_to_end_latency_s": "s", "total_output_tokens_per_s": "tok/s", "ms_per_output_token": "ms/tok",
-         "output_tokens_per_s_per_user": "tok/s/user", "ttft_ms": "ms TTFT", "prefill_tokens_per_s": "prefill tok/s"}
 
 
 def _pct(x: float) -> str:

@@ -95,9 +95,9 @@ def _e2e(e) -> Derivation:
 def _utilisation(e, values) -> list[Derivation]:
     ph = e.phase
     if ph == "prefill":
-        step, byts, flops, comp, comm = "prefill_time", _prefill_bytes(), ref("flops_per_prefill"), "prefill_compute_time", "prefill_comm_time"
+        step, byts, flops, comp, comm = "prefill_time", ref("bytes_per_prefill"), ref("flops_per_prefill"), "prefill_compute_time", "prefill_comm_time"
     else:
-        step, byts, flops, comp, comm = "decode_time", _decode_bytes(), ref("flops_per_step"), "decode_compute_time", "decode_comm_time"
+        step, byts, flops, comp, comm = "decode_time", ref("bytes_per_step"), ref("flops_per_step"), "decode_compute_time", "decode_comm_time"
     crit = [Derivation("critical_batch", None, source="never: each sequence's KV cache grows the bytes as fast as the maths")]
     if e.critical_batch:
         crit = [Derivation("critical_batch", emax(num(1), ref("ridge") * ref("crit.weight_bytes")
@@ -120,6 +120,10 @@ def _utilisation(e, values) -> list[Derivation]:
         Derivation("arithmetic_intensity", flops / byts, ("FLOPs per byte of HBM traffic",)),
         Derivation("ridge", ref("peak_flops") / ref("peak_bandwidth"),
                    ("Left of it a kernel waits on memory, right of it on the maths (at peak numbers)",)),
+        Derivation("ridge_reached", (flops / ref(comp)) / (byts / ref(f"{ph}_memory_time")),
+                   ("The maths and the memory traffic at the rates this engine reaches, not the datasheet's: the step is "
+                    "compute-bound exactly when its intensity is right of this ridge",
+                    "Below the datasheet ridge when the engine reaches a smaller share of the FLOP/s than of the bandwidth")),
         Derivation("bound", None, given=(f"{ph}_memory_time", comp, comm),
                    source="the largest of HBM time, maths time and communication time"),
         *crit,
@@ -166,6 +170,8 @@ def _memory(e) -> list[Derivation]:
                                            - ref("workspace_per_gpu")), ()),
         Derivation("activations_per_step", _share(e, asum, "decode"), ("Written by each kernel, read by the next",)),
         Derivation("flops_per_step", _share(e, _sum(e, "decode", "flops"), "decode"), ()),
+        Derivation("bytes_per_step", _decode_bytes(), ("What the floor and MBU divide by the bandwidth",)),
+        Derivation("bytes_per_prefill", _prefill_bytes(), ()),
         Derivation("weights_read_per_prefill", _share(e, split(e, pwsum * ref("bytes_per_weight"), "tp"), "prefill"), read),
         Derivation("kv_written_per_prefill", _share(e, ref("prefill.attention.bytes"), "prefill"), ()),
         Derivation("activations_per_prefill", _share(e, pasum, "prefill"), ()),

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from model.errors import ModelError
 from model.readouts.derivations import all_readouts, arithmetic, derivations, equation
+from model.readouts.evidence import band, nearest_runs
+from model.machine.measured import UNITS
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.terms import KERNEL_WORDS
+from model.readouts.vocabulary import matrix_units, memory_word
 
 HEADLINE = ("decode_time", "decode_floor", "prefill_time", "e2e_latency", "output_tokens_per_s", "mbu", "mfu",
             "tensor_cores_busy", "critical_batch", "weights_read_per_step", "usd_per_million_tokens")
@@ -44,14 +47,24 @@ def derivation_lines(e, key: str, depth: int = 2) -> list[str]:
             for i in der.inputs:
                 walk(i, level + 1)
     walk(key, 0)
+    b = band(e, key)
+    if b is not None:
+        out.append(f"How far to trust it: {all_readouts(e)[key].text} {b.label}")
+        for run in nearest_runs(e):
+            unit = UNITS.get(run.metric, "")
+            out.append(f"  published: {run.label}: measured {run.measured:.4g} {unit}, model {run.predicted:.4g} "
+                       f"({100 * run.error:+.0f}%) — {run.source}")
     return out
 
 
 def derivation_json(e, key: str) -> dict:
-    """One derivation as JSON: the words, the arithmetic, the assumptions and the inputs' keys."""
+    """One derivation as JSON: the words, the arithmetic, the assumptions, the inputs' keys and, for a
+    realistic number, its error band."""
     der = derivations(e)[key]
+    b = band(e, key)
     return {"equation": equation(e, der), "arithmetic": arithmetic(e, der), "assumptions": list(der.assumptions),
-            "inputs": list(der.inputs), "source": der.source}
+            "inputs": list(der.inputs), "source": der.source,
+            "band": None if b is None else {"fraction": b.fraction, "runs": b.runs, "alike": b.alike, "widened": b.widened}}
 
 
 def kernel_rows(e, phase: str = "decode") -> list[tuple[str, ...]]:
@@ -72,7 +85,6 @@ def kernel_rows(e, phase: str = "decode") -> list[tuple[str, ...]]:
 
 
 def _bound_word(e, bound: str) -> str:
-    from model.readouts.vocabulary import matrix_units, memory_word
     hw = e.resolved.hw
     return memory_word(hw) if bound == "memory" else matrix_units(hw)
 

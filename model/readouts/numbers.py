@@ -170,6 +170,11 @@ def tensor_cores_busy(e) -> float:
 def _utilisation(e) -> list[Readout]:
     ph = PHASE_WORDS.get(e.phase, e.phase)
     w = words(e)
+    pt = _phase_times(e)
+    flops, byts = ((e.prefill_flops, e.prefill_weight_bytes + e.prefill_kv_bytes + e.prefill_activation_bytes)
+                   if e.phase == "prefill" else
+                   (e.flops_per_step, e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step))
+    reached = (flops / pt["compute"]) / (byts / pt["memory"]) if pt["compute"] > 0 and pt["memory"] > 0 else math.nan
     dtype = e.compute_dtype.upper()
     busy = tensor_cores_busy(e)
     t = _phase_times(e)
@@ -198,6 +203,9 @@ def _utilisation(e) -> list[Readout]:
            f"FLOPs ÷ {w['mem']} bytes of the {ph} pass"),
         _r("ridge", "Ridge point", e.ridge_flops_per_byte, "FLOP/B", f"{sig3(e.ridge_flops_per_byte)} FLOP/B",
            f"Peak FLOP/s ÷ peak bytes/s: left of it memory-bound, right of it compute-bound"),
+        _r("ridge_reached", "Ridge at the rates reached", reached, "FLOP/B", f"{sig3(reached)} FLOP/B",
+           f"FLOP/s the {ph} step's maths reaches ÷ bytes/s its memory traffic reaches: right of it the step is "
+           f"compute-bound, left of it memory-bound (the badge's bound), whatever the datasheet ridge says"),
         _r("bound", f"Bound ({ph})", e.bound, "", f"{e.bound}-bound",
            f"The larger of {w['mem']} time, maths time and communication time of the {ph} step"),
         _r("critical_batch", "Critical batch (with KV cache)", e.critical_batch, "",
@@ -237,6 +245,12 @@ def _memory(e) -> list[Readout]:
                "Capacity − weights resident − workspace, per GPU (0 when the weights and workspace fill it)"),
         _bytes("activations_per_step", "Activations moved per decode step", e.activation_bytes_per_step,
                "Values each kernel writes and the next reads back, per GPU"),
+        _bytes("bytes_per_prefill", "Bytes per prefill pass",
+               e.prefill_weight_bytes + e.prefill_kv_bytes + e.prefill_activation_bytes,
+               f"Everything the prefill pass moves through {mem}, per GPU: weights + KV cache + activations"),
+        _bytes("bytes_per_step", "Bytes per decode step",
+               e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step,
+               f"Everything one decode step moves through {mem}, per GPU: weights + KV cache + activations"),
         _r("flops_per_step", "FLOPs per decode step", e.flops_per_step, "FLOP", si(e.flops_per_step, "FLOP"),
            "Multiply-adds ×2 of one decode step per GPU"),
         _bytes("weights_read_per_prefill", "Weights read per prefill pass", e.prefill_weight_bytes,

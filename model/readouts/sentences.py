@@ -7,6 +7,7 @@ Estimate's phase, and the times it lists are that phase's.
 from __future__ import annotations
 
 from model.readouts.format import percent, si
+from model.readouts.evidence import band
 from model.readouts.numbers import HBM_FREE, KV_RESIDENT, WEIGHTS_RESIDENT, WORKSPACE, readouts, words
 
 
@@ -35,13 +36,15 @@ def explain(e) -> str:
     if e.bound == "compute":
         return prefix + (f"At batch {s.batch} each weight byte feeds enough maths: the {words(e)['units']} are the limit "
                          f"({r['flops_per_step'].text} per step, {r['decode_time'].text}).")
-    bw, floor = r["peak_bandwidth"].text, r["decode_floor"].text
+    bw, floor, total = r["peak_bandwidth"].text, r["decode_floor"].text, r["bytes_per_step"].text
     read, resident = r["weights_read_per_step"].text, r["weights_resident_per_gpu"].text
     weights = f"{read} of weights per GPU" + ("" if read == resident else f" (of {resident} held)")
+    rest = si(e.kv_bytes_per_step + e.activation_bytes_per_step, "B")
     if s.batch == 1:
-        return prefix + f"Each token reads {weights}; at {bw} that takes at least {floor}."
-    return prefix + (f"Each step reads {weights} once for all {s.batch} sequences, plus "
-                     f"{r['kv_read_per_step'].text} of KV cache; at {bw} that takes at least {floor}.")
+        return prefix + (f"Each token reads {weights} and {rest} of KV cache and activations; "
+                         f"at {bw} those {total} take at least {floor}.")
+    return prefix + (f"Each step reads {weights} once for all {s.batch} sequences, plus {rest} of KV cache and "
+                     f"activations; at {bw} those {total} take at least {floor}.")
 
 
 def badge_text(e) -> str:
@@ -109,11 +112,11 @@ def estimate_table(e) -> list[tuple[str, str]]:
         ("Scenario", f"{e.model_name} · {e.precision_name} (KV {e.kv_precision_name}) · {s.gpus}× {e.gpu_name}"),
         ("", f"batch {s.batch} · {s.input_len} in / {s.output_len} out · TP {e.tp} × PP {e.pp}"
              + (f" over {e.link_name}" if e.link_name else "") + f" · {t('mean_context')}"),
-        ("Decode", f"{r['decode_time'].text}/token at the mean context · {t('decode_floor')}"),
+        ("Decode", f"{r['decode_time'].text}/token{_band(e, 'decode_time')} at the mean context · {t('decode_floor')}"),
         ("  of which", t("decode_memory_time", "decode_compute_time", "decode_comm_time", "decode_overhead_time")),
-        ("Prefill (TTFT)", t("prefill_time", "prefill_floor")),
+        ("Prefill (TTFT)", f"{r['prefill_time'].labelled}{_band(e, 'prefill_time')} · {t('prefill_floor')}"),
         ("  of which", t("prefill_memory_time", "prefill_compute_time", "prefill_comm_time", "prefill_overhead_time")),
-        ("End to end", r["e2e_latency"].text + (f" in {e.waves} waves" if e.waves > 1 else "")),
+        ("End to end", r["e2e_latency"].text + _band(e, "e2e_latency") + (f" in {e.waves} waves" if e.waves > 1 else "")),
         ("Throughput", t("output_tokens_per_s", "tokens_per_s_per_user")),
         ("Roofline", t("arithmetic_intensity", "ridge", "bound")),
         ("Critical batch", t("critical_batch", "critical_batch_weights_only")),
@@ -143,3 +146,9 @@ def fit_note(e) -> str:
                 f"less than the KV cache of one sequence of {context_tokens:,} tokens ({r['kv_per_sequence'].text})")
     return (f"does not fit at batch {s.batch}: at most {e.max_batch_that_fits:,} sequences of {context_tokens:,} "
             f"tokens fit; end-to-end runs in {e.waves} waves")
+
+
+def _band(e, key: str) -> str:
+    """' ± 14%' after a realistic number (model/readouts/evidence.py), '' for a floor or the ideal engine."""
+    b = band(e, key)
+    return f" {b.text}" if b is not None else ""
