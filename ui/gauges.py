@@ -6,7 +6,7 @@ the HBM bar's words and the notes are model.readouts.sentences's. Nothing here c
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtCore import QEvent, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout,
                                QWidget)
@@ -41,6 +41,8 @@ class Gauge(QFrame):
         self.value.setFont(_tabular(self.value.font()))
 
         self.base_px = 32
+        self.readout_key = ""
+        self.setCursor(Qt.PointingHandCursor)
         self._titles: tuple[str, ...] = ()
         self._sized = False         # laid out once: before that no width to fit the number to
 
@@ -55,9 +57,19 @@ class Gauge(QFrame):
 
     def show_readout(self, r, sub: str, extra: tuple = ()) -> None:
         """Title = the readout's label, the big number = its text; the tooltip = its help and,
-        beneath, ``extra`` readouts as 'label: text' lines."""
-        tip = "\n".join([r.labelled, r.help, *(x.labelled for x in extra)])
+        beneath, ``extra`` readouts as 'label: text' lines (and: click for the derivation)."""
+        tip = "\n".join([r.labelled, r.help, *(x.labelled for x in extra), "Click: how this number is made"])
+        self.readout_key = r.key
         self.set(r.text, sub, tip, r.labels)
+
+    def mousePressEvent(self, ev) -> None:  # noqa: N802 (Qt name)
+        if ev.button() == Qt.LeftButton and self.readout_key:
+            panel = self.parentWidget()
+            if hasattr(panel, "explain_requested"):
+                panel.explain_requested.emit(self.readout_key)
+            ev.accept()
+            return
+        super().mousePressEvent(ev)
 
     def labelled_pairs(self) -> list[tuple[str, str]]:
         """(title, number) as shown: for ui.screen_text."""
@@ -202,6 +214,8 @@ class HbmBar(QWidget):
 
 
 class GaugePanel(CatchUpWhenShown, QWidget):
+    explain_requested = Signal(str)        # a readout's key: a gauge was clicked
+
     def __init__(self, snapshot, parent=None):
         super().__init__(parent)
         self.setObjectName("panel")

@@ -27,6 +27,8 @@ from ui.window_pages import LessonsWindowMixin
 
 
 class MainWindow(LessonsWindowMixin, QMainWindow):
+    _explain = None                 # "Why this number?": built on first use (ui/explain_panel.py)
+
     def __init__(self, controller: Controller, theme: str = "dark", large_text: bool = False, settings=None):
         super().__init__()
         self.setWindowTitle("Memory Wall — LLM inference against the hardware")
@@ -67,6 +69,13 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.setCentralWidget(central)
 
         controller.changed.connect(self.show_snapshot)
+        self.gauges.explain_requested.connect(self.explain)
+        self.hierarchy.explain_requested.connect(self.explain)
+        for seq in (QKeySequence(Qt.Key_Question), QKeySequence(Qt.Key_F1)):
+            why = QAction(self)
+            why.setShortcut(seq)
+            why.triggered.connect(lambda: self.explain(self.headline_key()))
+            self.addAction(why)
         self.controls.theme_toggled.connect(self.toggle_theme)
         self.controls.large_text_toggled.connect(self.set_large_text)
         self.controls.large_text.setChecked(large_text)
@@ -171,7 +180,25 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self._show_footer(snap)
         if self.lessons_built():
             self.lessons.show_snapshot(snap)
+        if self._explain is not None:
+            self._explain.show_snapshot(snap)
         self.roofline.deliver_scene_updates()
+
+    # ---------------------------------------------------------------- why this number?
+    def explain(self, key: str) -> None:
+        """Open the derivation of readout ``key`` over the chip (F1 or ?: the headline number)."""
+        if self._explain is None:
+            from ui.explain_panel import ExplainPanel
+            self._explain = ExplainPanel(self.centralWidget(), self.theme)
+        self._explain.place(self.chip_area)
+        self._explain.explain(key, self.controller.snapshot)
+
+    def headline_key(self) -> str:
+        """The number the footer's sentence is about: the floor while memory-bound, else the step."""
+        e = self.controller.snapshot.estimate
+        if e.phase == "prefill":
+            return "prefill_time"
+        return {"memory": "decode_floor", "communication": "decode_comm_time"}.get(e.bound, "decode_time")
 
     def _show_footer(self, snap) -> None:
         sentence = explain(snap.estimate)
@@ -222,6 +249,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self._theme_panels(self.theme)
 
     def _theme_panels(self, t: th.Theme, built_with_it: tuple = ()) -> None:
+        if self._explain is not None:
+            self._explain.set_theme(t)
         scale = t.scale
         self.controls_scroll.setFixedWidth(int(max(170 + 130 * scale, 300 * scale)))   # grows with its type
         self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
@@ -233,6 +262,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
         self.apply_theme()
+        if self._explain is not None and self._explain.isVisible():
+            self._explain.place(self.chip_area)
 
     # ---------------------------------------------------------------- settings
     def save_settings(self) -> None:

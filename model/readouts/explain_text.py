@@ -16,6 +16,7 @@ from model.machine.measured import UNITS
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.terms import KERNEL_WORDS
 from model.readouts.vocabulary import matrix_units, memory_word
+from model.values import frozen
 
 HEADLINE = ("decode_time", "decode_floor", "prefill_time", "e2e_latency", "output_tokens_per_s", "mbu", "mfu",
             "tensor_cores_busy", "critical_batch", "weights_read_per_step", "usd_per_million_tokens")
@@ -94,3 +95,34 @@ def table_text(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
             for r in rows]
+
+
+@frozen
+class DerivationView:
+    """One readout's derivation as a panel shows it: every text made here, placed by the view."""
+
+    key: str
+    title: str                                  # "Time per token (decode): 9.09 ms"
+    equation: str                               # in words (a leaf: its source)
+    arithmetic: str                             # with this scenario's numbers ("" for a leaf)
+    assumptions: tuple[str, ...]
+    inputs: tuple[tuple[str, str], ...]         # (key, "label: text") of each input, to walk down to
+    trust: str                                  # "9.09 ms ± 14% (vLLM on …, 17 published runs)" or ""
+    runs: tuple[str, ...]                       # the nearest published runs, one line each
+    is_leaf: bool
+
+
+def derivation_view(e, key: str) -> DerivationView:
+    """The panel's texts for ``key`` (ModelError with one line for a key that has no readout)."""
+    d = derivations(e)
+    if key not in d:
+        raise ModelError(f"no readout '{key}' to explain")
+    der, r = d[key], all_readouts(e)
+    b = band(e, key)
+    runs = ()
+    if b is not None:
+        runs = tuple(f"{x.label}: measured {x.measured:.4g} {UNITS.get(x.metric, '')}, model {x.predicted:.4g} "
+                     f"({100 * x.error:+.0f}%)" for x in nearest_runs(e))
+    return DerivationView(key, r[key].labelled, equation(e, der), arithmetic(e, der), der.assumptions,
+                          tuple((i, r[i].labelled) for i in der.inputs), f"{r[key].text} {b.label}" if b else "",
+                          runs, der.expr is None)

@@ -17,7 +17,7 @@ bars, tensor-core fill), redrawn only while it eases; per frame only packets mov
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QElapsedTimer, QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
@@ -25,6 +25,7 @@ from model import Estimate, Scenario, estimate
 from model.catalog.parts import Catalog
 from model.catalog.active import default_catalog
 from model.readouts.chip import packet_scale, scale_forms, step_word, tiles_drawn
+from model.readouts.derivations import derivations
 from model.readouts.flow import Flow, chip_readouts, flow, is_unified
 from ui import theme as th
 from ui.chip.animator import MAX_DT, POOL, Animator
@@ -38,7 +39,7 @@ from ui.chip.paint.ladder import paint_ladder, paint_ladder_frame
 from ui.chip.paint.legend import paint_legend, paint_legend_frame
 from ui.chip.paint.package import paint_package, paint_package_frame
 from ui.chip.paint.particles import paint_particles
-from ui.chip.tips import tooltip_at
+from ui.chip.tips import explain_key_at, tooltip_at
 
 FRAME_MS = 16
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
@@ -61,6 +62,20 @@ class _Canvas(QWidget):
     def resizeEvent(self, _event) -> None:
         self.view._relayout()
 
+    def mousePressEvent(self, ev) -> None:  # noqa: N802 (Qt name)
+        """A click on a part asks for its number's derivation (the view's ``explain_requested``)."""
+        v = self.view
+        if ev.button() == Qt.LeftButton and v.estimate is not None:
+            key = explain_key_at(v.scene, ev.position().x(), ev.position().y(), derivations(v.estimate))
+            if key:
+                v.explain_requested.emit(key)
+                ev.accept()
+                return
+        super().mousePressEvent(ev)
+
+    def mouseDoubleClickEvent(self, ev) -> None:  # noqa: N802 (Qt name)
+        ev.ignore()                     # the window's: double-click shows the chip alone
+
     def event(self, ev) -> bool:
         if ev.type() == QEvent.ToolTip:
             tip = tooltip_at(self.view.scene, ev.pos().x(), ev.pos().y())
@@ -74,7 +89,10 @@ class _Canvas(QWidget):
 
 
 class HierarchyView(QWidget):
-    """The chip, animated. ``show_estimate(e)`` (or ``set_estimate``) re-targets the flow."""
+    """The chip, animated. ``show_snapshot(snap)`` (or ``set_estimate``) re-targets the flow; a click
+    on a part emits ``explain_requested(readout key)``."""
+
+    explain_requested = Signal(str)
 
     def __init__(self, estimate_: Estimate | None = None, parent: QWidget | None = None,
                  seed: int = 0, catalog: Catalog | None = None):
