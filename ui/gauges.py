@@ -249,7 +249,7 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         lay.addLayout(grid)
 
         hb = QHBoxLayout()
-        hb_title = QLabel("HBM per GPU")
+        self.memory_title = hb_title = QLabel("HBM per GPU")
         hb_title.setObjectName("gaugeTitle")
         hb.addWidget(hb_title)
         self.hbm_text = QLabel("")
@@ -312,6 +312,7 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         g["e2e"].show_readout(r["e2e_latency"], f"{s.input_len:,} in → {s.output_len:,} out"
                               + (f", {e.waves} waves" if e.waves > 1 else ""), (r["prefill_time"],))
 
+        self.memory_title.setText(ex.memory_bar_title(e))
         self.badge.setText(ex.badge_text(e))
         badge_style = f"background: {th.BOUND_COLOURS.get(e.bound, th.VERMILLION)};"
         if self.badge.styleSheet() != badge_style:        # a new style sheet re-polishes the label

@@ -210,8 +210,9 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
     def set_theme(self, t: th.Theme) -> None:
         self.theme = t
         self.plot.setBackground(t.bg)
-        th.style_plot_axes(self.plot.getPlotItem(), t, "Arithmetic intensity (FLOP per byte of HBM traffic)",
-                           "Attained FLOP/s per GPU", left_em=4.6)
+        x_title, y_title = rr.axis_titles(self._snap.estimate) if self._snap is not None else \
+            ("Arithmetic intensity (FLOP per byte of HBM traffic)", "Attained FLOP/s per GPU")
+        th.style_plot_axes(self.plot.getPlotItem(), t, x_title, y_title, left_em=4.6)
         # shared pens and brushes (ui.pens): a theme change adds no picture to a symbol atlas
         self.slope.setPen(pens.pen(th.ORANGE, width=2))
         self.active_roof.setPen(pens.pen(th.BLUISH_GREEN, width=2))
@@ -269,6 +270,10 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
                 (snap.estimate, snap.compare, snap.compare_estimate) and old.estimate is snap.estimate:
             return
         e, hw, cmp_hw = snap.estimate, snap.hardware, snap.compare
+        x_title = rr.axis_titles(e)[0]
+        if x_title != self.plot.getPlotItem().getAxis("bottom").labelText:      # another part's words
+            self.plot.getPlotItem().setLabel("bottom", x_title, **{"color": self.theme.secondary,
+                                                                  "font-size": f"{self.theme.px(13)}px"})
         sw = snap.sweep if e.phase == "decode" else None
         roofs = rr.roofs(hw, e)
         croof = rr.comparison_roof(e, cmp_hw, snap.catalog) if cmp_hw is not None else None

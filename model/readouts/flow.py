@@ -41,7 +41,7 @@ from model.physics.estimate import Estimate
 from model.readouts.format import percent, si
 from model.physics.scenario import resolve
 from model.readouts.numbers import Readout, readouts, tensor_cores_busy
-from model.readouts.vocabulary import capitalised, matrix_units, memory_word
+from model.readouts.vocabulary import capitalised, matrix_units, matrix_units_short, memory_word
 from model.physics.step import allreduce_bytes, microbatch, pipeline_hop_bytes
 from model.values import frozen
 
@@ -317,10 +317,12 @@ def chip_readouts(est: Estimate, f: Flow, hw: Hardware) -> dict[str, Readout]:
     out = {x.key: x for x in _level_readouts(hw, f)}
     items = {
         "level_tensor_cores": Readout(
-            "level_tensor_cores", capitalised(matrix_units(hw)), f.peak_flops, "FLOP/s",
+            "level_tensor_cores", matrix_units_short(hw), f.peak_flops, "FLOP/s",
             (f"{hw.tensor_cores:,} · " if hw.tensor_cores else "") + f"{r['peak_flops'].text} "
             f"{est.compute_dtype.upper()}", r["peak_flops"].help),
         "use_tensor_cores": r["tensor_cores_busy"], "mfu": r["mfu"], "mean_context": r["mean_context"],
+        "busy_words": Readout("busy_words", "legend", None, "", f"{matrix_units(hw)} busy",
+                              "The legend's words for the busy share of the matrix units"),
         "link_busy": r["link_busy"],
         "memory_block": Readout("memory_block", "per block", hw.hbm_capacity_bytes / blocks, "B",
                                 si(hw.hbm_capacity_bytes / blocks, "B"), f"{memory_name(hw)}: capacity per block drawn"),

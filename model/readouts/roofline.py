@@ -17,7 +17,7 @@ from model.catalog.active import default_catalog
 from model.errors import ModelError
 from model.physics.scenario import compute_path
 from model.readouts.format import duration, percent, si, sig3
-from model.readouts.numbers import readouts
+from model.readouts.numbers import readouts, words
 from model.physics.roofline import ridge_flops_per_byte
 from model.values import frozen
 
@@ -130,6 +130,11 @@ def sweep_point_text(sw, k: int) -> str:
             f"{duration(float(sw.decode_ms_per_token[k]) / 1e3)}/token, "
             f"{si(float(sw.output_tokens_per_s[k]), 'tok/s')} for the group, "
             f"MBU {percent(float(sw.mbu[k]))}, MFU {percent(float(sw.mfu[k]))} — {fit}")
+
+
+def axis_titles(e) -> tuple[str, str]:
+    """(x, y) axis titles in the part's own words."""
+    return (f"Arithmetic intensity (FLOP per byte of {words(e)['mem']} traffic)", "Attained FLOP/s per GPU")
 
 
 def title(hw, e) -> str:

@@ -67,6 +67,12 @@ def badge_tooltip(e) -> str:
     return "\n".join(lines)
 
 
+def memory_bar_title(e) -> str:
+    """The memory bar's title: 'HBM per GPU', 'unified memory per GPU' …"""
+    mem = words(e)["mem"]
+    return f"{mem[:1].upper()}{mem[1:]} per GPU"
+
+
 def hbm_status(e) -> str:
     """The words on the HBM bar: need of capacity, and whether it fits."""
     r = readouts(e)

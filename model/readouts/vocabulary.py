@@ -40,6 +40,12 @@ def matrix_unit_adjective(hw) -> str:
             "matrix engines": "matrix-engine", "matrix units (MXU)": "MXU"}.get(units, "matrix-unit")
 
 
+def matrix_units_short(hw) -> str:
+    """A short name for narrow places (the chip's ladder): 'Tensor cores', 'Matrix units' …"""
+    return {"the GPU's matrix units": "Matrix units", "matrix units (MXU)": "MXU"}.get(matrix_units(hw),
+                                                                                      capitalised(matrix_units(hw)))
+
+
 def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 

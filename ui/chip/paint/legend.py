@@ -86,7 +86,7 @@ def _busy_swatch(c: _Column) -> None:
     p.setPen(Qt.NoPen)
     p.setBrush(TC_BUSY)
     p.drawRect(QRectF(c.x + 2, c.y + c.lh * 0.2, 12, c.lh * 0.6))
-    used = text(p, QRectF(c.x + 22, c.y, c.w, c.lh), "tensor cores busy", font(fs), P.tc_text)
+    used = text(p, QRectF(c.x + 22, c.y, c.w, c.lh), sc.shown["busy_words"].text, font(fs), P.tc_text)
     p.setPen(Qt.NoPen)
     p.setBrush(P.tc_idle)
     p.drawRect(QRectF(c.x + 22 + used + 10, c.y + c.lh * 0.2, 12, c.lh * 0.6))
