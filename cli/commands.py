@@ -19,7 +19,8 @@ from cli.custom import add_commands, add_custom_flags, apply_custom_flags, cmd_c
 def cmd_estimate(args) -> int:
     from model import estimate
     from model.readouts.export import estimate_json
-    from model.readouts.sentences import estimate_table, explain, shown_notes
+    from model.readouts.explain_text import estimate_table
+    from model.readouts.sentences import explain, shown_notes
     e = estimate(scenario_from_args(args))
     if args.json:
         print(json.dumps(estimate_json(e, explain=args.explain is not None or args.kernels), indent=2))

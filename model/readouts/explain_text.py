@@ -14,6 +14,7 @@ from model.readouts.derivations import all_readouts, arithmetic, derivations, eq
 from model.readouts.evidence import band, nearest_runs
 from model.machine.measured import UNITS
 from model.readouts.format import duration, percent, si, sig3
+from model.readouts.numbers import readouts, words
 from model.readouts.terms import KERNEL_WORDS
 from model.readouts.vocabulary import matrix_units, memory_word
 from model.values import frozen
@@ -126,3 +127,38 @@ def derivation_view(e, key: str) -> DerivationView:
     return DerivationView(key, r[key].labelled, equation(e, der), arithmetic(e, der), der.assumptions,
                           tuple((i, r[i].labelled) for i in der.inputs), f"{r[key].text} {b.label}" if b else "",
                           runs, der.expr is None)
+
+
+def estimate_table(e) -> list[tuple[str, str]]:
+    """The command line's `estimate` table: (row name, readout texts), the window's numbers."""
+    r = readouts(e)
+    s = e.scenario
+
+    def t(*keys: str, sep: str = " · ") -> str:
+        return sep.join(r[k].labelled for k in keys)
+
+    return [
+        ("Scenario", f"{e.model_name} · {e.precision_name} (KV {e.kv_precision_name}) · {s.gpus}× {e.gpu_name}"),
+        ("", f"batch {s.batch} · {s.input_len} in / {s.output_len} out · TP {e.tp} × PP {e.pp}"
+             + (f" over {e.link_name}" if e.link_name else "") + f" · {t('mean_context')}"),
+        ("Decode", f"{r['decode_time'].text}/token{_band(e, 'decode_time')} at the mean context · {t('decode_floor')}"),
+        ("  of which", t("decode_memory_time", "decode_compute_time", "decode_comm_time", "decode_overhead_time")),
+        ("Prefill (TTFT)", f"{r['prefill_time'].labelled}{_band(e, 'prefill_time')} · {t('prefill_floor')}"),
+        ("  of which", t("prefill_memory_time", "prefill_compute_time", "prefill_comm_time", "prefill_overhead_time")),
+        ("End to end", r["e2e_latency"].text + _band(e, "e2e_latency") + (f" in {e.waves} waves" if e.waves > 1 else "")),
+        ("Throughput", t("output_tokens_per_s", "tokens_per_s_per_user")),
+        ("Roofline", t("arithmetic_intensity", "ridge", "bound")),
+        ("Critical batch", t("critical_batch", "critical_batch_weights_only")),
+        ("Utilisation", t("mbu", "mfu", "tensor_cores_busy")),
+        ("Per decode step", t("weights_read_per_step", "kv_read_per_step", "activations_per_step")),
+        (f"{words(e)['mem']} per GPU", t("weights_resident_per_gpu", "kv_resident_per_gpu", "workspace_per_gpu")),
+        ("", f"{t('memory_needed_per_gpu', 'hbm_capacity')} → " + ("fits" if e.fits else "DOES NOT FIT")),
+        ("Largest batch", r["max_batch_that_fits"].text),
+        ("Cost", t("usd_per_million_tokens", "joules_per_token")),
+    ]
+
+
+def _band(e, key: str) -> str:
+    """' ± 14%' after a realistic number (model/readouts/evidence.py), '' for a floor or the ideal engine."""
+    b = band(e, key)
+    return f" {b.text}" if b is not None else ""
