@@ -17,7 +17,7 @@ from model.lessons.ch1_generations import generations
 from ui import theme as th
 from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font
-from ui.controls import Segmented
+from ui.widgets import Segmented
 
 MAX_PARTS = 8
 
