@@ -41,7 +41,8 @@ from model.lessons.deck import chapter_facts
 from model.files.safe_io import check_writable_target
 from ui import theme as th
 from ui.chapters.tips import HOVER_PX, MarkerTips, error_text, log10, measured_tip  # noqa: F401 (re-exported)
-from ui.roofline_plot import SIAxis, deliver_now
+from ui.deliver import deliver_now
+from ui.plotting.axes import SIAxis
 from ui.steady_label import WrapLabel
 
 SHORT_TITLES = {1: "Compute vs bandwidth", 2: "GPU shape", 3: "Memory hierarchy", 4: "Roofline",
