@@ -79,11 +79,30 @@ def test_stacked_segments_add_up():
     assert math.isclose(realistic[-1].end, e.decode_ms_per_token, rel_tol=1e-9)
     assert all(math.isclose(a.end, b.start) for a, b in zip(realistic, realistic[1:]))
     e, _f, c = state_chart(8, 1)
-    for w, m in zip(c.work, c.comm):
-        assert m.start == w.end
+    for w, m, o, t in zip(c.work, c.comm, c.overhead, c.totals):
+        assert m.start == w.end and math.isclose(o.end, t.length, rel_tol=1e-9)
 
 
 def test_headings_name_the_chapter():
     ch = CHAPTERS[3]
     assert chapter_heading(ch) == f"4 · {ch.title}" and chart_name(ch) == f"Chart, lesson 4: {ch.title}"
 
+
+def test_the_bars_add_up_to_the_step_in_any_scenario():
+    """Lessons 5 and 8 split the step into parts that add up to it, also where the GEMMs are
+    compute-bound and attention memory-bound (each kernel bound by its own resource)."""
+    from test_consistency import random_scenarios
+    from model.errors import ModelError
+    checked = 0
+    for s, _ in random_scenarios(60, 4242):
+        try:
+            e = estimate(s)
+            five, eight = chapter_chart(5, e, {}), chapter_chart(8, e, {})
+        except ModelError:
+            continue
+        realistic = [seg for seg in five.segments if seg.slot == 1]
+        assert math.isclose(max(seg.end for seg in realistic), e.decode_ms_per_token, rel_tol=1e-9), s
+        for w, m, o, t in zip(eight.work, eight.comm, eight.overhead, eight.totals):
+            assert math.isclose(o.end, t.length, rel_tol=1e-9) and w.length >= 0, s
+        checked += 1
+    assert checked > 30

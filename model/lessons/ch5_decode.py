@@ -1,7 +1,9 @@
 """Lesson 5 — why decode is memory-bound.
 
-    realistic step = max(memory, compute) + communication + overhead;
+    realistic step = the kernels (the GEMMs, then attention, each bound by its own resource)
+                     + communication + overhead  (model.physics.step.pass_cost);
     memory = (weight + KV + activation bytes) ÷ (HBM B/s × hbm_fraction), split by bytes;
+    maths beyond the reads = step − memory − communication − overhead (0 while memory-bound);
     floor = bytes ÷ peak HBM B/s (or FLOPs ÷ peak, whichever is longer)
 """
 from __future__ import annotations
@@ -24,7 +26,7 @@ class DecodeBreakdown:
     floor_ms: float
     weights_ms: float               # weight read at the achieved bandwidth
     kv_ms: float                    # KV cache (and activations) at the achieved bandwidth
-    extra_compute_ms: float         # maths beyond the reads (0 while memory-bound)
+    extra_compute_ms: float         # maths beyond the reads (0 while memory-bound): step − reads − all-reduces − overhead
     comm_ms: float
     overhead_ms: float
     compute_ms: float               # the tensor-core maths (runs under the reads while memory-bound)
@@ -37,7 +39,8 @@ def decode_breakdown(e: Estimate) -> DecodeBreakdown:
     floor = e.decode_floor_ms_per_token
     mem = e.decode_memory_ms
     return DecodeBreakdown(floor * w_share, floor * (1.0 - w_share), floor, mem * w_share, mem * (1.0 - w_share),
-                           max(0.0, e.decode_compute_ms - mem), e.decode_comm_ms, e.decode_overhead_ms,
+                           max(0.0, e.decode_ms_per_token - mem - e.decode_comm_ms - e.decode_overhead_ms),
+                           e.decode_comm_ms, e.decode_overhead_ms,
                            e.decode_compute_ms, e.decode_ms_per_token)
 
 

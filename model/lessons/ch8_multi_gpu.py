@@ -1,6 +1,7 @@
 """Lesson 8 — interconnect limits multi-GPU scaling.
 
     speed-up(N) = step time on 1 GPU ÷ step time on N (same batch)
+    GPU work(N) = step time − all-reduces − overhead (the kernels: the part that splits N ways)
 """
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def scaling(s: Scenario, counts: Iterable[int] = GPU_COUNTS, interconnects=("nvl
 @frozen
 class GpuBar:
     gpus: int
-    work_ms: float                  # max(memory, compute): the part that shrinks with N
+    work_ms: float                  # the kernels' time (step − all-reduces − overhead): the part that shrinks with N
     comm_ms: float
     overhead_ms: float
     total_ms: float
@@ -74,7 +75,8 @@ def gpu_bars(s: Scenario, counts=SCALING_COUNTS, catalog: Catalog | None = None)
         except ModelError:
             continue
         base = base or e.decode_ms_per_token
-        out.append(GpuBar(int(n), max(e.decode_memory_ms, e.decode_compute_ms), e.decode_comm_ms,
+        work = e.decode_ms_per_token - e.decode_comm_ms - e.decode_overhead_ms
+        out.append(GpuBar(int(n), work, e.decode_comm_ms,
                           e.decode_overhead_ms, e.decode_ms_per_token, base / e.decode_ms_per_token, e.bound,
                           e.fits))
     return tuple(out)
