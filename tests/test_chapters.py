@@ -30,7 +30,7 @@ from model.lessons.measured import matching_measurements
 from model.lessons.ch7_precision import precision_table
 from model.lessons.ch4_roofline import roofline_point
 from model.physics.sweep import sweep_batch
-from ui.chapters.base import error_text
+from model.lessons.measured import error_text
 from ui.chapters.ch6_batching import BATCHES, batch_at
 
 CHAPTERS = default_chapters()
