@@ -32,6 +32,7 @@ from model.lessons.ch4_roofline import roofline_point
 from model.physics.sweep import sweep_batch
 from model.lessons.measured import error_text
 from ui.chapters.ch6_batching import BATCHES, batch_at
+from test_consistency_chapters import chart_drawn, chart_problems
 
 CHAPTERS = default_chapters()
 ALL_STATES = [(ch.number, i) for ch in CHAPTERS for i in range(len(ch.states))]
@@ -125,6 +126,7 @@ def test_every_prepared_state_draws_the_models_numbers(window, number, index):
     assert v.takeaway == CHAPTERS[number - 1].takeaway
     assert window.lessons.strip.current == (number, index)
     check_model_numbers(window, v, number, state)
+    assert len(chart_drawn(v)) > 3 and chart_problems(v) == []      # every word the chart draws is the model's
 
 
 def test_live_controls_redraw_from_the_model(window, qtbot):
