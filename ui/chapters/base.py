@@ -13,7 +13,8 @@ an accessible name and description (the claim and the key number).
         refresh(estimate)   redraw from the controller's Estimate and the chapter's params; an
                             exception becomes one line in the chapter, never a crash
         export_png/svg/csv  the chart as an image, and the numbers behind it as CSV (a folder,
-                            FIFO, read-only or missing target: SafeIOError, one line)
+                            FIFO, read-only or missing target: SafeIOError, one line;
+                            ui/chapters/exports.py)
 
 Subclasses implement build() (create every plot item once), update_view(e) (setData only,
 from ``self.figure``: the chapter's chart value, model.lessons.deck.chapter_chart, whose items
@@ -29,21 +30,17 @@ text (the whole-plot summary) is the fallback.
 """
 from __future__ import annotations
 
-import base64
-import csv
 import html
-import math
 import re
 
-import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics, QPainter
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from model.files.safe_io import check_writable_target
 from model.lessons.deck import chapter_chart, chapter_facts, chapter_heading, chart_name
 from ui import theme as th
+from ui.chapters.exports import ChartExports
 from ui.deliver import deliver_now
 from ui.hover import MarkerTips
 from ui.plotting.axes import SIAxis
@@ -71,7 +68,7 @@ class ClaimLabel(WrapLabel):
                         re.sub(r"\{[^}]*\}", "…", self.template))
 
 
-class ChapterView(QWidget):
+class ChapterView(ChartExports, QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
 
     side_width = 300
@@ -371,69 +368,6 @@ class ChapterView(QWidget):
         lab.setObjectName(name)
         lab.setTextFormat(Qt.RichText)
         return lab
-
-    # ---------------------------------------------------------------- exports
-    def export_png(self, path: str) -> bool:
-        check_writable_target(path)
-        self.ensure_fresh()
-        return bool(self.chart.grab().save(str(path), "PNG"))
-
-    def export_svg(self, path: str) -> bool:
-        """Vector SVG through QtSvg when it is there; otherwise an SVG wrapping the PNG."""
-        check_writable_target(path)      # QSvgGenerator would wait forever on a FIFO, and warn on a missing folder
-        self.ensure_fresh()
-        size = self.chart.size()
-        title = f"Memory Wall — chapter {self.chapter.number}: {self.chapter.title}"
-        try:
-            from PySide6.QtSvg import QSvgGenerator
-        except ImportError:
-            QSvgGenerator = None
-        if QSvgGenerator is not None:
-            gen = QSvgGenerator()
-            gen.setFileName(str(path))
-            gen.setSize(size)
-            gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-            gen.setTitle(title)
-            painter = QPainter()
-            if not painter.begin(gen):
-                return False
-            try:
-                self.chart.render(painter, QPoint(0, 0))
-            finally:
-                painter.end()
-            return True
-        buf = QBuffer()
-        buf.open(QIODevice.WriteOnly)
-        self.chart.grab().save(buf, "PNG")
-        data = base64.b64encode(bytes(buf.data())).decode("ascii")
-        w, h = size.width(), size.height()
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
-                     f'width="{w}" height="{h}" viewBox="0 0 {w} {h}"><title>{title}</title>'
-                     f'<image width="{w}" height="{h}" xlink:href="data:image/png;base64,{data}"/></svg>\n')
-        return True
-
-    def export_csv(self, path: str) -> bool:
-        check_writable_target(path)
-        self.ensure_fresh()
-        header, rows = self.csv_rows()
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(header)
-            for r in rows:
-                w.writerow([_cell(v) for v in r])
-        return True
-
-
-def _cell(v):
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        return "" if not math.isfinite(v) else repr(v)
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if v is None:
-        return ""
-    return v
 
 
 def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
