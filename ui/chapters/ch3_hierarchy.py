@@ -15,13 +15,16 @@ from ui.chapters.base import ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import clear_of_decade, shift, slot_range
-from ui.plotting.labels import add_text, add_texts, set_fonts, show_text, show_texts
+from ui.plotting.labels import (add_text, add_texts, avoid_labels, avoid_marker, avoid_polyline, place, set_fonts,
+                                show_text, show_texts, view_pixels)
+from ui.plotting.placement import Avoid, spots
 
 MAX_LEVELS = 6
 STYLE = {"bandwidth": (th.ORANGE, Qt.SolidLine), "latency": (th.REDDISH_PURPLE, Qt.DashLine)}
 LEGEND_X = -0.45                            # the legend's left edge (places: 0 = registers)
 LEGEND_DY = {"bandwidth": 0.75, "latency": 0.35, "rule": -0.05}   # decades above the largest factor
-VALUE_ANCHOR = {True: (0.5, 1.25), False: (0.5, -0.25)}          # above / below its point
+HIGHER = spots(("above", "above-left", "above-right"), 12)       # the higher point's words stay above it,
+LOWER = spots(("below", "below-left", "below-right"), 12)        # the lower's below: each beside its own point
 
 
 class HierarchyChapter(ChapterView):
@@ -72,8 +75,6 @@ class HierarchyChapter(ChapterView):
             d["hollow"].setData([m.x for m, hollow in zip(marks, series.derived) if hollow],
                                 [m.y for m, hollow in zip(marks, series.derived) if hollow])
             show_texts(d["values"], ((m.label, colour, axes.point(m.x, m.y)) for m in marks))
-            for lab, m, o in zip(d["values"], marks, other.marks):    # the higher point's words above it
-                lab.setAnchor(VALUE_ANCHOR[m.y > o.y or (m.y == o.y and series.key == "latency")])
             show_text(d["name"], series.legend, colour, shift((LEGEND_X, top), dy=LEGEND_DY[series.key]))
         y_range = (-0.6, clear_of_decade(top, 0.85, 0.12))
         self.plot.getPlotItem().vb.setRange(xRange=slot_range(len(f.names)), yRange=y_range, padding=0)
@@ -84,6 +85,23 @@ class HierarchyChapter(ChapterView):
             tips.point(m.x, m.y, m.tip)
             tips.point(n.x, n.y, n.tip)
         self.plot.setToolTip(f.tooltip)
+
+    def place_labels(self) -> None:
+        """Each point's value above it when it is the higher of its level's two (below when the
+        lower), straight or to one side: off the lines, the markers and the words placed before it."""
+        f = self.figure
+        axes = self.plot.axes
+        px = view_pixels(self.plot.getPlotItem().vb)
+        avoid = [*avoid_labels((self.rule_label, *(d["name"] for d in self.lines.values())), px),
+                 *avoid_polyline(px, [m.x for m in f.rule], axes.ys([m.y for m in f.rule]), 3),
+                 *(a for s in (f.bandwidth, f.latency) for a in avoid_polyline(px, [m.x for m in s.marks],
+                                                                               axes.ys([m.y for m in s.marks]))),
+                 *(avoid_marker(px, axes.point(m.x, m.y), 9) for s in (f.bandwidth, f.latency) for m in s.marks)]
+        for series, other in ((f.latency, f.bandwidth), (f.bandwidth, f.latency)):
+            for lab, m, o in zip(self.lines[series.key]["values"], series.marks, other.marks):
+                higher = m.y > o.y or (m.y == o.y and series.key == "latency")
+                p = place(lab, px, axes.point(m.x, m.y), HIGHER if higher else LOWER, avoid)
+                avoid.append(Avoid(box=p.box))
 
     def csv_rows(self):
         header = ["level", "label", "capacity_bytes", "bandwidth_bytes_per_s", "latency_s", "bandwidth_x_vs_registers",
