@@ -30,17 +30,60 @@ from model.lessons.measured import matching_measurements
 from model.lessons.ch7_precision import precision_table
 from model.lessons.ch4_roofline import roofline_point
 from model.physics.sweep import sweep_batch
-from ui.chapters.base import error_text
+from model.lessons.measured import error_text
 from ui.chapters.ch6_batching import BATCHES, batch_at
+from test_consistency_chapters import chart_drawn, chart_problems
 
 CHAPTERS = default_chapters()
 ALL_STATES = [(ch.number, i) for ch in CHAPTERS for i in range(len(ch.states))]
 
 
+WINDOW_SIZE = (1600, 900)
+
+
+@pytest.fixture(scope="module")
+def shared_window(qapp):
+    """One main window for the module (building one took ~0.8 s, for each of 51 cases): the
+    default scenario, no settings, shown at 1600×900, the Lessons page's glides instant. Every
+    test opens the prepared state it checks (its scenario and params); Qt warnings while it is
+    built fail the module as they would a test."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+    from PySide6.QtTest import QTest
+    from model import Scenario
+    from ui.app import build_window
+    bad: list[str] = []
+
+    def handler(kind, _context, message):
+        if kind in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg) \
+                and not message.startswith("This plugin does not support"):
+            bad.append(message)
+    previous = qInstallMessageHandler(handler)
+    try:
+        w = build_window(Scenario(), st=None)
+        w.resize(*WINDOW_SIZE)
+        w.show()
+        assert QTest.qWaitForWindowExposed(w)
+        w.lessons.glide.duration_ms = 0
+    finally:
+        qInstallMessageHandler(previous)
+    assert not bad, f"Qt printed warnings building the window: {bad[:5]}"
+    yield w
+    w.close()
+    w.deleteLater()
+    QApplication.processEvents()
+
+
 @pytest.fixture
-def window(lessons_window):
-    lessons_window.show_lessons()
-    return lessons_window
+def window(shared_window, qtbot):
+    """The module's window on the Lessons page at its size (a test that resizes it is undone here);
+    ``qtbot`` keeps the per-test check that Qt prints no warning."""
+    w = shared_window
+    QToolTip.hideText()
+    if (w.width(), w.height()) != WINDOW_SIZE:
+        w.resize(*WINDOW_SIZE)
+        QApplication.processEvents()
+    w.show_lessons()
+    return w
 
 
 def open_state(w, number, index):
@@ -125,6 +168,7 @@ def test_every_prepared_state_draws_the_models_numbers(window, number, index):
     assert v.takeaway == CHAPTERS[number - 1].takeaway
     assert window.lessons.strip.current == (number, index)
     check_model_numbers(window, v, number, state)
+    assert len(chart_drawn(v)) > 3 and chart_problems(v) == []      # every word the chart draws is the model's
 
 
 def test_live_controls_redraw_from_the_model(window, qtbot):

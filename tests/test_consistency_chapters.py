@@ -12,7 +12,10 @@ label, chart titles, notes, plot texts, per-marker hover texts, details, tooltip
   2. the claim is the state's caption template filled by the model's Facts
      (model.lessons.deck.chapter_facts(...).fill(caption)), with nothing left unfilled;
   3. the key number and its label are the Facts' key number; the details are the Facts'
-     detail lines (then the chapter's extra lines, e.g. published runs).
+     detail lines (then the chapter's extra lines, e.g. published runs);
+  4. every word the chart draws (its title row, plot labels, per-marker hover texts, the
+     plots' own tooltips) is one of the strings of the model's chart value
+     (model.lessons.deck.chapter_chart), exactly: the view formats nothing itself.
 """
 from __future__ import annotations
 
@@ -23,11 +26,12 @@ import re
 from PySide6.QtWidgets import QApplication, QLabel
 
 from model.errors import ModelError
-from model.lessons.deck import chapter_facts
+from model.lessons.chart import chart_texts
+from model.lessons.deck import chapter_chart, chapter_facts
 from model.lessons.chapters import default_chapters
 from model.readouts.numbers import readouts
 from test_consistency import labelled_checks, pair_check, random_scenarios
-from ui.screen_text import plain, shown_texts
+from ui.screen_text import Shown, plain, shown_texts
 
 CHAPTERS = default_chapters()
 PER_CHAPTER = 30
@@ -54,6 +58,28 @@ def open_case(w, number: int, index: int, scenario):
     v.details_button.setChecked(True)
     QApplication.processEvents()
     return v
+
+
+def chart_drawn(v) -> list:
+    """What the chart widget draws: its title row, plot labels, hover texts and plot tooltips, and
+    the ticks a chapter names itself (a category axis' names, lesson 2's percentages)."""
+    drawn = [sh for sh in shown_texts(v.chart) if sh.kind in ("plot", "hover") or sh.where == "chartTitle"
+             or (sh.kind == "tooltip" and sh.where == "PlotWidget")]
+    for p in v.plots:
+        if not p.isVisible():
+            continue
+        for name in ("left", "bottom"):
+            levels = getattr(p.getPlotItem().getAxis(name), "_tickLevels", None) or []
+            drawn += [Shown(f"{name} axis", "tick", str(text)) for level in levels for _value, text in level]
+    return drawn
+
+
+def chart_problems(v) -> list[str]:
+    """Each text the chart draws that is not a string of the model's chart value (rule 4 above)."""
+    c = v.controller
+    words = set(chart_texts(chapter_chart(v.chapter.number, c.estimate, v.params, c.catalog)))
+    return [f"{sh.where} ({sh.kind}) {sh.text[:80]!r} is not a text of the model's chart"
+            for sh in chart_drawn(v) if sh.text not in words]
 
 
 def check_chapter(v) -> tuple[int, list[str]]:
@@ -87,6 +113,7 @@ def check_chapter(v) -> tuple[int, list[str]]:
     details = plain("<br>".join(html.escape(d) for d in (*facts.details, *v.extra_details())))
     if plain(v.details_label.text()) != details:
         bad.append(f"details {plain(v.details_label.text())[:80]!r}, the model's {details[:80]!r}")
+    bad += chart_problems(v)
     n = 0
     for sh in shown_texts(v):
         if sh.kind == "pair":
@@ -110,16 +137,18 @@ def test_the_chapter_cases_cover_every_chapter_and_many_states():
 def test_every_number_in_every_chapter_is_the_models(lessons_window):
     w = lessons_window
     w.show_lessons()
-    problems, checked, walked = [], 0, 0
+    problems, checked, walked, charted = [], 0, 0, 0
     for number, index, s in chapter_cases():
         v = open_case(w, number, index, s)
         walked += len(shown_texts(v))
+        charted += len(chart_drawn(v))
         n, bad = check_chapter(v)
         checked += n
         problems += [f"chapter {number} state {index + 1}, {s}: {b}" for b in bad]
     assert not problems, f"{len(problems)} disagreements, e.g.\n" + "\n".join(problems[:12])
     assert walked > 10 * len(chapter_cases())
     assert checked > 0, "no labelled readout was ever written in a chapter"
+    assert charted > 10 * len(chapter_cases()), "the charts' texts were hardly ever checked"
 
 
 def test_the_chapter_walk_catches_a_wrong_number(lessons_window):
@@ -136,7 +165,13 @@ def test_the_chapter_walk_catches_a_wrong_number(lessons_window):
     note = v.note_label(f"{r.label}: 0.001 ms")
     v.side_lay.addWidget(note)
     note.show()
+    v.row_labels[1].setText("Realistic 1.23 ms = weights 1.00 ms")     # a chart text the view wrote itself
+    v.plot.tips.point(1.0, 1.0, "a hover text of its own: 42 ms")
+    v.names.setTicks([[(0, "maths 9 ms")]])                             # a tick it named itself
     _, bad = check_chapter(v)
     assert any("key number '12.3 ms'" in b for b in bad)
     assert any(b.startswith("claim 'Decode is 99× faster'") for b in bad)
     assert any("0.001 ms" in b and "decode_time" in b for b in bad)
+    assert any("'Realistic 1.23 ms" in b and "not a text of the model's chart" in b for b in bad)
+    assert any("42 ms" in b and "(hover)" in b for b in bad)
+    assert any("'maths 9 ms'" in b and "(tick)" in b for b in bad)

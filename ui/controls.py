@@ -9,12 +9,13 @@ import math
 
 from PySide6.QtCore import QSignalBlocker, QStringListModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QCompleter, QGridLayout, QHBoxLayout,
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QCompleter, QGridLayout, QHBoxLayout,
                                QLabel, QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from model import Scenario
 from model.readouts.catalog_text import engine_choices, hardware_summary, model_summary, scenario_words
 from model.physics.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
+from ui.widgets import Segmented
 
 BATCH_MAX = MAX_BATCH          # the model's range: a saved batch 8192 shows as 8192
 SLIDER_STEPS_PER_OCTAVE = 100
@@ -136,50 +137,6 @@ class SearchCombo(QComboBox):
             self._emit(self._by_name[text])
             return
         self.set_current_id(self._current)
-
-
-class Segmented(QWidget):
-    """A row of checkable buttons, one checked (GPU count, interconnect, phase)."""
-
-    chosen = Signal(object)
-
-    def __init__(self, values, labels=None, tips=None, parent=None):
-        super().__init__(parent)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(3)
-        self.group = QButtonGroup(self)
-        self.group.setExclusive(True)
-        self.buttons = {}
-        for i, v in enumerate(values):
-            b = QPushButton(str(labels[i] if labels else v))
-            b.setCheckable(True)
-            b.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-            b.setMinimumWidth(10)
-            if tips:
-                b.setToolTip(tips[i])
-            self.group.addButton(b)
-            self.buttons[v] = b
-            lay.addWidget(b)
-            b.clicked.connect(lambda _=False, v=v: self.chosen.emit(v))
-
-    def set_value(self, v) -> None:
-        b = self.buttons.get(v)
-        if b is not None:
-            with QSignalBlocker(self.group):
-                b.setChecked(True)
-        else:
-            with QSignalBlocker(self.group):
-                self.group.setExclusive(False)
-                for x in self.buttons.values():
-                    x.setChecked(False)
-                self.group.setExclusive(True)
-
-    def value(self):
-        for v, b in self.buttons.items():
-            if b.isChecked():
-                return v
-        return None
 
 
 def _model_family(name: str) -> str:

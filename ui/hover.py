@@ -3,7 +3,8 @@
     tips = HoverTips(plot_widget, log_x=True, log_y=True, radius_px=13)
     tips.clear(); tips.point(x, y, text); tips.line([(x, y), …], text); tips.rect(x0, y0, x1, y1, text)
 
-Items take data coordinates; on a log axis the view coordinate is log10 of the data.
+Items take data coordinates; ui.plotting.coords.Axes (the one log–log transform) turns them
+into view coordinates (log10 of the data on a log axis).
 Distances are measured in screen (scene) pixels after ViewBox.mapViewToScene, so log axes
 work. The nearest item within ``radius_px`` wins, points before lines before bars: a line
 counts LINE_PENALTY_PX farther than it is, a bar RECT_PENALTY_PX; on a tie the item
@@ -21,16 +22,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF
 from PySide6.QtWidgets import QToolTip
 
+from ui.plotting.coords import Axes
 LINE_PENALTY_PX = 4.0
 RECT_PENALTY_PX = 1.0
 
 
 def _written(text) -> str:
     return text() if callable(text) else text
-
-
-def log10(x: float) -> float:
-    return math.log10(max(float(x), 1e-300))
 
 
 def _seg_dist(px: float, py: float, a: QPointF, b: QPointF) -> float:
@@ -48,7 +46,7 @@ class HoverTips(QObject):
         super().__init__(plot)
         self.plot = plot
         self.vb = plot.getPlotItem().vb
-        self.log_x, self.log_y = log_x, log_y
+        self.axes = Axes(bool(log_x), bool(log_y))
         self.radius_px = radius_px
         self.items: list[tuple[str, tuple, object]] = []  # (kind, view coordinates, text or its writer)
         self.shown = ""
@@ -61,11 +59,7 @@ class HoverTips(QObject):
         self.items.clear()
 
     def _v(self, x: float, y: float) -> tuple[float, float] | None:
-        if not all(v is not None and math.isfinite(float(v)) for v in (x, y)):
-            return None
-        if (self.log_x and x <= 0) or (self.log_y and y <= 0):
-            return None
-        return (log10(x) if self.log_x else float(x), log10(y) if self.log_y else float(y))
+        return self.axes.view(x, y)
 
     def point(self, x: float, y: float, text: str | Callable[[], str]) -> None:
         """``text``: the words, or a function that writes them when the point is hovered (a plot

@@ -1,17 +1,17 @@
 """Where the roofline's labels go: roof labels that overlap a more important one hide, a
 roof label the HBM slope would cross takes its shorter form, and the operating-point label
-takes the first of eight places around the point that covers nothing (pixel geometry only,
-no model numbers). Mixed into ui.roofline_plot.RooflinePlot."""
+takes the first of eight places around the point that covers nothing (ui.plotting.placement;
+pixel geometry only, no model numbers). Mixed into ui.roofline_plot.RooflinePlot."""
 from __future__ import annotations
-
-import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 
+from ui.plotting.coords import Box, log10
+from ui.plotting.labels import avoid_labels, label_box, place, view_pixels
+from ui.plotting.placement import Avoid, around
 
-def _log(x: float) -> float:
-    return math.log10(max(x, 1e-300))
+TRAIL_DOT_WEIGHT = 0.5        # covering a batch dot costs less than covering a label
 
 
 class RooflineLabelsMixin:
@@ -51,7 +51,7 @@ class RooflineLabelsMixin:
                 if bw:
                     # the slope's x at the rectangle's top edge (its right-most point inside)
                     _, top_v = self._to_view(0.0, rect.top())
-                    sx, _ = self._to_px(_log(10 ** top_v / bw), 0.0)
+                    sx, _ = self._to_px(log10(10 ** top_v / bw), 0.0)
                     crosses = rect.left() - 4 < sx
                 chosen = (text, rect)
                 if not crosses:
@@ -86,66 +86,31 @@ class RooflineLabelsMixin:
 
     # pixel geometry inside the view box (origin top left, y down), independent of paint state
     def _to_px(self, vx: float, vy: float) -> tuple[float, float]:
-        (x0, x1), (y0, y1) = self.vb.viewRange()
-        w, h = max(1.0, self.vb.width()), max(1.0, self.vb.height())
-        return (vx - x0) / (x1 - x0) * w, (y1 - vy) / (y1 - y0) * h
+        return view_pixels(self.vb).to_px(vx, vy)
 
     def _to_view(self, px: float, py: float) -> tuple[float, float]:
-        (x0, x1), (y0, y1) = self.vb.viewRange()
-        w, h = max(1.0, self.vb.width()), max(1.0, self.vb.height())
-        return x0 + px / w * (x1 - x0), y1 - py / h * (y1 - y0)
+        return view_pixels(self.vb).to_view(px, py)
 
     def _label_px_rect(self, lab: pg.TextItem, anchor=None) -> QRectF:
         """Where ``lab`` (at its position, with ``anchor`` or its own) lands, in view-box pixels."""
-        r = lab.textItem.boundingRect()
-        ax, ay = anchor if anchor is not None else (lab.anchor[0], lab.anchor[1])
-        px, py = self._to_px(lab.pos().x(), lab.pos().y())
-        return QRectF(px - r.width() * ax, py - r.height() * ay, r.width(), r.height())
+        b = label_box(lab, view_pixels(self.vb), anchor)
+        return QRectF(b.x0, b.y0, b.w, b.h)
 
     def _place_op_label(self) -> None:
+        """The operating point's label: the first of eight places around it (right, above-left,
+        left, above-right, …) inside the plot, over no other label and, if it can, no batch dot."""
         lab = self.op_label
         if self.vb.width() < 2 or self.vb.height() < 2:
             return
-        ox, oy = self._to_px(*self._op_xy)
-        box = lab.textItem.boundingRect()
-        bw, bh = box.width(), box.height()
-        view = QRectF(0, 0, self.vb.width(), self.vb.height()).adjusted(2, 2, -2, -2)
-        others = [self._label_px_rect(o) for o in self._made_labels() if o is not lab and o.isVisible()]
-        rp = self.op.opts.get("size", 24) / 2.0 + 5             # clear of the marker
-        d = rp * 0.75
-        # (anchor, pixel offset from the point): right, above-left, left, above-right, below-right,
-        # below-left, above, below
-        candidates = [((0.0, 0.5), (rp, 0.0)), ((1.0, 1.0), (-d, -d)), ((1.0, 0.5), (-rp, 0.0)),
-                      ((0.0, 1.0), (d, -d)), ((0.0, 0.0), (d, d)), ((1.0, 0.0), (-d, d)),
-                      ((0.5, 1.0), (0.0, -rp)), ((0.5, 0.0), (0.0, rp))]
-        trail = []
+        px = view_pixels(self.vb)
+        avoid = avoid_labels((o for o in self._made_labels() if o is not lab), px)
         xd, yd = self.trail_dots.getData()              # view coordinates (log10) already
         if xd is not None and len(xd):
             for tx, ty in zip(xd, yd):
-                px, py = self._to_px(float(tx), float(ty))
-                trail.append(QRectF(px - 5, py - 5, 10, 10))
-
-        def cost(rect: QRectF) -> float:
-            inside = rect.intersected(view)
-            out = rect.width() * rect.height() - max(0.0, inside.width() * inside.height())
-            c = out * 100.0
-            for o in others:
-                i = rect.intersected(o)
-                c += max(0.0, i.width() * i.height()) * 10.0
-            for tr in trail:
-                i = rect.intersected(tr)
-                c += max(0.0, i.width() * i.height()) * 0.5
-            return c
-
-        best = None
-        for rank, ((ax, ay), (dx, dy)) in enumerate(candidates):
-            rect = QRectF(ox + dx - bw * ax, oy + dy - bh * ay, bw, bh)
-            score = (cost(rect), rank)
-            if best is None or score < best[0]:
-                best = (score, (ax, ay), (dx, dy))
-        _, anchor, (dx, dy) = best
-        lab.setAnchor(anchor)
-        lab.setPos(*self._to_view(ox + dx, oy + dy))
+                x, y = px.to_px(float(tx), float(ty))
+                avoid.append(Avoid(box=Box(x - 5, y - 5, x + 5, y + 5), weight=TRAIL_DOT_WEIGHT))
+        r = self.op.opts.get("size", 24) / 2.0 + 5             # clear of the marker
+        place(lab, px, self._op_xy, around(r), avoid)
 
     def op_label_rect(self) -> QRectF:
         """The operating-point label's rectangle in view-box pixels (for layout checks)."""

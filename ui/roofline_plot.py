@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -23,31 +23,18 @@ from model.readouts import roofline as rr
 from model.physics.roofline import attainable_flops
 from ui import pens
 from ui import theme as th
+from ui.deliver import deliver_now
 from ui.hover import HoverTips
 from ui.page_catch_up import CatchUpWhenShown
-from ui.roofline_labels import RooflineLabelsMixin, _log
+from ui.plotting.axes import SIAxis
+from ui.plotting.coords import LOG_LOG, log10, shift
+from ui.plotting.labels import add_text, set_boxed, set_text
+from ui.roofline_labels import RooflineLabelsMixin
 
 MAX_ROOFS = 8
 FIRST_ROOF_LABELS = 4          # made with the plot; more when a GPU has more roofs
 TRAIL_LABELS = (1, 16, 256)
 HOVER_PX = 13.0      # points within 13 px; lines within 9 px (ui.hover's line penalty)
-
-
-def deliver_now(plot: pg.PlotWidget) -> None:
-    """Hand a plot's changes to its view now, ahead of the window's repaint: pyqtgraph's
-    preparation for a paint first (a new view range's matrix, labels' transforms), then the
-    scene's queued report of what changed, which Qt would deliver after the repaint and then
-    repaint the window again for (Qt's graphics view paints its window at once on that report:
-    call this when every view of the window has taken the change). What Qt would do before its
-    repaint goes first, since that repaint is the one the graphics view does here, at once: the
-    repaints it left for later (a stacked widget that shows another page posts one for each of
-    the page's widgets) and the layouts the change asked for (a label's new width, a gauge's new
-    type size). Without them each came as a second repaint of the window."""
-    QCoreApplication.sendPostedEvents(None, QEvent.UpdateLater)
-    QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
-    scene = plot.scene()
-    scene.prepareForPaint()
-    QCoreApplication.sendPostedEvents(scene, QEvent.MetaCall)
 
 
 def _clear(item) -> None:
@@ -62,44 +49,7 @@ def _put(item, x, y, **style) -> None:
     lines and markers are plain PlotCurveItem/ScatterPlotItem, which take view coordinates:
     a PlotDataItem, which would take the log itself, costs 4× as much to make and 6–9× to
     update, for a curve and a scatter each, used or not.)"""
-    item.setData(x=np.log10(np.asarray(x, dtype=float)), y=np.log10(np.asarray(y, dtype=float)), **style)
-
-
-def _label(lab: pg.TextItem, text: str, colour) -> None:
-    """Set a label's words and colour, touching the text item only when they change (a new
-    text re-lays out its document; a batch change leaves most labels as they are)."""
-    if lab.toPlainText() != text:
-        lab.setText(text)
-    if getattr(lab, "_colour", None) != colour:
-        lab._colour = colour
-        lab.setColor(colour)
-
-
-class SIAxis(pg.AxisItem):
-    """Log axis ticks as plain SI numbers: 1, 10, 100, 1k … / 1 T, 10 T … FLOP/s."""
-
-    def __init__(self, orientation, unit="", **kw):
-        super().__init__(orientation, **kw)
-        self.unit = unit
-
-    def tickStrings(self, values, scale, spacing):
-        if not self.logMode:
-            return super().tickStrings(values, scale, spacing)
-        out = []
-        for v in values:
-            if abs(v - round(v)) > 1e-6:
-                out.append("")
-                continue
-            n = int(round(v))
-            if n < 0:
-                out.append(f"{10.0 ** n:g}")
-                continue
-            k = min(n // 3, len(_PREFIXES) - 1)
-            out.append(f"{10 ** (n - 3 * k)} {_PREFIXES[k]}{self.unit}".strip())
-        return out
-
-
-_PREFIXES = ("", "k", "M", "G", "T", "P", "E")
+    item.setData(x=LOG_LOG.xs(x), y=LOG_LOG.ys(y), **style)
 
 
 class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
@@ -170,11 +120,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
 
     def _text(self, anchor: tuple[float, float], z: float | None = 15) -> pg.TextItem:
         """A label; z 15 by default: over the slope and the dashed ridge line, on a backing box."""
-        item = pg.TextItem(anchor=anchor)
-        self.plot.addItem(item, ignoreBounds=True)
-        if z is not None:
-            item.setZValue(z)
-        return item
+        return add_text(self.plot, anchor, z)
 
     # ---------------------------------------------------------------- made when first needed
     def _compare_items(self) -> tuple:
@@ -245,12 +191,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         font.setPixelSize(t.px(13))
         item.setFont(font)
         if boxed:
-            backing = pg.mkColor(t.bg)
-            backing.setAlpha(215)
-            item.fill = pg.mkBrush(backing)
-            item.textItem.document().setDocumentMargin(2)     # a snug box: labels fit between roofs
-            item.updateTextPos()
-            item.update()
+            set_boxed(item, t.bg)
 
     def _style_compare(self, t: th.Theme) -> None:
         slope, roof, point, label = self._compare
@@ -289,8 +230,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self._show_ridge(e, y0)
         self._show_trail(e, sw)
         _put(self.op, [op_x], [op_y])
-        _label(self.op_label, rr.operating_point_label(e), self.theme.op_point)
-        self._op_xy = (_log(op_x), _log(op_y))
+        set_text(self.op_label, rr.operating_point_label(e), self.theme.op_point)
+        self._op_xy = LOG_LOG.point(op_x, op_y)
         self._show_comparison(croof, ce, x0, x1)
         self._layout_labels()
         self.title.setText(rr.title(hw, e))
@@ -312,23 +253,23 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
             ys += [float(sw.achieved_flops.min())]
         if croof is not None:
             ys.append(croof.peak_flops)
-        x0 = 10 ** math.floor(_log(min(xs) / 1.5))
-        x1 = 10 ** math.ceil(_log(max(xs) * 3.0))
+        x0 = 10 ** math.floor(log10(min(xs) / 1.5))
+        x1 = 10 ** math.ceil(log10(max(xs) * 3.0))
         y_low = min(min(ys), float(attainable_flops(x0, top.peak_flops, top.bandwidth_bytes_per_s)))
         y1 = max(ys) * 4.0
-        y0 = 10 ** math.floor(_log(min(y_low / 1.5, y1 / 100.0)))    # at least two decades: ticks to read
-        x0 = min(x0, 10 ** math.floor(_log(x1 / 1000.0)))
-        self.vb.setRange(xRange=(_log(x0), _log(x1)), yRange=(_log(y0), _log(y1)), padding=0)
+        y0 = 10 ** math.floor(log10(min(y_low / 1.5, y1 / 100.0)))    # at least two decades: ticks to read
+        x0 = min(x0, 10 ** math.floor(log10(x1 / 1000.0)))
+        self.vb.setRange(xRange=(log10(x0), log10(x1)), yRange=(log10(y0), log10(y1)), padding=0)
         self._x0, self._x1 = x0, x1
-        self._y_span = (_log(y0), _log(y1))
+        self._y_span = (log10(y0), log10(y1))
         if getattr(self, "_drawn_grid", None) == (x0, x1, y0, y1):
             return x0, x1, y0
         self._drawn_grid = (x0, x1, y0, y1)
         gx, gy = [], []
-        for k in range(int(round(_log(x0))), int(round(_log(x1))) + 1):
+        for k in range(int(round(log10(x0))), int(round(log10(x1))) + 1):
             gx += [10.0 ** k, 10.0 ** k]
             gy += [y0, y1]
-        for k in range(int(round(_log(y0))), int(math.floor(_log(y1))) + 1):
+        for k in range(int(round(log10(y0))), int(math.floor(log10(y1))) + 1):
             gx += [x0, x1]
             gy += [10.0 ** k, 10.0 ** k]
         _put(self.grid, gx, gy)
@@ -351,7 +292,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
             lab = self._roof_label(i)
             if same:
                 if i < len(roofs):
-                    self._roof_label_slots.append((roofs[i].active, _log(roofs[i].peak_flops), lab, lab.forms))
+                    self._roof_label_slots.append((roofs[i].active, log10(roofs[i].peak_flops), lab, lab.forms))
                     self.tips.line(list(zip([roofs[i].ridge_flops_per_byte, x1], [roofs[i].peak_flops] * 2)),
                                    roofs[i].tooltip)
                 continue
@@ -360,11 +301,11 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
                 continue
             roof = roofs[i]
             colour = th.BLUISH_GREEN if roof.active else t.roof_dim
-            _label(lab, roof.forms[0], colour)
+            set_text(lab, roof.forms[0], colour)
             lab.forms = list(roof.forms)
-            lab.setPos(_log(x1) - 0.03, _log(roof.peak_flops))
+            lab.setPos(*shift(LOG_LOG.point(x1, roof.peak_flops), dx=-0.03))
             lab.setVisible(True)
-            self._roof_label_slots.append((roof.active, _log(roof.peak_flops), lab, lab.forms))
+            self._roof_label_slots.append((roof.active, log10(roof.peak_flops), lab, lab.forms))
             self.tips.line(list(zip([roof.ridge_flops_per_byte, x1], [roof.peak_flops] * 2)), roof.tooltip)
 
     def _draw_roof_lines(self, roofs, x1: float) -> None:
@@ -383,8 +324,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         label, point_tip, line_tip = rr.ridge_texts(e)
         _put(self.ridge_line, [r, r], [y0, e.peak_flops])
         _put(self.ridge_point, [r], [e.peak_flops])
-        _label(self.ridge_label, label, self.theme.text)
-        self.ridge_label.setPos(_log(r) + 0.03, _log(y0))
+        set_text(self.ridge_label, label, self.theme.text)
+        self.ridge_label.setPos(*shift(LOG_LOG.point(r, y0), dx=0.03))
         self.tips.point(r, e.peak_flops, point_tip)
         self.tips.line([(r, y0), (r, e.peak_flops)], line_tip)
 
@@ -410,8 +351,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
             idx = np.nonzero(sw.batch == b)[0]
             if idx.size and b != e.scenario.batch:
                 k = int(idx[0])
-                _label(lab, f"B={b}", t.secondary)
-                lab.setPos(_log(bx[k]), _log(by[k]))
+                set_text(lab, f"B={b}", t.secondary)
+                lab.setPos(*LOG_LOG.point(bx[k], by[k]))
                 lab.setVisible(True)
             else:
                 lab.setVisible(False)
@@ -431,8 +372,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         cy = attainable_flops(cx, croof.peak_flops, croof.bandwidth_bytes_per_s)
         _put(self.compare_slope, cx, cy)
         _put(self.compare_roof, [croof.ridge_flops_per_byte, x1], [croof.peak_flops, croof.peak_flops])
-        _label(self.compare_label, croof.label, t.compare)
-        self.compare_label.setPos(_log(x1) - 0.03, _log(croof.peak_flops))
+        set_text(self.compare_label, croof.label, t.compare)
+        self.compare_label.setPos(*shift(LOG_LOG.point(x1, croof.peak_flops), dx=-0.03))
         self.compare_label.setVisible(True)
         self.tips.line([(x0, float(cy[0])), (croof.ridge_flops_per_byte, croof.peak_flops),
                         (x1, croof.peak_flops)], croof.tooltip)
@@ -444,7 +385,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
     # ---------------------------------------------------------------- geometry and hover
     def scene_pos(self, intensity: float, flops: float) -> QPointF:
         """Where a model (intensity, FLOP/s) lands in the plot's scene."""
-        return self.vb.mapViewToScene(QPointF(_log(intensity), _log(flops)))
+        return self.vb.mapViewToScene(QPointF(*LOG_LOG.point(intensity, flops)))
 
     def widget_pos(self, intensity: float, flops: float, widget: QWidget) -> QPointF:
         """The same point in ``widget``'s coordinates (e.g. the main window, for pixel checks)."""

@@ -9,6 +9,7 @@ from typing import Iterable
 
 from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog, Hardware
+from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, times
 from model.readouts.format import si, sig3
 from model.values import frozen
@@ -71,3 +72,44 @@ def generation_facts(line: str = "nvidia", show: str = "", catalog: Catalog | No
                         f"more dense 16-bit FLOP/s, {first.name} → {last.name} "
                         f"(bandwidth: {times(last.bandwidth_vs_first)})")
     return Facts(key, vals, tuple(details))
+
+
+@frozen
+class GenerationsChart:
+    """Lesson 1's chart: the growth bars (dense 16-bit FLOP/s and HBM B/s ÷ the first part's) or
+    the ridge bars (FLOP/byte), one place per part, with their words."""
+
+    ridge_mode: bool
+    title: str
+    tooltip: str                  # the whole plot's hover text
+    names: tuple[str, ...]        # one per part, along the category axis
+    flops: tuple[Bar, ...] = ()
+    bandwidth: tuple[Bar, ...] = ()
+    ridge: tuple[Bar, ...] = ()
+    points: tuple[GenerationPoint, ...] = ()
+
+
+def generation_chart(line: str = "nvidia", show: str = "", catalog: Catalog | None = None) -> GenerationsChart:
+    cat = catalog or default_catalog()
+    ridge_mode = show == "ridge"
+    pts = generations(LINES[line] if ridge_mode else LESSON_PARTS[line], cat)
+    vendor = "NVIDIA" if line == "nvidia" else "AMD INSTINCT"
+    names = tuple(f"{p.name.split()[0]} ({p.year})" for p in pts)
+    if ridge_mode:
+        ridge = tuple(Bar(k, p.ridge_flops_per_byte, sig3(p.ridge_flops_per_byte),
+                          f"{p.name} ({p.year}): ridge {sig3(p.ridge_flops_per_byte)} FLOP/byte = "
+                          f"{si(p.flops16, 'FLOP/s')} ÷ {si(p.bandwidth_bytes_per_s, 'B/s')}")
+                      for k, p in enumerate(pts))
+        return GenerationsChart(True, f"{vendor} · RIDGE POINT = DENSE 16-BIT FLOP/s ÷ HBM BYTES/s",
+                                "Ridge point: the FLOPs a kernel must do per byte it reads to keep the chip busy",
+                                names, ridge=ridge, points=pts)
+    first = pts[0]
+    flops = tuple(Bar(k, p.flops_vs_first, f"{times(p.flops_vs_first)}\ncompute",
+                      f"{p.name} ({p.year}): {si(p.flops16, 'FLOP/s')} dense 16-bit\n"
+                      f"= {times(p.flops_vs_first)} the {first.name}'s") for k, p in enumerate(pts))
+    bandwidth = tuple(Bar(k, p.bandwidth_vs_first, f"{times(p.bandwidth_vs_first)}\nbandwidth",
+                          f"{p.name} ({p.year}): {si(p.bandwidth_bytes_per_s, 'B/s')} HBM\n"
+                          f"= {times(p.bandwidth_vs_first)} the {first.name}'s") for k, p in enumerate(pts))
+    return GenerationsChart(False, f"{vendor} · DENSE 16-BIT FLOP/s AND HBM BANDWIDTH, ÷ THE {first.name.upper()}'S",
+                            "Dense (not sparse) 16-bit tensor FLOP/s and HBM bandwidth, each ÷ the first part's",
+                            names, flops, bandwidth, points=pts)

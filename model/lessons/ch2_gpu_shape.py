@@ -13,8 +13,9 @@ import numpy as np
 
 from model.catalog.parts import Hardware
 from model.errors import ScenarioError
+from model.lessons.chart import Mark, Tick
 from model.lessons.facts import Facts, KeyNumber, pct
-from model.readouts.format import duration, si
+from model.readouts.format import duration, percent, si
 from model.values import frozen
 
 
@@ -136,3 +137,56 @@ def warp_facts(hw: Hardware, warps: int, divergence: float = 0.0) -> Facts:
                f"{lh.warps_needed} warps hide the wait.",
                "A divergent branch runs both paths one after the other, half the lanes masked each time.")
     return Facts(key, vals, details)
+
+
+@frozen(eq=False)
+class WarpChart:
+    """Lesson 2's chart, in % of cycles against warps in flight: the issue curve, the lane-use
+    curve (divergent branches only), the warps needed, the current warps, with their words."""
+
+    title: str
+    tooltip: str
+    warps: np.ndarray
+    busy_pct: np.ndarray                 # % of cycles the scheduler issues
+    lane_pct: np.ndarray                 # % of lane-cycles doing useful work (empty: no divergence)
+    busy_end: Mark                       # where the issue curve's words go (its right end)
+    lane_end: Mark
+    needed: Mark                         # x: the warps that hide the wait
+    now: Mark                            # the current warps on its curve
+    points: tuple[Mark, ...]             # one hover text per warp count
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+    result: LatencyHiding
+    curve: WarpCurve
+
+
+def warps_control_text(warps: int) -> str:
+    return f"Warps in flight: {int(warps)}"
+
+
+def divergence_control_text(divergence: float) -> str:
+    return f"Divergent branches: {percent(divergence)}"
+
+
+def warp_chart(hw: Hardware, warps: int, divergence: float = 0.0) -> WarpChart:
+    lat = hbm_latency_cycles(hw)
+    w, d = int(warps), float(divergence)
+    r = latency_hiding(w, d, latency_cycles=lat)
+    c = warp_curve(lat, d)
+    busy, lane = 100 * c.issue_busy, 100 * c.lane_use
+    diverged = d > 0
+    y_now = 100 * (r.lane_use if diverged else r.issue_busy)
+    cc = r.compute_cycles
+    points = tuple(Mark(x, 100 * b, tip=f"{int(x)} warps: the scheduler issues {percent(b)} of cycles = "
+                                         f"min(1, {int(x)} × {cc} ÷ ({cc} + {lat}))")
+                   for x, b in zip(c.warps, c.issue_busy))
+    return WarpChart(
+        f"ONE SCHEDULER ON {hw.short_name.upper()}: {cc} CYCLES OF MATHS, THEN A {lat}-CYCLE HBM LOAD",
+        f"HBM latency {lat} cycles on {hw.short_name} (measured ns × clock); each warp computes {cc} cycles per load",
+        c.warps, busy, lane if diverged else np.zeros(0),
+        Mark(float(c.warps[-1]), 100.0, "scheduler issuing"),
+        Mark(float(c.warps[-1]), float(lane[-1]), "lanes doing useful work (divergent)" if diverged else ""),
+        Mark(float(c.warps_needed), 100.0, f"{c.warps_needed} warps hide the wait"),
+        Mark(float(w), y_now, f"{w} warp{'s' if w != 1 else ''}: {percent(y_now / 100)}"),
+        points, tuple(Tick(v, str(v)) for v in (1, 4, 8, 16, 24, 32)),
+        tuple(Tick(v, f"{v}%") for v in (0, 25, 50, 75, 100)), r, c)

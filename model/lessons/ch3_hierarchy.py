@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from model.catalog.parts import Hardware, MemoryLevel
 from model.errors import ModelError
+from model.lessons.chart import Mark
 from model.lessons.facts import Facts, KeyNumber, times
-from model.readouts.format import si, sig3
+from model.readouts.format import duration, si, sig3
 from model.values import frozen
 
 
@@ -82,3 +83,63 @@ def ladder_facts(hw: Hardware) -> Facts:
     details.append(f"The 'about 10× per step' rule of thumb is latency on average: {times(mem.latency_x)} in "
                    f"{i_mem} steps is {times(geo_lat)} per step (geometric mean); bandwidth {times(geo_bw)}.")
     return Facts(key, vals, tuple(details))
+
+
+def latency_text(seconds: float) -> str:
+    """A level's latency as the ladder writes it: ns below a microsecond."""
+    return f"{sig3(seconds * 1e9)} ns" if seconds < 1e-6 else duration(seconds)
+
+
+def short_label(label: str) -> str:
+    """A level's name on the ladder's axis: "Shared mem", "L2", "HBM3" …"""
+    return label.split(" (")[0].replace("Shared mem / L1", "Shared mem")
+
+
+@frozen
+class LadderSeries:
+    """One line of the ladder: each level's factor vs the registers, its words, and whether it is
+    derived from other specs (drawn hollow)."""
+
+    key: str                          # "bandwidth" or "latency"
+    legend: str
+    marks: tuple[Mark, ...]           # x: the level's place (0 = registers), y: × worse than the registers
+    derived: tuple[bool, ...]
+
+
+@frozen
+class LadderChart:
+    title: str
+    tooltip: str
+    names: tuple[str, ...]
+    bandwidth: LadderSeries
+    latency: LadderSeries
+    rule: tuple[Mark, ...]            # the "10× per step" rule of thumb: 10**k at place k
+    rule_label: str
+    top: float                        # the largest factor (the legend sits above it)
+    points: tuple[LadderPoint, ...]
+
+
+def ladder_chart(hw: Hardware) -> LadderChart:
+    pts = ladder_points(hw)
+    derived = {lv.key: lv.derived for lv in hw.levels}
+    src = {p.key: "derived from other specs" if derived.get(p.key) else "published or measured" for p in pts}
+
+    def series(key: str, legend: str, value, label, tip) -> LadderSeries:
+        return LadderSeries(key, legend, tuple(Mark(float(k), value(p), label(p), tip(p)) for k, p in enumerate(pts)),
+                            tuple(any(key in f for f in derived.get(p.key, ())) for p in pts))
+
+    def capacity(p: LadderPoint) -> str:
+        return si(p.capacity_bytes, "B") if p.capacity_bytes else "the host's"
+    bw = series("bandwidth", "━━ bandwidth: × narrower", lambda p: p.bandwidth_x,
+                lambda p: si(p.bandwidth_bytes_per_s, "B/s"),
+                lambda p: f"{p.label}: {si(p.bandwidth_bytes_per_s, 'B/s')} = {sig3(p.bandwidth_x)}× less than the "
+                          f"registers; capacity {capacity(p)} ({src[p.key]})")
+    lat = series("latency", "╍╍ latency: × slower to answer", lambda p: p.latency_x,
+                 lambda p: latency_text(p.latency_s),
+                 lambda p: f"{p.label}: {latency_text(p.latency_s)} = {sig3(p.latency_x)}× the registers' latency "
+                           f"({src[p.key]})")
+    return LadderChart(f"{hw.short_name.upper()}: EACH LEVEL ÷ THE REGISTERS · HOLLOW = DERIVED FROM OTHER SPECS",
+                       "Each level's bandwidth and latency, as times worse than the registers (log scale)",
+                       tuple(short_label(p.label) for p in pts), bw, lat,
+                       tuple(Mark(float(k), 10.0 ** k) for k in range(len(pts))), "┈┈ rule of thumb: 10× per step",
+                       max(max(p.bandwidth_x, p.latency_x) for p in pts), pts)

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from model.catalog.parts import Hardware
 from model.errors import ScenarioError
+from model.lessons.chart import Mark
 from model.lessons.facts import Facts, KeyNumber, pct, times
 from model.physics.roofline import attainable_flops
 from model.readouts.format import si, sig3
@@ -21,6 +24,11 @@ class RooflinePoint:
     attainable_with_double_compute: float
     ridge_flops_per_byte: float
     bound: str
+
+    @property
+    def double_compute_gain(self) -> float:
+        """How much faster twice the FLOP/s makes a kernel of this intensity: min(2F, I·B) ÷ min(F, I·B)."""
+        return self.attainable_with_double_compute / self.attainable_flops
 
 
 def roofline_point(hw: Hardware, dtype: str, intensity: float) -> RooflinePoint:
@@ -37,7 +45,7 @@ def roofline_point(hw: Hardware, dtype: str, intensity: float) -> RooflinePoint:
 def roofline_facts(hw: Hardware, dtype: str, intensity: float) -> Facts:
     pt = roofline_point(hw, dtype, intensity)
     peak = hw.peak(dtype)
-    gain = pt.attainable_with_double_compute / pt.attainable_flops
+    gain = pt.double_compute_gain
     vals = {"gpu": hw.short_name, "dtype": dtype.upper(), "intensity": sig3(intensity),
             "attainable": si(pt.attainable_flops, "FLOP/s"), "peak": si(peak, "FLOP/s"),
             "share": pct(pt.attainable_flops / peak), "ridge": sig3(pt.ridge_flops_per_byte),
@@ -53,3 +61,59 @@ def roofline_facts(hw: Hardware, dtype: str, intensity: float) -> Facts:
                f"({pct(pt.attainable_flops / peak)} of peak)",
                f"With twice the FLOP/s the ridge moves to {sig3(2 * pt.ridge_flops_per_byte)} FLOP/byte.")
     return Facts(key, vals, details)
+
+
+INTENSITY_RANGE = (0.1, 1e5)          # the lesson's intensity axis (FLOP/byte)
+CURVE_POINTS = 121
+
+
+@frozen(eq=False)
+class RooflineChart:
+    """Lesson 4's chart: the roof and the roof with twice the compute over the intensity axis,
+    their ridges, the chosen intensity on both, with their words."""
+
+    title: str
+    tooltip: str
+    intensity: np.ndarray             # the curves' x (FLOP/byte)
+    roof: np.ndarray                  # attainable FLOP/s
+    roof2: np.ndarray                 # the same chip with twice the FLOP/s
+    dot: Mark                         # the chosen intensity on the roof
+    double: Mark                      # … and on the roof with twice the compute
+    ridge: Mark                       # (ridge, peak)
+    ridge2: Mark                      # (2 × ridge, 2 × peak)
+    roof_label: Mark                  # the roof's words, at the axis' right end
+    roof2_label: Mark
+    memory_bound: str
+    compute_bound: str
+    lowest_flops: float               # the lowest attainable FLOP/s on the axis
+    point: RooflinePoint
+    curve: tuple[RooflinePoint, ...]
+
+
+def roofline_chart(hw: Hardware, dtype: str, intensity: float, emulated: bool = False) -> RooflineChart:
+    x = float(intensity)
+    pt = roofline_point(hw, dtype, x)
+    xs = np.geomspace(*INTENSITY_RANGE, CURVE_POINTS)
+    curve = tuple(roofline_point(hw, dtype, float(v)) for v in xs)
+    roof = np.array([c.attainable_flops for c in curve])
+    roof2 = np.array([c.attainable_with_double_compute for c in curve])
+    peak, r, bw = float(roof.max()), pt.ridge_flops_per_byte, si(hw.hbm_bandwidth_bytes_per_s, "B/s")
+    att, att2, gain = si(pt.attainable_flops, "FLOP/s"), si(pt.attainable_with_double_compute, "FLOP/s"), \
+        times(pt.double_compute_gain)
+    hi = INTENSITY_RANGE[1]
+    return RooflineChart(
+        f"{hw.short_name.upper()} · {dtype.upper()} · HBM {bw}" + (" · EMULATED" if emulated else ""),
+        f"attainable = min({si(peak, 'FLOP/s')}, intensity × {bw}); dashed: the same chip with twice the FLOP/s",
+        xs, roof, roof2,
+        Mark(x, pt.attainable_flops, f"{sig3(x)} FLOP/B → {att}\n2× compute: {gain} as fast",
+             f"Intensity {sig3(x)} FLOP/byte → attainable {att} ({pt.bound}-bound)\n= min({si(peak, 'FLOP/s')}, "
+             f"{sig3(x)} FLOP/byte × {bw})"),
+        Mark(x, pt.attainable_with_double_compute,
+             tip=f"With 2× compute ({si(2 * peak, 'FLOP/s')}): {att2} at {sig3(x)} FLOP/byte = {gain} as fast"),
+        Mark(r, peak, f"ridge {sig3(r)}",
+             f"Ridge {sig3(r)} FLOP/byte = {si(peak, 'FLOP/s')} ÷ {bw} ({hw.short_name}, {dtype.upper()})"),
+        Mark(2 * r, 2 * peak, f"2× compute: ridge {sig3(2 * r)}",
+             f"Ridge with 2× compute: {sig3(2 * r)} FLOP/byte = {si(2 * peak, 'FLOP/s')} ÷ {bw}"),
+        Mark(hi, peak, f"{dtype.upper()} peak {si(peak, 'FLOP/s')}"),
+        Mark(hi, 2 * peak, f"2× compute {si(2 * peak, 'FLOP/s')} (dashed)"),
+        "MEMORY-BOUND", "COMPUTE-BOUND", float(roof.min()), pt, curve)

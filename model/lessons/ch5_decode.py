@@ -1,12 +1,15 @@
 """Lesson 5 — why decode is memory-bound.
 
-    realistic step = max(memory, compute) + communication + overhead;
+    realistic step = the kernels (the GEMMs, then attention, each bound by its own resource)
+                     + communication + overhead  (model.physics.step.pass_cost);
     memory = (weight + KV + activation bytes) ÷ (HBM B/s × hbm_fraction), split by bytes;
+    maths beyond the reads = step − memory − communication − overhead (0 while memory-bound);
     floor = bytes ÷ peak HBM B/s (or FLOPs ÷ peak, whichever is longer)
 """
 from __future__ import annotations
 
 from model.catalog.parts import Catalog
+from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, ms, short_gpu
 from model.physics.estimate import Estimate
 from model.readouts.format import si
@@ -23,7 +26,7 @@ class DecodeBreakdown:
     floor_ms: float
     weights_ms: float               # weight read at the achieved bandwidth
     kv_ms: float                    # KV cache (and activations) at the achieved bandwidth
-    extra_compute_ms: float         # maths beyond the reads (0 while memory-bound)
+    extra_compute_ms: float         # maths beyond the reads (0 while memory-bound): step − reads − all-reduces − overhead
     comm_ms: float
     overhead_ms: float
     compute_ms: float               # the tensor-core maths (runs under the reads while memory-bound)
@@ -36,21 +39,26 @@ def decode_breakdown(e: Estimate) -> DecodeBreakdown:
     floor = e.decode_floor_ms_per_token
     mem = e.decode_memory_ms
     return DecodeBreakdown(floor * w_share, floor * (1.0 - w_share), floor, mem * w_share, mem * (1.0 - w_share),
-                           max(0.0, e.decode_compute_ms - mem), e.decode_comm_ms, e.decode_overhead_ms,
+                           max(0.0, e.decode_ms_per_token - mem - e.decode_comm_ms - e.decode_overhead_ms),
+                           e.decode_comm_ms, e.decode_overhead_ms,
                            e.decode_compute_ms, e.decode_ms_per_token)
+
+
+def achieved_bandwidth(e: Estimate, b: DecodeBreakdown) -> float:
+    """The HBM bytes/s the realistic time reads the weights at: weight bytes ÷ weight read time."""
+    return b.weights_ms and e.weight_bytes_per_step / (b.weights_ms / 1e3)
 
 
 def decode_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     """Lesson 5's numbers; every quantity Explore also shows is its readout (model.readouts)."""
     b = decode_breakdown(e)
     r = readouts(e)
-    achieved = b.weights_ms and e.weight_bytes_per_step / (b.weights_ms / 1e3)
     vals = {"gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "model": e.model_name,
             "precision": e.precision_name, "weights_read": r["weights_read_per_step"].text, "weights_held": r["weights_resident_per_gpu"].text,
             "needed": r["memory_needed_per_gpu"].text, "capacity": r["hbm_capacity"].text,
             "floor": r["decode_floor"].text, "realistic": r["decode_time"].text, "bw": r["peak_bandwidth"].text,
             "fits": "fits" if e.fits else "does not fit", "compute": r["decode_compute_time"].text,
-            "overhead": r["decode_overhead_time"].text, "achieved_bw": si(achieved, "B/s"),
+            "overhead": r["decode_overhead_time"].text, "achieved_bw": si(achieved_bandwidth(e, b), "B/s"),
             "tokens_per_s": r["tokens_per_s_per_user"].text}
     key = KeyNumber(vals["floor"], f"per token at best: {vals['weights_read']} of weights ÷ {vals['bw']} "
                                    f"(realistic {vals['realistic']})")
@@ -64,3 +72,49 @@ def decode_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
                f"read the input embedding table); {r['memory_needed_per_gpu'].labelled} of "
                f"{r['hbm_capacity'].text}.")
     return Facts(key, vals, details)
+
+
+ROWS = ("maths", "realistic", "floor")          # the chart's places 0, 1, 2 (bottom to top)
+PARTS = (("weights", "weights"), ("kv", "KV cache"), ("compute", "maths"), ("comm", "all-reduces"),
+         ("overhead", "overhead"))
+
+
+@frozen
+class DecodeChart:
+    """Lesson 5's chart, in ms: three rows of bar segments (the floor's parts, the realistic
+    time's parts, the tensor-core maths), each segment named, each row with its sentence."""
+
+    title: str
+    tooltip: str
+    names: tuple[str, ...]                     # the rows, place 0 first
+    segments: tuple[Bar, ...]                  # kind: weights | kv | compute | comm | overhead; label: its word
+    row_texts: tuple[str, ...]                 # one sentence per row, place 0 first
+    total_ms: float
+    breakdown: DecodeBreakdown
+
+
+def decode_chart(e: Estimate) -> DecodeChart:
+    b = decode_breakdown(e)
+    r = readouts(e)
+    name = dict(PARTS)
+    realistic = (("weights", b.weights_ms), ("kv", b.kv_ms), ("compute", b.extra_compute_ms), ("comm", b.comm_ms),
+                 ("overhead", b.overhead_ms))
+    segments, x = [Bar(2, b.floor_weights_ms, kind="weights"), Bar(2, b.floor_kv_ms, start=b.floor_weights_ms, kind="kv")], 0.0
+    for kind, w in realistic:
+        segments.append(Bar(1, w, start=x, kind=kind))
+        x += w
+    segments.append(Bar(0, b.compute_ms, kind="compute"))
+    shown = tuple(Bar(s.slot, s.length, name[s.kind], f"{ROWS[s.slot]}: {name[s.kind]} {ms(s.length)}", s.start, s.kind)
+                  for s in segments if s.length > 0)
+    parts = [f"{name[k]} {ms(w)}" for k, w in realistic if w > 0.0005]
+    parts[0] += f" (at the achieved {si(achieved_bandwidth(e, b), 'B/s')})"
+    rows = (f"Tensor-core maths {ms(b.compute_ms)}: "
+            + ("runs while the bytes stream in" if b.extra_compute_ms <= 0 else "longer than the reads"),
+            f"Realistic {ms(b.total_ms)} = " + " + ".join(parts),
+            f"Floor {ms(b.floor_ms)}: weights {ms(b.floor_weights_ms)} + KV cache {ms(b.floor_kv_ms)} at the "
+            f"datasheet {r['peak_bandwidth'].text}")
+    s = e.scenario
+    return DecodeChart(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} · BATCH {s.batch} · "
+                       f"{s.gpus} GPU{'S' if s.gpus > 1 else ''}",
+                       "One decode step: the floor at datasheet bandwidth, the realistic time and its parts, "
+                       "and the tensor-core maths", ROWS, shown, rows, b.total_ms, b)

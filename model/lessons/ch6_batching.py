@@ -12,12 +12,14 @@ import numpy as np
 from model.catalog.active import default_efficiency
 from model.catalog.engines import IDEAL
 from model.catalog.parts import Catalog
+from model.lessons.chart import Mark
 from model.lessons.facts import Facts, KeyNumber, pct, times
-from model.lessons.measured import MeasuredPoint, measured_e2e
+from model.lessons.measured import MeasuredPoint, error_text, measured_e2e, measured_tip
 from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import Scenario, resolve
 from model.physics.step import decode_pass
 from model.physics.sweep import sweep_batch
+from model.readouts.format import si
 from model.readouts.numbers import readouts
 from model.values import frozen
 
@@ -131,3 +133,64 @@ def batching_measured(s: Scenario, catalog: Catalog | None = None) -> tuple[Meas
     return tuple(MeasuredPoint(m.row, m.row.batch * m.row.output_len / m.measured,
                                m.row.batch * m.row.output_len / m.predicted)
                  for m in measured_e2e(s, catalog, n_gpus=s.gpus))
+
+
+LESSON_BATCHES = np.unique(np.round(np.geomspace(1, 4096, 49))).astype(float)   # the chart's batch axis
+
+
+@frozen(eq=False)
+class BatchingChart:
+    """Lesson 6's chart: tokens/s of the whole batch against the batch, realistic and at the
+    floor; where each turns compute-bound, where the KV cache runs out, published runs of this
+    scenario beside the model's prediction of them, with their words."""
+
+    title: str
+    tooltip: str
+    curves: BatchCurves
+    real_end: Mark                        # where each curve's name goes: its right end
+    ideal_end: Mark
+    now: Mark                             # the scenario's batch
+    points: tuple[Mark, ...]              # one hover text per batch of the curve
+    compute_bound: dict                   # "real" / "ideal" → Mark, x: the batch where decode turns compute-bound
+    kv_full: Mark | None                  # x: the largest batch whose KV cache fits (None: all fit)
+    measured: tuple[MeasuredPoint, ...]
+    measured_marks: tuple[Mark, ...]      # ★ the published runs
+    predicted_marks: tuple[Mark, ...]     # ○ the model's prediction of each
+    measured_label: Mark | None           # the words beside the first published run
+    marks: dict                           # {"real": batch or None, "ideal": …, "kv": the largest batch that fits}
+
+
+def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_BATCHES) -> BatchingChart:
+    s = e.scenario
+    c = batching_curves(s, batches, catalog)
+    r = readouts(e)
+    real, ideal = compute_bound_batch(s, False, catalog), compute_bound_batch(s, True, catalog)
+    top, kv = float(batches[-1]), e.max_batch_that_fits
+    bounds = {kind: Mark(float(b), math.nan, f"{text}\nbatch {b:,}")
+              for kind, b, text in (("real", real, "realistic: compute-bound from"),
+                                    ("ideal", ideal, "at peak numbers: from")) if b is not None and b <= top}
+    meas = batching_measured(s, catalog)
+    stars = tuple(Mark(float(m.row.batch), m.measured, tip=measured_tip(m.row, [
+        f"Measured {m.measured:,.0f} tokens/s = batch × output tokens ÷ end-to-end time (incl. prefill)",
+        f"Model {m.predicted:,.0f} tokens/s for the same run ({error_text(m.error)})"])) for m in meas)
+    rings = tuple(Mark(float(m.row.batch), m.predicted, tip=f"○ Model's prediction of the published run: "
+                                                            f"{m.predicted:,.0f} tokens/s\nSource: {m.row.source}")
+                  for m in meas)
+    first = meas[0] if meas else None
+    points = tuple(Mark(float(b), float(v), tip=f"Model, batch {int(b):,}: {si(v, 'tok/s')} (at peak numbers "
+                                                 f"{si(i, 'tok/s')})" + ("" if f else "\nKV cache does not fit at this batch"))
+                   for b, v, i, f in zip(c.batch, c.tokens_per_s, c.ideal_tokens_per_s, c.fits))
+    return BatchingChart(
+        f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} × {s.gpus} · "
+        f"{s.input_len:,} IN / {s.output_len:,} OUT",
+        "Tokens/s of the whole batch; click to set the batch there (1, 2, 4 … 4,096)", c,
+        Mark(float(c.batch[-1]), float(c.tokens_per_s[-1]), "realistic"),
+        Mark(float(c.batch[-1]), float(c.ideal_tokens_per_s[-1]), "at peak numbers (floor)"),
+        Mark(float(s.batch), e.output_tokens_per_s, tip=f"Now, batch {s.batch:,}: {r['output_tokens_per_s'].text} · "
+                                                        f"{r['usd_per_million_tokens'].text} per 1M tokens · "
+                                                        f"{e.bound}-bound"),
+        points, bounds, Mark(float(max(kv, 1)), math.nan, f"KV cache full\npast batch {kv:,}") if kv < top else None,
+        meas, stars, rings,
+        Mark(float(first.row.batch), first.measured, f"★ measured {first.measured:,.0f} tok/s\n"
+                                                     f"○ model {first.predicted:,.0f} tok/s") if first else None,
+        {"real": real, "ideal": ideal, "kv": kv})

@@ -10,6 +10,7 @@ from typing import Iterable
 from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog
 from model.errors import ModelError, ScenarioError
+from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, ms, short_gpu, times
 from model.lessons.measured import measured_e2e
 from model.physics.estimate import Estimate, estimate
@@ -101,3 +102,45 @@ def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") 
         details += ("End to end includes the prefill and a fixed per-step overhead that fewer bytes do not shrink, "
                     "so halving the bytes buys less than 2×.",)
     return Facts(kn, vals, details)
+
+
+def short_name(name: str) -> str:
+    """A precision's name on the chart's axis: "FP8", "INT4" …"""
+    return name.split(" (")[0].replace(" weights", "")
+
+
+@frozen
+class PrecisionChart:
+    """Lesson 7's chart: the weights in GB per precision (one bar each, the state's precision
+    marked "current"), its floor and fewest GPUs at its end, one GPU's memory as a line."""
+
+    title: str
+    tooltip: str
+    names: tuple[str, ...]
+    bars: tuple[Bar, ...]             # length: GB of weights, all GPUs together; kind "current" for the state's
+    capacity_gb: float
+    capacity_label: str
+    rows: tuple[PrecisionRow, ...]
+
+
+def _fit_text(r: PrecisionRow) -> str:
+    return (f"fits on {r.gpus_to_fit} GPU{'s' if (r.gpus_to_fit or 0) > 1 else ''}" if r.gpus_to_fit
+            else "fits on no GPU count")
+
+
+def precision_chart(e: Estimate, catalog: Catalog | None = None) -> PrecisionChart:
+    s = e.scenario
+    rows = precision_table(s, catalog=catalog)
+    bars = tuple(Bar(i, r.weight_bytes_total / 1e9,
+                     f"{si(r.weight_bytes_total, 'B')} · floor {ms(r.floor_ms_per_token)} · {_fit_text(r)}"
+                     + (" · emulated" if r.emulated else ""),
+                     f"{r.name}: {si(r.weight_bytes_total, 'B')} of weights ({r.weight_bits:g} bits each); floor "
+                     f"{ms(r.floor_ms_per_token)}, realistic {ms(r.ms_per_token)} per token; maths "
+                     f"{'emulated' if r.emulated else 'native'}; accuracy: {r.accuracy_note}",
+                     kind="current" if r.precision_id == s.precision else "")
+                 for i, r in enumerate(rows))
+    return PrecisionChart(f"{e.model_name.upper()} ON {e.gpu_name.upper()} · BATCH {s.batch} · "
+                          f"{s.input_len:,} IN / {s.output_len:,} OUT",
+                          "Weights per precision; the floor per token follows the bytes",
+                          tuple(short_name(r.name) for r in rows), bars, e.hbm_capacity_bytes / 1e9,
+                          f"one GPU: {si(e.hbm_capacity_bytes, 'B')}", rows)

@@ -1,6 +1,7 @@
 """Lesson 8 — interconnect limits multi-GPU scaling.
 
     speed-up(N) = step time on 1 GPU ÷ step time on N (same batch)
+    GPU work(N) = step time − all-reduces − overhead (the kernels: the part that splits N ways)
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Iterable
 from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog
 from model.errors import ModelError, ScenarioError
+from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, gpus_text, ms, pct, short_gpu, times
 from model.lessons.measured import measured_e2e
 from model.physics.estimate import Estimate, estimate
@@ -55,7 +57,7 @@ def scaling(s: Scenario, counts: Iterable[int] = GPU_COUNTS, interconnects=("nvl
 @frozen
 class GpuBar:
     gpus: int
-    work_ms: float                  # max(memory, compute): the part that shrinks with N
+    work_ms: float                  # the kernels' time (step − all-reduces − overhead): the part that shrinks with N
     comm_ms: float
     overhead_ms: float
     total_ms: float
@@ -73,7 +75,8 @@ def gpu_bars(s: Scenario, counts=SCALING_COUNTS, catalog: Catalog | None = None)
         except ModelError:
             continue
         base = base or e.decode_ms_per_token
-        out.append(GpuBar(int(n), max(e.decode_memory_ms, e.decode_compute_ms), e.decode_comm_ms,
+        work = e.decode_ms_per_token - e.decode_comm_ms - e.decode_overhead_ms
+        out.append(GpuBar(int(n), work, e.decode_comm_ms,
                           e.decode_overhead_ms, e.decode_ms_per_token, base / e.decode_ms_per_token, e.bound,
                           e.fits))
     return tuple(out)
@@ -120,3 +123,48 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     if one is not None and not one.fits:
         details += ("One GPU cannot hold this job: its bar is the time it would take if it did.",)
     return Facts(key, vals, details)
+
+
+@frozen
+class MultiGpuChart:
+    """Lesson 8's chart: one decode step on 1, 2, 4, 8 GPUs as stacked segments (GPU work,
+    all-reduces, overhead), each bar's time and speed-up at its end (and the published
+    speed-up, in its own state), with their words."""
+
+    title: str
+    tooltip: str
+    names: tuple[str, ...]            # one per bar, place 0 (1 GPU) first
+    work: tuple[Bar, ...]             # kind: the bar's bound (memory | compute | communication); label: its word
+    comm: tuple[Bar, ...]
+    overhead: tuple[Bar, ...]
+    totals: tuple[Bar, ...]           # the whole bar: its end words and its hover text; kind "current" for the state's
+    measured: dict                    # {N: (measured speed-up, model speed-up)}
+    measured_lines: tuple[str, ...]   # the published runs, for the details
+    bars: tuple[GpuBar, ...]
+
+
+def multi_gpu_chart(e: Estimate, catalog: Catalog | None = None) -> MultiGpuChart:
+    s = e.scenario
+    bars = gpu_bars(s, catalog=catalog)
+    meas = multi_gpu_measured(s, catalog)
+    work, comm, over, totals = [], [], [], []
+    for i, b in enumerate(bars):
+        work.append(Bar(i, b.work_ms, "maths" if b.bound == "compute" else "weight reads", kind=b.bound))
+        comm.append(Bar(i, b.comm_ms, "all-reduces", start=b.work_ms))
+        over.append(Bar(i, b.overhead_ms, "overhead", start=b.work_ms + b.comm_ms))
+        text = f"{ms(b.total_ms)} · {times(b.speedup)} (ideal {b.gpus}×)"
+        if b.gpus in meas:
+            text = f"{ms(b.total_ms)} · model {times(meas[b.gpus][1])} · measured {times(meas[b.gpus][0])}"
+        rest = f"all-reduces {ms(b.comm_ms)} · overhead {ms(b.overhead_ms)}" if b.comm_ms > 0 else \
+            f"overhead {ms(b.overhead_ms)}"
+        totals.append(Bar(i, b.total_ms, f"{text}\n{rest}" + ("" if b.fits else " · does not fit: as if it did"),
+                          f"{gpus_text(b.gpus)}: {ms(b.total_ms)} = GPU work {ms(b.work_ms)} + all-reduces "
+                          f"{ms(b.comm_ms)} + overhead {ms(b.overhead_ms)}; {times(b.speedup)} one GPU, "
+                          f"{b.bound}-bound", kind="current" if b.gpus == s.gpus else ""))
+    lines = tuple(f"Published, {n} GPUs: measured {times(m)} one GPU, model {times(p)}"
+                  for n, (m, p) in sorted(meas.items()) if n > 1)
+    return MultiGpuChart(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} · "
+                         f"{(e.link_name or '').upper()} · BATCH {s.batch}",
+                         "One decode step on 1 to 8 GPUs: the GPU work splits, the all-reduces and the "
+                         "software overhead do not", tuple(gpus_text(b.gpus) for b in bars),
+                         tuple(work), tuple(comm), tuple(over), tuple(totals), meas, lines, bars)

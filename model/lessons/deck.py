@@ -1,16 +1,21 @@
-"""Which facts each lesson shows: chapter number → its facts module (model/lessons/chN_*.py)."""
+"""Which facts and which chart each lesson shows: chapter number → its module (model/lessons/chN_*.py).
+
+    chapter_facts(n, e, params)   the claim's values, the key number, the detail lines
+    chapter_chart(n, e, params)   the chart's values with their words (model/lessons/chart.py)
+"""
 from __future__ import annotations
 
 from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog
-from model.lessons.ch1_generations import generation_facts
-from model.lessons.ch2_gpu_shape import warp_facts
-from model.lessons.ch3_hierarchy import ladder_facts
-from model.lessons.ch4_roofline import roofline_facts
-from model.lessons.ch5_decode import decode_facts
-from model.lessons.ch6_batching import batching_facts
-from model.lessons.ch7_precision import precision_facts
-from model.lessons.ch8_multi_gpu import multi_gpu_facts
+from model.lessons.ch1_generations import generation_chart, generation_facts
+from model.lessons.ch2_gpu_shape import warp_chart, warp_facts
+from model.lessons.ch3_hierarchy import ladder_chart, ladder_facts
+from model.lessons.ch4_roofline import roofline_chart, roofline_facts
+from model.lessons.ch5_decode import decode_chart, decode_facts
+from model.lessons.ch6_batching import batching_chart, batching_facts
+from model.lessons.ch7_precision import precision_chart, precision_facts
+from model.lessons.ch8_multi_gpu import multi_gpu_chart, multi_gpu_facts
+from model.lessons.chapters import Chapter
 from model.lessons.facts import Facts
 from model.physics.estimate import Estimate
 
@@ -34,3 +39,34 @@ def chapter_facts(number: int, e: Estimate, params: dict, catalog: Catalog | Non
     if number == 7:
         return precision_facts(e, cat, params.get("key", ""))
     return multi_gpu_facts(e, cat)
+
+
+def chapter_chart(number: int, e: Estimate, params: dict, catalog: Catalog | None = None):
+    """The chart of lesson ``number``: every value it plots and every word it writes."""
+    cat = catalog or default_catalog()
+    if number == 1:
+        return generation_chart(params.get("line", "nvidia"), params.get("show", ""), cat)
+    hw = cat.gpu(e.scenario.gpu)
+    if number == 2:
+        return warp_chart(hw, int(params.get("warps", 1)), float(params.get("divergence", 0.0)))
+    if number == 3:
+        return ladder_chart(hw)
+    if number == 4:
+        return roofline_chart(hw, e.compute_dtype, float(params.get("intensity", 1.0)), e.emulated)
+    if number == 5:
+        return decode_chart(e)
+    if number == 6:
+        return batching_chart(e, cat)
+    if number == 7:
+        return precision_chart(e, cat)
+    return multi_gpu_chart(e, cat)
+
+
+def chapter_heading(chapter: Chapter) -> str:
+    """The line above a lesson's claim: "4 · Arithmetic intensity and the roofline"."""
+    return f"{chapter.number} · {chapter.title}"
+
+
+def chart_name(chapter: Chapter) -> str:
+    """A lesson chart's accessible name."""
+    return f"Chart, lesson {chapter.number}: {chapter.title}"

@@ -2,6 +2,8 @@
 scenario a lesson shows, each with the model's prediction of the same run."""
 from __future__ import annotations
 
+import math
+
 from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog
 from model.machine.measured import default_measured
@@ -47,3 +49,25 @@ def measured_e2e(s: Scenario, catalog: Catalog | None = None, n_gpus: int | None
                 (n_gpus is None or r.n_gpus == n_gpus):
             out.append(MeasuredPoint(r, r.value, c.predicted))
     return tuple(sorted(out, key=lambda m: (m.row.n_gpus, m.row.batch)))
+
+
+def error_text(err: float | None) -> str:
+    """The model's error against a measurement: predicted ÷ measured − 1."""
+    return f"model error {err:+.1%}" if err is not None and math.isfinite(err) else "model error —"
+
+
+def measured_tip(row, lines) -> str:
+    """A published measurement's hover text: where it comes from, how it was run, then ``lines``
+    (measured vs model, with the error)."""
+    b = "max (in-flight, not reported)" if row.batch is None else f"{row.batch:,}"
+    gpus = f"{row.n_gpus} GPU{'s' if row.n_gpus != 1 else ''}"
+    return "\n".join([f"★ Published: {row.model} {row.precision} on {row.n_gpus}× {row.gpu}",
+                       f"Source: {row.source}",
+                       f"Framework: {row.framework}",
+                       f"Conditions: {gpus}, batch {b}, {row.input_len:,} input / {row.output_len:,} output tokens",
+                       *lines])
+
+
+def source_line(row) -> str:
+    """A published run named with its source, for the CSV export."""
+    return f"{row.label}; {row.source}"

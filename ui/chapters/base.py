@@ -13,35 +13,37 @@ an accessible name and description (the claim and the key number).
         refresh(estimate)   redraw from the controller's Estimate and the chapter's params; an
                             exception becomes one line in the chapter, never a crash
         export_png/svg/csv  the chart as an image, and the numbers behind it as CSV (a folder,
-                            FIFO, read-only or missing target: SafeIOError, one line)
+                            FIFO, read-only or missing target: SafeIOError, one line;
+                            ui/chapters/exports.py)
 
-Subclasses implement build() (create every plot item once), update_view(e) (setData only)
-and csv_rows() → (header, rows). Views only draw: every number comes from model/.
+Subclasses implement build() (create every plot item once), update_view(e) (setData only,
+from ``self.figure``: the chapter's chart value, model.lessons.deck.chapter_chart, whose items
+carry their numbers and their words) and csv_rows() → (header, rows); place_labels() puts the
+labels that depend on pixel sizes (ui.plotting.placement), after each update and resize.
+Views only draw: every number and every word on the chart comes from model/, every plot
+coordinate from ui.plotting (tests/test_chapter_rules.py checks the source).
 
 Every plot from make_plot() carries ``plot.tips`` (MarkerTips): the chapter registers each
-data marker with its own tooltip text in update_view(); hovering within HOVER_PX screen
+data marker with its own tooltip text in update_view(); hovering within CHAPTER_HOVER_PX screen
 pixels of a marker shows that marker's text, anywhere else the plot's own setToolTip()
 text (the whole-plot summary) is the fallback.
 """
 from __future__ import annotations
 
-import base64
-import csv
 import html
-import math
 import re
 
-import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics, QPainter
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from model.lessons.deck import chapter_facts
-from model.files.safe_io import check_writable_target
+from model.lessons.deck import chapter_chart, chapter_facts, chapter_heading, chart_name
 from ui import theme as th
-from ui.chapters.tips import HOVER_PX, MarkerTips, error_text, log10, measured_tip  # noqa: F401 (re-exported)
-from ui.roofline_plot import SIAxis, deliver_now
+from ui.chapters.exports import ChartExports
+from ui.deliver import deliver_now
+from ui.hover import MarkerTips
+from ui.plotting.axes import SIAxis
 from ui.steady_label import WrapLabel
 
 SHORT_TITLES = {1: "Compute vs bandwidth", 2: "GPU shape", 3: "Memory hierarchy", 4: "Roofline",
@@ -66,7 +68,7 @@ class ClaimLabel(WrapLabel):
                         re.sub(r"\{[^}]*\}", "…", self.template))
 
 
-class ChapterView(QWidget):
+class ChapterView(ChartExports, QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
 
     side_width = 300
@@ -84,10 +86,11 @@ class ChapterView(QWidget):
         self.plots: list[pg.PlotWidget] = []
 
         self.facts = None
+        self.figure = None                 # the chart's values and words (model.lessons.deck.chapter_chart)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(12, 6, 12, 8)
         lay.setSpacing(4)
-        self.title_label = QLabel(f"{chapter.number} · {chapter.title}")
+        self.title_label = QLabel(chapter_heading(chapter))
         self.title_label.setObjectName("chapterTitle")
         self.caption_label = ClaimLabel(self)
         self.caption_label.setObjectName("chapterClaim")
@@ -238,7 +241,9 @@ class ChapterView(QWidget):
             if e is None:
                 raise RuntimeError("no estimate yet")
             self.facts = chapter_facts(self.chapter.number, e, self.params, self.catalog)
+            self.figure = chapter_chart(self.chapter.number, e, self.params, self.catalog)
             self.update_view(e)             # first: a chapter's extra details come from what it drew
+            self.place_labels()
             self._show_facts()
         except Exception as exc:   # never take the show down: say it in one line, keep going
             self._clear_facts()
@@ -261,7 +266,7 @@ class ChapterView(QWidget):
         self.key_caption.setText(f.key.label)
         self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
         summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
-        self.chart.setAccessibleName(f"Chart, lesson {self.chapter.number}: {self.chapter.title}")
+        self.chart.setAccessibleName(chart_name(self.chapter))
         self.chart.setAccessibleDescription(summary)
         for p in self.plots:
             p.setAccessibleName(self.chart.accessibleName())
@@ -271,6 +276,7 @@ class ChapterView(QWidget):
         """No Facts for this scenario: the claim's numbers, the key number and the details go
         and the chart (the previous scenario's numbers must not stay beside the error line)."""
         self.facts = None
+        self.figure = None
         self.chart.setVisible(False)
         self.caption_label.refill()
         self.key_label.setText("—")
@@ -305,6 +311,18 @@ class ChapterView(QWidget):
     def csv_rows(self) -> tuple[list[str], list[list]]:
         raise NotImplementedError
 
+    def place_labels(self) -> None:
+        """Place the labels whose place depends on pixel sizes (after update_view, and when a plot
+        is resized)."""
+
+    def _placing(self, *_args) -> None:
+        if self.figure is None:
+            return
+        try:
+            self.place_labels()
+        except Exception as exc:   # a label that cannot be placed must not stop the show
+            self._show_error(exc)
+
     def sync_controls(self) -> None:
         """Show self.params in the chapter's own controls (signals blocked)."""
 
@@ -336,6 +354,8 @@ class ChapterView(QWidget):
         p._labels = (x_label, y_label)
         p._left_em = 8.8 if (log_y and y_unit) else 4.8
         p.tips = MarkerTips(p, log_x, log_y)
+        p.axes = p.tips.axes                 # data → view coordinates (ui.plotting.coords.Axes)
+        pi.vb.sigResized.connect(self._placing)
         self.plots.append(p)
         return p
 
@@ -351,69 +371,6 @@ class ChapterView(QWidget):
         lab.setObjectName(name)
         lab.setTextFormat(Qt.RichText)
         return lab
-
-    # ---------------------------------------------------------------- exports
-    def export_png(self, path: str) -> bool:
-        check_writable_target(path)
-        self.ensure_fresh()
-        return bool(self.chart.grab().save(str(path), "PNG"))
-
-    def export_svg(self, path: str) -> bool:
-        """Vector SVG through QtSvg when it is there; otherwise an SVG wrapping the PNG."""
-        check_writable_target(path)      # QSvgGenerator would wait forever on a FIFO, and warn on a missing folder
-        self.ensure_fresh()
-        size = self.chart.size()
-        title = f"Memory Wall — chapter {self.chapter.number}: {self.chapter.title}"
-        try:
-            from PySide6.QtSvg import QSvgGenerator
-        except ImportError:
-            QSvgGenerator = None
-        if QSvgGenerator is not None:
-            gen = QSvgGenerator()
-            gen.setFileName(str(path))
-            gen.setSize(size)
-            gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-            gen.setTitle(title)
-            painter = QPainter()
-            if not painter.begin(gen):
-                return False
-            try:
-                self.chart.render(painter, QPoint(0, 0))
-            finally:
-                painter.end()
-            return True
-        buf = QBuffer()
-        buf.open(QIODevice.WriteOnly)
-        self.chart.grab().save(buf, "PNG")
-        data = base64.b64encode(bytes(buf.data())).decode("ascii")
-        w, h = size.width(), size.height()
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
-                     f'width="{w}" height="{h}" viewBox="0 0 {w} {h}"><title>{title}</title>'
-                     f'<image width="{w}" height="{h}" xlink:href="data:image/png;base64,{data}"/></svg>\n')
-        return True
-
-    def export_csv(self, path: str) -> bool:
-        check_writable_target(path)
-        self.ensure_fresh()
-        header, rows = self.csv_rows()
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(header)
-            for r in rows:
-                w.writerow([_cell(v) for v in r])
-        return True
-
-
-def _cell(v):
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        return "" if not math.isfinite(v) else repr(v)
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if v is None:
-        return ""
-    return v
 
 
 def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:

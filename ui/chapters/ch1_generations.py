@@ -1,74 +1,58 @@
 """Lesson 1: compute has outgrown memory bandwidth.
 
-One chart per state (model.lessons.generations): either the growth of dense 16-bit FLOP/s
-and of HBM B/s since the first part of the line (the lesson's parts: V100 → A100 → H100,
-or AMD's Instinct line), or the ridge point FLOP/s ÷ B/s of every part. Each bar carries
-its number and its word, so colour is never the only clue.
+One chart per state (model.lessons.ch1_generations.generation_chart): either the growth of
+dense 16-bit FLOP/s and of HBM B/s since the first part of the line (the lesson's parts:
+V100 → A100 → H100, or AMD's Instinct line), or the ridge point FLOP/s ÷ B/s of every part.
+Each bar carries its number and its word, so colour is never the only clue.
 """
 from __future__ import annotations
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout
 
-from model.readouts.format import si, sig3
-from model.lessons.ch1_generations import LESSON_PARTS, LINES
-from model.lessons.ch1_generations import generations
 from ui import theme as th
-from ui.pens import brush, pen
 from ui.chapters.base import ChapterView, text_font
-from ui.controls import Segmented
+from ui.pens import brush, pen
+from ui.plotting.axes import NamesAxis
+from ui.plotting.coords import column, headroom, slot_range, slots
+from ui.plotting.labels import add_texts, set_fonts, show_texts
+from ui.widgets import Segmented
 
 MAX_PARTS = 8
-
-
-class NamesAxis(pg.AxisItem):
-    """A bottom axis that names the bars (one tick per bar, nothing between)."""
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.names: list[str] = []
-
-    def tickStrings(self, values, scale, spacing):
-        out = []
-        for v in values:
-            i = int(round(v))
-            out.append(self.names[i] if abs(v - i) < 1e-6 and 0 <= i < len(self.names) else "")
-        return out
+GROWTH_W, FLOPS_AT, BANDWIDTH_AT = 0.38, -0.2, 0.2     # two bars a part, side by side
+RIDGE_W = 0.6
+X_PAD = 0.6
 
 
 class GenerationsChapter(ChapterView):
     def build(self) -> None:
-        self.points = ()
         self.title_row = self.add_chart_title()
         row = QHBoxLayout()
         row.setSpacing(10)
-        self.bars_plot = self.make_plot("", "growth since the first part (×)")
-        self.ridge_plot = self.make_plot("", "ridge point (FLOP per byte)")
+        self.bars_plot = self.make_plot("", "growth since the first part (×)", bottom_axis=NamesAxis("bottom"))
+        self.ridge_plot = self.make_plot("", "ridge point (FLOP per byte)", bottom_axis=NamesAxis("bottom"))
         for p in (self.bars_plot, self.ridge_plot):
-            ax = NamesAxis("bottom")
-            p.getPlotItem().setAxisItems({"bottom": ax})
-            p._names_axis = ax
             row.addWidget(p, 1)
         self.chart_lay.addLayout(row, 1)
-        self.flops_bars = pg.BarGraphItem(x=[], height=[], width=0.38)
-        self.bw_bars = pg.BarGraphItem(x=[], height=[], width=0.38)
-        self.ridge_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        self.flops_bars = pg.BarGraphItem(x=[], height=[], width=GROWTH_W)
+        self.bw_bars = pg.BarGraphItem(x=[], height=[], width=GROWTH_W)
+        self.ridge_bars = pg.BarGraphItem(x=[], height=[], width=RIDGE_W)
         self.bars_plot.addItem(self.flops_bars)
         self.bars_plot.addItem(self.bw_bars)
         self.ridge_plot.addItem(self.ridge_bars)
-        self.bar_labels = [pg.TextItem(anchor=(0.5, 1)) for _ in range(2 * MAX_PARTS)]
-        self.ridge_labels = [pg.TextItem(anchor=(0.5, 1)) for _ in range(MAX_PARTS)]
-        for lab in self.bar_labels:
-            self.bars_plot.addItem(lab, ignoreBounds=True)
-        for lab in self.ridge_labels:
-            self.ridge_plot.addItem(lab, ignoreBounds=True)
+        self.flops_labels = add_texts(self.bars_plot, MAX_PARTS, anchor=(0.5, 1))
+        self.bw_labels = add_texts(self.bars_plot, MAX_PARTS, anchor=(0.5, 1))
+        self.ridge_labels = add_texts(self.ridge_plot, MAX_PARTS, anchor=(0.5, 1))
         self.line_pick = Segmented(("nvidia", "amd"), ("NVIDIA", "AMD"))
         self.line_pick.chosen.connect(lambda v: self.set_params(line=v))
         self.side_lay.addWidget(self.line_pick)
         self.show_pick = Segmented(("", "ridge"), ("Growth", "Ridge"))
         self.show_pick.chosen.connect(lambda v: self.set_params(show=v))
         self.side_lay.addWidget(self.show_pick)
+
+    @property
+    def points(self):
+        return self.figure.points if self.figure is not None else ()
 
     def sync_controls(self) -> None:
         self.line_pick.set_value(self.params.get("line", "nvidia"))
@@ -77,79 +61,47 @@ class GenerationsChapter(ChapterView):
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.flops_bars.setOpts(brush=brush(th.BLUISH_GREEN), pen=pen(t.bg, width=1))
         self.bw_bars.setOpts(brush=brush(th.ORANGE), pen=pen(t.bg, width=1))
-        for lab in (*self.bar_labels, *self.ridge_labels):
-            lab.setFont(text_font(t, 15, bold=True))
+        self.ridge_bars.setOpts(brush=brush(th.SKY_BLUE), pen=pen(t.bg, width=1))
+        set_fonts((*self.flops_labels, *self.bw_labels, *self.ridge_labels), text_font(t, 15, bold=True))
 
     def update_view(self, e) -> None:
-        line = self.params.get("line", "nvidia")
-        ridge_mode = self.params.get("show") == "ridge"
-        self.bars_plot.setVisible(not ridge_mode)
-        self.ridge_plot.setVisible(ridge_mode)
-        parts = LINES[line] if ridge_mode else LESSON_PARTS[line]
-        self.points = pts = generations(parts, self.catalog)
-        if ridge_mode:
-            self._draw_ridge(pts)
+        f = self.figure
+        self.bars_plot.setVisible(not f.ridge_mode)
+        self.ridge_plot.setVisible(f.ridge_mode)
+        if f.ridge_mode:
+            self._draw_ridge(f)
         else:
-            self._draw_growth(pts)
-        vendor = "NVIDIA" if line == "nvidia" else "AMD INSTINCT"
-        self.title_row.setText(f"{vendor} · RIDGE POINT = DENSE 16-BIT FLOP/s ÷ HBM BYTES/s" if ridge_mode else
-                               f"{vendor} · DENSE 16-BIT FLOP/s AND HBM BANDWIDTH, ÷ THE {pts[0].name.upper()}'S")
+            self._draw_growth(f)
+        self.title_row.setText(f.title)
 
-    def _names(self, p, pts) -> None:
-        n = len(pts)
-        p._names_axis.names = [f"{q.name.split()[0]} ({q.year})" for q in pts]
-        p._names_axis.setTicks([[(i, p._names_axis.names[i]) for i in range(n)]])
-        p.getPlotItem().vb.setRange(xRange=(-0.6, n - 0.4), padding=0)
+    def _names(self, p, names) -> None:
+        p.getPlotItem().getAxis("bottom").set_names(names)
+        p.getPlotItem().vb.setRange(xRange=slot_range(len(names), X_PAD), padding=0)
 
-    def _draw_growth(self, pts) -> None:
-        n = len(pts)
-        x = np.arange(n, dtype=float)
-        fv = np.array([p.flops_vs_first for p in pts])
-        bv = np.array([p.bandwidth_vs_first for p in pts])
-        self.flops_bars.setOpts(x=x - 0.2, height=fv)
-        self.bw_bars.setOpts(x=x + 0.2, height=bv)
-        self._names(self.bars_plot, pts)
-        self.bars_plot.getPlotItem().vb.setRange(yRange=(0, float(max(fv.max(), bv.max())) * 1.25), padding=0)
-        for i, lab in enumerate(self.bar_labels):
-            k, which = divmod(i, 2)
-            lab.setVisible(k < n)
-            if k >= n:
-                continue
-            v = fv[k] if which == 0 else bv[k]
-            lab.setText(f"{sig3(v)}×\n{'compute' if which == 0 else 'bandwidth'}")
-            lab.setColor(th.BLUISH_GREEN if which == 0 else th.ORANGE)
-            lab.setPos(k + (-0.2 if which == 0 else 0.2), v)
-        first = pts[0]
-        tips = self.bars_plot.tips
-        tips.clear()
-        for k, p in enumerate(pts):
-            tips.rect(k - 0.39, 0, k - 0.01, fv[k], f"{p.name} ({p.year}): {si(p.flops16, 'FLOP/s')} dense 16-bit\n"
-                                                    f"= {sig3(p.flops_vs_first)}× the {first.name}'s")
-            tips.rect(k + 0.01, 0, k + 0.39, bv[k], f"{p.name} ({p.year}): {si(p.bandwidth_bytes_per_s, 'B/s')} HBM\n"
-                                                    f"= {sig3(p.bandwidth_vs_first)}× the {first.name}'s")
-        self.bars_plot.setToolTip("Dense (not sparse) 16-bit tensor FLOP/s and HBM bandwidth, each ÷ the first part's")
+    def _bars(self, p, item, labels, bars, x, width, colour) -> None:
+        """One series of bars: heights, a label on each, a hover box over each."""
+        item.setOpts(x=x, height=[b.length for b in bars])
+        show_texts(labels, ((b.label, colour, (cx, b.length)) for cx, b in zip(x, bars)))
+        for cx, b in zip(x, bars):
+            p.tips.rect(*column(cx, width, b.length).corners, b.tip)
 
-    def _draw_ridge(self, pts) -> None:
-        t = self.theme
-        n = len(pts)
-        x = np.arange(n, dtype=float)
-        ridge = np.array([p.ridge_flops_per_byte for p in pts])
-        self.ridge_bars.setOpts(x=x, height=ridge, brush=brush(th.SKY_BLUE), pen=pen(t.bg, width=1))
-        self._names(self.ridge_plot, pts)
-        self.ridge_plot.getPlotItem().vb.setRange(yRange=(0, float(ridge.max()) * 1.2), padding=0)
-        for k, lab in enumerate(self.ridge_labels):
-            lab.setVisible(k < n)
-            if k < n:
-                lab.setText(sig3(ridge[k]))
-                lab.setColor(t.text)
-                lab.setPos(k, ridge[k])
-        tips = self.ridge_plot.tips
-        tips.clear()
-        for k, p in enumerate(pts):
-            tips.rect(k - 0.3, 0, k + 0.3, ridge[k], f"{p.name} ({p.year}): ridge {sig3(p.ridge_flops_per_byte)} "
-                                                    f"FLOP/byte = {si(p.flops16, 'FLOP/s')} ÷ "
-                                                    f"{si(p.bandwidth_bytes_per_s, 'B/s')}")
-        self.ridge_plot.setToolTip("Ridge point: the FLOPs a kernel must do per byte it reads to keep the chip busy")
+    def _draw_growth(self, f) -> None:
+        n = len(f.names)
+        p = self.bars_plot
+        p.tips.clear()
+        self._bars(p, self.flops_bars, self.flops_labels, f.flops, slots(n, FLOPS_AT), GROWTH_W, th.BLUISH_GREEN)
+        self._bars(p, self.bw_bars, self.bw_labels, f.bandwidth, slots(n, BANDWIDTH_AT), GROWTH_W, th.ORANGE)
+        self._names(p, f.names)
+        p.getPlotItem().vb.setRange(yRange=headroom([b.length for b in (*f.flops, *f.bandwidth)], 1.25), padding=0)
+        p.setToolTip(f.tooltip)
+
+    def _draw_ridge(self, f) -> None:
+        p = self.ridge_plot
+        p.tips.clear()
+        self._bars(p, self.ridge_bars, self.ridge_labels, f.ridge, slots(len(f.names)), RIDGE_W, self.theme.text)
+        self._names(p, f.names)
+        p.getPlotItem().vb.setRange(yRange=headroom([b.length for b in f.ridge], 1.2), padding=0)
+        p.setToolTip(f.tooltip)
 
     def csv_rows(self):
         header = ["gpu_id", "name", "year", "flops16", "bandwidth_bytes_per_s", "flops_vs_first",

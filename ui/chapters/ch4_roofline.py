@@ -1,41 +1,33 @@
 """Lesson 4: arithmetic intensity and the roofline.
 
-model.lessons.roofline_point(hw, compute dtype, intensity): attainable FLOP/s at the chosen
-intensity, the same with twice the compute (the dashed roof), and the ridge. Drag the
-vertical line (or the slider) along the intensity axis.
+One chart (model.lessons.ch4_roofline.roofline_chart): attainable FLOP/s against intensity,
+the same chip with twice the compute (the dashed roof), both ridges, and the chosen
+intensity on both roofs. Drag the vertical line (or the slider) along the intensity axis.
 """
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QLabel, QSlider
 
-from model.readouts.format import si, sig3
-from model.lessons.ch4_roofline import roofline_point
+from model.lessons.ch4_roofline import INTENSITY_RANGE
 from ui import theme as th
+from ui.chapters.base import ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
-from ui.chapters.base import ChapterView, log10, text_font
+from ui.plotting.coords import decades, padded, shift
+from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, place, show_text,
+                                view_pixels)
+from ui.plotting.placement import spots
+from ui.slider_maps import LogSlider
 
-X_MIN, X_MAX = 0.1, 1e5       # the intensity axis (FLOP/byte)
-SLIDER_STEPS = 600
-
-
-def slider_to_intensity(v: int) -> float:
-    return 10 ** (math.log10(X_MIN) + (math.log10(X_MAX) - math.log10(X_MIN)) * v / SLIDER_STEPS)
-
-
-def intensity_to_slider(x: float) -> int:
-    f = (math.log10(x) - math.log10(X_MIN)) / (math.log10(X_MAX) - math.log10(X_MIN))
-    return int(round(max(0.0, min(1.0, f)) * SLIDER_STEPS))
+SLIDER = LogSlider(*INTENSITY_RANGE, 600)
+LO, HI = INTENSITY_RANGE
+DOT_SPOTS = spots(("below-right", "above-left", "above-right", "below-left"), 16)   # clear of the 22 px dot
+BIG = ("dot", "mem", "cmp")
 
 
 class RooflineChapter(ChapterView):
     def build(self) -> None:
-        self.point = None
-        self.curve_x = np.geomspace(X_MIN, X_MAX, 121)
         self.title_row = self.add_chart_title()
         p = self.plot = self.make_plot("Arithmetic intensity (FLOP per byte, log)", "Attainable FLOP/s (log)",
                                        log_x=True, log_y=True, y_unit="FLOP/s")
@@ -51,17 +43,23 @@ class RooflineChapter(ChapterView):
         self.handle.setZValue(5)
         p.addItem(self.handle, ignoreBounds=True)
         self.handle.sigPositionChanged.connect(self._dragged)
-        self.labels = {k: pg.TextItem(anchor=a) for k, a in
+        self.labels = {k: add_text(p, a) for k, a in
                        (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", (0, 1)), ("ridge2", (0, 1)),
                         ("dot", (0, 1.1)), ("mem", (0.5, 0.5)), ("cmp", (0.5, 0.5)))}
-        for lab in self.labels.values():
-            p.addItem(lab, ignoreBounds=True)
         self.side_lay.addWidget(self._cl("Arithmetic intensity (or drag the line)"))
         self.slider = QSlider(Qt.Horizontal)
-        self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.setRange(0, SLIDER.steps)
         self.slider.setAccessibleName("Arithmetic intensity, FLOP per byte")
-        self.slider.valueChanged.connect(lambda v: self.set_params(intensity=slider_to_intensity(v)))
+        self.slider.valueChanged.connect(lambda v: self.set_params(intensity=SLIDER.value(v)))
         self.side_lay.addWidget(self.slider)
+
+    @property
+    def point(self):
+        return self.figure.point if self.figure is not None else None
+
+    @property
+    def curve(self):
+        return self.figure.curve if self.figure is not None else ()
 
     def _cl(self, text):
         lab = QLabel(text)
@@ -69,17 +67,16 @@ class RooflineChapter(ChapterView):
         return lab
 
     def _dragged(self, line) -> None:
-        x = 10 ** float(line.value())
-        x = min(X_MAX, max(X_MIN, x))
-        if abs(math.log10(x) - math.log10(self.params.get("intensity", 1.0))) > 1e-9:
+        x = SLIDER.clamp(self.plot.axes.data_x(line.value()))
+        if not self.plot.axes.same_x(x, self.params.get("intensity", 1.0)):
             self.set_params(intensity=x)
 
     def sync_controls(self) -> None:
         x = float(self.params.get("intensity", 1.0))
         with QSignalBlocker(self.slider):
-            self.slider.setValue(intensity_to_slider(x))
+            self.slider.setValue(SLIDER.position(x))
         with QSignalBlocker(self.handle):
-            self.handle.setValue(log10(x))
+            self.handle.setValue(self.plot.axes.x(x))
 
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.roof.setPen(pen(th.BLUISH_GREEN, width=2))
@@ -91,74 +88,52 @@ class RooflineChapter(ChapterView):
         self.handle.setPen(pen(t.op_point, width=1, style=Qt.DashLine))
         self.handle.setHoverPen(pen(t.op_point, width=3))
         for k, lab in self.labels.items():
-            lab.setFont(text_font(t, 16 if k in ("dot", "mem", "cmp") else 14, bold=k in ("dot", "mem", "cmp")))
+            lab.setFont(text_font(t, 16 if k in BIG else 14, bold=k in BIG))
 
     def update_view(self, e) -> None:
         t = self.theme
-        hw = self.catalog.gpu(e.scenario.gpu)
-        dtype = e.compute_dtype
-        x = float(self.params.get("intensity", 1.0))
-        pt = self.point = roofline_point(hw, dtype, x)
-        curve = [roofline_point(hw, dtype, float(v)) for v in self.curve_x]
-        y1 = np.array([c.attainable_flops for c in curve])
-        y2 = np.array([c.attainable_with_double_compute for c in curve])
-        self.curve = curve
-        self.roof.setData(self.curve_x, y1)
-        self.roof2.setData(self.curve_x, y2)
-        r = pt.ridge_flops_per_byte
-        peak = float(y1.max())
-        y_lo, y_hi = float(y1.min()) / 3, peak * 2 * 4
-        self.ridge.setData(np.array([r, r]), np.array([y_lo, peak]))
-        self.ridge2.setData(np.array([2 * r, 2 * r]), np.array([y_lo, 2 * peak]))
-        self.dot.setData(np.array([x]), np.array([pt.attainable_flops]))
-        self.double.setData(np.array([x]), np.array([pt.attainable_with_double_compute]))
-        vb = self.plot.getPlotItem().vb
-        vb.setRange(xRange=(log10(X_MIN), log10(X_MAX)), yRange=(log10(y_lo), log10(y_hi)), padding=0)
+        f = self.figure
+        axes = self.plot.axes
+        self.roof.setData(f.intensity, f.roof)
+        self.roof2.setData(f.intensity, f.roof2)
+        y_range = padded(axes.y(f.lowest_flops), axes.y(f.ridge2.y), below=decades(3), above=decades(4))
+        bottom = axes.data_y(y_range[0])
+        self.ridge.setData([f.ridge.x, f.ridge.x], [bottom, f.ridge.y])
+        self.ridge2.setData([f.ridge2.x, f.ridge2.x], [bottom, f.ridge2.y])
+        self.dot.setData([f.dot.x], [f.dot.y])
+        self.double.setData([f.double.x], [f.double.y])
+        self.plot.getPlotItem().vb.setRange(xRange=(axes.x(LO), axes.x(HI)), yRange=y_range, padding=0)
         with QSignalBlocker(self.handle):
-            self.handle.setValue(log10(x))
+            self.handle.setValue(axes.x(f.dot.x))
         L = self.labels
-        L["roof"].setText(f"{dtype.upper()} peak {si(peak, 'FLOP/s')}")
-        L["roof"].setColor(th.BLUISH_GREEN)
-        L["roof"].setPos(log10(X_MAX) - 0.05, log10(peak))
-        L["roof2"].setText(f"2× compute {si(2 * peak, 'FLOP/s')} (dashed)")
-        L["roof2"].setColor(th.BLUISH_GREEN)
-        L["roof2"].setPos(log10(X_MAX) - 0.05, log10(2 * peak))
-        L["ridge"].setText(f"ridge {sig3(r)}")
-        L["ridge"].setColor(t.text)
-        L["ridge"].setPos(log10(r) + 0.04, log10(y_lo) + 0.45)
-        L["ridge2"].setText(f"2× compute: ridge {sig3(2 * r)}")
-        L["ridge2"].setColor(t.secondary)
-        L["ridge2"].setPos(log10(2 * r) + 0.04, log10(y_lo) + 0.05)
-        gain = pt.attainable_with_double_compute / pt.attainable_flops
-        L["dot"].setText(f"{sig3(x)} FLOP/B → {si(pt.attainable_flops, 'FLOP/s')}\n2× compute: {sig3(gain)}× as fast")
-        L["dot"].setColor(t.op_point)
-        right = log10(x) > log10(X_MAX) - 1.8
-        below = x > r / 4                      # near the roofs, the label goes under the dot
-        L["dot"].setAnchor((1 if right else 0, -0.15 if below else 1.1))
-        L["dot"].setPos(log10(x) + (-0.08 if right else 0.08), log10(pt.attainable_flops))
-        L["mem"].setText("MEMORY-BOUND")
-        L["mem"].setColor(th.ORANGE)
-        L["mem"].setPos(0.5 * (log10(X_MIN) + log10(r)), log10(peak) + 0.75)
-        L["cmp"].setText("COMPUTE-BOUND")
-        L["cmp"].setColor(th.BLUISH_GREEN)
-        L["cmp"].setPos(0.5 * (log10(2 * r) + log10(X_MAX)), log10(peak) + 0.75)
-        self.title_row.setText(f"{hw.short_name.upper()} · {dtype.upper()} · HBM {si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}"
-                               + (" · EMULATED" if e.emulated else ""))
+        show_text(L["roof"], f.roof_label.label, th.BLUISH_GREEN, shift(axes.point(HI, f.roof_label.y), dx=-0.05))
+        show_text(L["roof2"], f.roof2_label.label, th.BLUISH_GREEN, shift(axes.point(HI, f.roof2_label.y), dx=-0.05))
+        show_text(L["ridge"], f.ridge.label, t.text, shift(axes.point(f.ridge.x, bottom), dx=0.04, dy=0.45))
+        show_text(L["ridge2"], f.ridge2.label, t.secondary, shift(axes.point(f.ridge2.x, bottom), dx=0.04, dy=0.05))
+        show_text(L["dot"], f.dot.label, t.op_point, axes.point(f.dot.x, f.dot.y))
+        show_text(L["mem"], f.memory_bound, th.ORANGE, shift((axes.mid_x(LO, f.ridge.x), axes.y(f.ridge.y)), dy=0.75))
+        show_text(L["cmp"], f.compute_bound, th.BLUISH_GREEN,
+                  shift((axes.mid_x(f.ridge2.x, HI), axes.y(f.ridge.y)), dy=0.75))
+        self.title_row.setText(f.title)
         tips = self.plot.tips
         tips.clear()
-        tips.point(x, pt.attainable_flops,
-                   f"Intensity {sig3(x)} FLOP/byte → attainable {si(pt.attainable_flops, 'FLOP/s')} "
-                   f"({pt.bound}-bound)\n= min({si(peak, 'FLOP/s')}, {sig3(x)} FLOP/byte × "
-                   f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')})")
-        tips.point(x, pt.attainable_with_double_compute,
-                   f"With 2× compute ({si(2 * peak, 'FLOP/s')}): {si(pt.attainable_with_double_compute, 'FLOP/s')} "
-                   f"at {sig3(x)} FLOP/byte = {sig3(gain)}× as fast")
-        tips.point(r, peak, f"Ridge {sig3(r)} FLOP/byte = {si(peak, 'FLOP/s')} ÷ "
-                            f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')} ({hw.short_name}, {dtype.upper()})")
-        tips.point(2 * r, 2 * peak, f"Ridge with 2× compute: {sig3(2 * r)} FLOP/byte = {si(2 * peak, 'FLOP/s')} ÷ "
-                                    f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}")
-        self.plot.setToolTip(f"attainable = min({si(peak, 'FLOP/s')}, intensity × "
-                             f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}); dashed: the same chip with twice the FLOP/s")
+        for m in (f.dot, f.double, f.ridge, f.ridge2):
+            tips.point(m.x, m.y, m.tip)
+        self.plot.setToolTip(f.tooltip)
+
+    def place_labels(self) -> None:
+        """The chosen intensity's words: beside its dot, inside the plot, off the roofs, the other
+        words and the twice-the-compute marker."""
+        f = self.figure
+        axes = self.plot.axes
+        px = view_pixels(self.plot.getPlotItem().vb)
+        L = self.labels
+        avoid = [*avoid_labels((lab for k, lab in L.items() if k != "dot"), px),
+                 *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof)),
+                 *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof2)),
+                 avoid_marker(px, axes.point(f.double.x, f.double.y), 9),
+                 avoid_line(px, axes.point(f.ridge.x, f.lowest_flops), axes.point(f.ridge.x, f.ridge.y), 1)]
+        place(L["dot"], px, axes.point(f.dot.x, f.dot.y), DOT_SPOTS, avoid)
 
     def csv_rows(self):
         header = ["intensity_flops_per_byte", "attainable_flops", "attainable_with_double_compute",

@@ -1,43 +1,42 @@
 """Lesson 6: batching climbs the roofline.
 
-One chart (model.lessons.ch6_batching.batching_curves): tokens/s of the whole batch against the
+One chart (model.lessons.ch6_batching.batching_chart): tokens/s of the whole batch against the
 batch (log-log), realistic (solid) and at the floor (dashed), with where each turns
-compute-bound (model.lessons.ch6_batching.compute_bound_batch: realistic and at peak numbers, the
-critical batch) and where the KV cache stops fitting (shaded). Published runs appear only
-when the scenario is theirs (model, precision, GPU, lengths): ★ measured beside ○ the
-model's prediction of the same run. Click the plot to set the batch there (snapped to a
-power of two, 1 … 4096) through the controller, so a speaker can walk the curve.
+compute-bound (realistic and at peak numbers, the critical batch) and where the KV cache
+stops fitting (shaded). Published runs appear only when the scenario is theirs (model,
+precision, GPU, lengths): ★ measured beside ○ the model's prediction of the same run. Click
+the plot to set the batch there (snapped to a power of two, 1 … 4096) through the
+controller, so a speaker can walk the curve.
 """
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from model.readouts.format import si, sig3
-from model.lessons.ch6_batching import batching_curves, batching_measured, compute_bound_batch
+from model.lessons.ch6_batching import LESSON_BATCHES
+from model.lessons.measured import source_line
 from ui import theme as th
+from ui.chapters.base import ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
-from ui.chapters.base import ChapterView, error_text, log10, measured_tip, text_font
+from ui.plotting.coords import LOG_LOG, at_share, extent, padded, shift
+from ui.plotting.labels import add_text, place, set_fonts, show_text, view_pixels
+from ui.plotting.placement import Spot, spots
+from ui.slider_maps import nearest_power_of_two
 
-BATCHES = np.unique(np.round(np.geomspace(1, 4096, 49))).astype(float)
+BATCHES = LESSON_BATCHES
 CLICK_MAX_BATCH = 4096
+MARK_ROWS = {"real": 0.09, "ideal": 0.2, "kv": 0.36}              # share of the plot's height
+BESIDE_LINE = (Spot((0, 0), (8, 0)), Spot((1, 0), (-8, 0)))       # hanging right of a line, else left
+BESIDE_STAR = spots(("right", "left"), 36)
 
 
 def batch_at(view_x: float) -> int:
     """The power of two nearest a log10(batch) view coordinate, within 1 … CLICK_MAX_BATCH."""
-    top = int(round(math.log2(CLICK_MAX_BATCH)))
-    k = int(round(float(view_x) / math.log10(2.0))) if math.isfinite(view_x) else 0
-    return 2 ** max(0, min(top, k))
+    return nearest_power_of_two(LOG_LOG.data_x(view_x), CLICK_MAX_BATCH)
 
 
 class BatchingChapter(ChapterView):
     def build(self) -> None:
-        self.curves = None
-        self.measured = ()
-        self.marks = {}
         self.title_row = self.add_chart_title()
         p = self.plot = self.make_plot("Batch (sequences decoded together, log)", "Tokens/s, whole batch (log)",
                                        log_x=True, log_y=True)
@@ -57,13 +56,24 @@ class BatchingChapter(ChapterView):
         self.now = p.plot(pen=None, symbol="o", symbolSize=18)
         self.meas.setZValue(12)
         self.now.setZValue(10)
-        self.labels = {k: pg.TextItem(anchor=a) for k, a in
+        self._mark_at = {}
+        self.labels = {k: add_text(p, a) for k, a in
                        (("real_line", (1, -0.2)), ("ideal_line", (1, 1.2)), ("real", (0, 0)), ("ideal", (0, 0)),
                         ("kv", (1, 0)), ("meas", (0, 0.5)))}
-        for lab in self.labels.values():
-            p.addItem(lab, ignoreBounds=True)
         p.scene().sigMouseClicked.connect(self._clicked)
         p.setCursor(Qt.PointingHandCursor)
+
+    @property
+    def curves(self):
+        return self.figure.curves if self.figure is not None else None
+
+    @property
+    def measured(self):
+        return self.figure.measured if self.figure is not None else ()
+
+    @property
+    def marks(self):
+        return self.figure.marks if self.figure is not None else {}
 
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.real.setPen(pen(th.BLUISH_GREEN, width=3))
@@ -74,73 +84,72 @@ class BatchingChapter(ChapterView):
         set_symbol_style(self.now, pen(t.op_outline, width=2), brush(t.op_point))
         set_symbol_style(self.meas, pen(t.bg, width=1), brush(th.YELLOW))
         set_symbol_style(self.pred, pen(th.SKY_BLUE, width=2), brush(t.bg))
-        for lab in self.labels.values():
-            lab.setFont(text_font(t, 15, bold=True))
+        set_fonts(self.labels.values(), text_font(t, 15, bold=True))
+
+    def _colours(self) -> dict:
+        t = self.theme
+        return {"real": th.BLUISH_GREEN, "ideal": t.secondary, "kv": th.VERMILLION, "meas": th.YELLOW}
 
     def update_view(self, e) -> None:
         t = self.theme
-        s = e.scenario
-        c = self.curves = batching_curves(s, BATCHES, self.catalog)
+        f = self.figure
+        c = f.curves
+        axes = self.plot.axes
         self.real.setData(c.batch, c.tokens_per_s)
         self.ideal.setData(c.batch, c.ideal_tokens_per_s)
-        self.now.setData([float(s.batch)], [e.output_tokens_per_s])
-        self.measured = batching_measured(s, self.catalog)
-        self.meas.setData([float(m.row.batch) for m in self.measured], [m.measured for m in self.measured])
-        self.pred.setData([float(m.row.batch) for m in self.measured], [m.predicted for m in self.measured])
-        lo = float(min(c.tokens_per_s.min(), *(m.measured for m in self.measured))) if self.measured else \
-            float(c.tokens_per_s.min())
-        hi = float(c.ideal_tokens_per_s.max())
-        x0, x1 = log10(BATCHES[0]) - 0.1, log10(BATCHES[-1]) + 0.1
-        y0, y1 = log10(lo) - 0.3, log10(hi) + 0.45
-        self.plot.getPlotItem().vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
-        self._marks(e, x1, y0, y1)
+        self.now.setData([f.now.x], [f.now.y])
+        self.meas.setData([m.x for m in f.measured_marks], [m.y for m in f.measured_marks])
+        self.pred.setData([m.x for m in f.predicted_marks], [m.y for m in f.predicted_marks])
+        lo, _ = extent([*c.tokens_per_s, *(m.y for m in f.measured_marks)])
+        _, hi = extent(c.ideal_tokens_per_s)
+        x_range = padded(axes.x(BATCHES[0]), axes.x(BATCHES[-1]), 0.1, 0.1)
+        y_range = padded(axes.y(lo), axes.y(hi), 0.3, 0.45)
+        self.plot.getPlotItem().vb.setRange(xRange=x_range, yRange=y_range, padding=0)
+        self._marks(x_range, y_range)
         L = self.labels
-        L["real_line"].setText("realistic")
-        L["real_line"].setColor(th.BLUISH_GREEN)
-        L["real_line"].setPos(x1 - 0.05, log10(c.tokens_per_s[-1]))
-        L["ideal_line"].setText("at peak numbers (floor)")
-        L["ideal_line"].setColor(t.secondary)
-        L["ideal_line"].setPos(x1 - 0.05, log10(c.ideal_tokens_per_s[-1]))
-        here = self.measured[0] if self.measured else None
-        L["meas"].setVisible(here is not None)
-        if here is not None:
-            L["meas"].setText(f"★ measured {here.measured:,.0f} tok/s\n○ model {here.predicted:,.0f} tok/s")
-            L["meas"].setColor(th.YELLOW)
-            L["meas"].setPos(log10(here.row.batch) + 0.12, log10(here.measured))
-        self.title_row.setText(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} × {s.gpus} · "
-                               f"{s.input_len:,} IN / {s.output_len:,} OUT")
-        self._tips(e)
+        show_text(L["real_line"], f.real_end.label, th.BLUISH_GREEN, shift((x_range[1], axes.y(f.real_end.y)), dx=-0.05))
+        show_text(L["ideal_line"], f.ideal_end.label, t.secondary, shift((x_range[1], axes.y(f.ideal_end.y)), dx=-0.05))
+        here = f.measured_label
+        show_text(L["meas"], here.label if here else "", th.YELLOW, axes.point(here.x, here.y) if here else None)
+        self.title_row.setText(f.title)
+        tips = self.plot.tips
+        tips.clear()
+        tips.point(f.now.x, f.now.y, f.now.tip)
+        for star, ring in zip(f.measured_marks, f.predicted_marks):
+            tips.point(star.x, star.y, star.tip)
+            tips.point(ring.x, ring.y, ring.tip)
+        for m in f.points:
+            tips.point(m.x, m.y, m.tip)
+        self.plot.setToolTip(f.tooltip)
 
-    def _marks(self, e, x1: float, y0: float, y1: float) -> None:
+    def _marks(self, x_range, y_range) -> None:
         """Where decode turns compute-bound (realistic, ideal) and where the KV cache runs out."""
-        t = self.theme
-        s = e.scenario
-        real, ideal = compute_bound_batch(s, False, self.catalog), compute_bound_batch(s, True, self.catalog)
-        self.marks = {"real": real, "ideal": ideal, "kv": e.max_batch_that_fits}
+        f = self.figure
+        axes = self.plot.axes
+        colours = self._colours()
+        marks = {**f.compute_bound, "kv": f.kv_full} if f.kv_full else dict(f.compute_bound)
+        self._mark_at = {k: (axes.x(m.x), at_share(y_range, MARK_ROWS[k])) for k, m in marks.items()}
+        for k in MARK_ROWS:
+            m = marks.get(k)
+            show_text(self.labels[k], m.label if m else "", colours[k], self._mark_at.get(k))
+        for k, line in self.lines.items():
+            line.setVisible(k in marks)
+            if k in marks:
+                line.setValue(axes.x(marks[k].x))
+        self.over.setVisible("kv" in marks)
+        if "kv" in marks:
+            self.over.setRegion(padded(axes.x(marks["kv"].x), x_range[1], above=1))
+
+    def place_labels(self) -> None:
+        """The marks' words beside their lines, the published run's beside its star: inside the plot."""
+        f = self.figure
+        px = view_pixels(self.plot.getPlotItem().vb)
         L = self.labels
-        for k, b, colour, text, row in (("real", real, th.BLUISH_GREEN, "realistic: compute-bound from", 0.55),
-                                        ("ideal", ideal, t.secondary, "at peak numbers: from", 0.95)):
-            show = bool(b is not None and b <= BATCHES[-1])
-            self.lines[k].setVisible(show)
-            L[k].setVisible(show)
-            if show:
-                self.lines[k].setValue(log10(b))
-                right = log10(b) > x1 - 1.3
-                L[k].setAnchor((1, 0) if right else (0, 0))
-                L[k].setText(f"{text}\nbatch {b:,}")
-                L[k].setColor(colour)
-                L[k].setPos(log10(b) + (-0.03 if right else 0.03), y0 + (y1 - y0) * (0.2 if k == "ideal" else 0.09))
-        kv = e.max_batch_that_fits
-        full = bool(kv < BATCHES[-1])
-        self.over.setVisible(full)
-        L["kv"].setVisible(full)
-        if full:
-            self.over.setRegion((log10(max(kv, 1)), x1 + 1))
-            L["kv"].setText(f"KV cache full\npast batch {kv:,}")
-            L["kv"].setColor(th.VERMILLION)
-            L["kv"].setAnchor((0, 0) if log10(max(kv, 1)) < x1 - 1.3 else (1, 0))
-            L["kv"].setPos(log10(max(kv, 1)) + (0.03 if log10(max(kv, 1)) < x1 - 1.3 else -0.03),
-                           y0 + (y1 - y0) * 0.36)
+        for k, at in self._mark_at.items():
+            place(L[k], px, at, BESIDE_LINE)
+        here = f.measured_label
+        if here is not None:
+            place(L["meas"], px, self.plot.axes.point(here.x, here.y), BESIDE_STAR)
 
     def _clicked(self, ev) -> None:
         """A click inside the axes sets the batch at that x (nearest power of two)."""
@@ -153,31 +162,12 @@ class BatchingChapter(ChapterView):
         ev.accept()
         self.controller.set(batch=batch_at(vb.mapSceneToView(pos).x()))
 
-    def _tips(self, e) -> None:
-        s, c = e.scenario, self.curves
-        tips = self.plot.tips
-        tips.clear()
-        tips.point(float(s.batch), e.output_tokens_per_s,
-                   f"Now, batch {s.batch:,}: {si(e.output_tokens_per_s, 'tok/s')} · ${sig3(e.usd_per_million_tokens)} "
-                   f"per 1M tokens · {e.bound}-bound")
-        for m in self.measured:
-            r = m.row
-            tips.point(float(r.batch), m.measured, measured_tip(r, [
-                f"Measured {m.measured:,.0f} tokens/s = batch × output tokens ÷ end-to-end time (incl. prefill)",
-                f"Model {m.predicted:,.0f} tokens/s for the same run ({error_text(m.error)})"]))
-            tips.point(float(r.batch), m.predicted, f"○ Model's prediction of the published run: "
-                                                    f"{m.predicted:,.0f} tokens/s\nSource: {r.source}")
-        for b, v, ideal, fits in zip(c.batch, c.tokens_per_s, c.ideal_tokens_per_s, c.fits):
-            tips.point(b, v, f"Model, batch {int(b):,}: {si(v, 'tok/s')} (at peak numbers {si(ideal, 'tok/s')})"
-                             + ("" if fits else "\nKV cache does not fit at this batch"))
-        self.plot.setToolTip("Tokens/s of the whole batch; click to set the batch there (1, 2, 4 … 4,096)")
-
     def csv_rows(self):
         c = self.curves
         header = ["kind", "batch", "tokens_per_s", "ideal_tokens_per_s", "fits", "source"]
         rows = [["model", b, v, i, bool(f), ""] for b, v, i, f in zip(c.batch, c.tokens_per_s,
                                                                        c.ideal_tokens_per_s, c.fits)]
         for m in self.measured:
-            rows.append(["measured", m.row.batch, m.measured, "", "", f"{m.row.label}; {m.row.source}"])
+            rows.append(["measured", m.row.batch, m.measured, "", "", source_line(m.row)])
             rows.append(["model_of_measured_run", m.row.batch, m.predicted, "", "", m.row.label])
         return header, rows

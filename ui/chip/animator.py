@@ -5,7 +5,7 @@
                in wall time, so the flow glides rather than restarts
     clock      phase += screen dt × T / step time; each whole phase is one step of the flow
                (a decode step: batch tokens; a prefill pass: batch × prompt tokens)
-    particles  ui.particles.ParticleSystem, advanced by screen dt × speed
+    particles  ui.chip.particles.ParticleSystem, advanced by screen dt × speed
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numpy as np
 from model.readouts.chip import PacketScale, chip_routes_speeds, link_route_speed
 from model.readouts.flow import Flow
 from ui.chip.layout import ChipLayout, chip_routes
-from ui.particles import ParticleSystem
+from ui.chip.particles import ParticleSystem
 
 K_WEIGHTS, K_KV, K_ACT, K_AR = 0, 1, 2, 3
 POOL = 2400           # packets alive, at most, whatever the scenario

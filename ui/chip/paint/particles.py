@@ -7,7 +7,7 @@ from PySide6.QtGui import QPainter, QPen
 from pyqtgraph.functions import create_qpolygonf, ndarray_from_qpolygonf
 
 from ui.chip.paint.common import K_ACT, K_AR, K_KV, K_WEIGHTS, Palette, layers
-from ui.particles import ParticleSystem
+from ui.chip.particles import ParticleSystem
 
 
 def paint_particles(p: QPainter, ps: ParticleSystem, pal: Palette, shapes: dict) -> None:

@@ -1,0 +1,108 @@
+"""The lessons' chart values (model.lessons.deck.chapter_chart): every prepared state has one,
+its words are whole (no template holes, no NaN), and it is built from the numbers the
+chapter's Facts name, so the chart and the claim never disagree. No Qt."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from model import estimate
+from model.lessons.chapters import default_chapters
+from model.lessons.chart import Bar, Mark, chart_texts
+from model.lessons.deck import chapter_chart, chapter_facts, chapter_heading, chart_name
+from model.lessons.facts import times
+from model.readouts.numbers import readouts
+
+CHAPTERS = default_chapters()
+STATES = [(ch.number, i) for ch in CHAPTERS for i in range(len(ch.states))]
+
+
+def state_chart(number: int, index: int):
+    st = CHAPTERS[number - 1].states[index]
+    e = estimate(st.scenario)
+    params = dict(st.params)
+    return e, chapter_facts(number, e, params), chapter_chart(number, e, params)
+
+
+@pytest.mark.parametrize("number,index", STATES)
+def test_every_state_has_a_chart_with_whole_words(number, index):
+    _e, _facts, chart = state_chart(number, index)
+    words = chart_texts(chart)
+    assert chart.title in words and chart.tooltip in words and len(words) > 5
+    for w in words:
+        assert "{" not in w and "nan" not in w.lower() and "None" not in w, (number, w)
+
+
+def test_chart_texts_walks_fields_tuples_and_mappings():
+    b = Bar(0, 1.0, "one", "tip one")
+    assert chart_texts((b, {"k": Mark(1, 2, "two")}, ["three", ""])) == ("one", "tip one", "two", "three")
+    assert b.end == 1.0 and Bar(1, 2.0, start=3.0).end == 5.0
+
+
+def test_the_charts_use_the_facts_numbers():
+    _e, f, c = state_chart(1, 0)
+    assert c.flops[-1].label.startswith(f.values["flops_x"]) and c.bandwidth[-1].label.startswith(f.values["bw_x"])
+    _e, f, c = state_chart(1, 2)
+    assert any(b.label == f.values["ridge_top"] for b in c.ridge)
+    _e, f, c = state_chart(2, 2)
+    assert c.now.label.endswith(f.values["busy"]) and c.needed.label.startswith(f.values["needed"])
+    _e, f, c = state_chart(3, 0)
+    assert f.values["mem_bw"] in {m.label for m in c.bandwidth.marks}
+    for index in range(4):
+        _e, f, c = state_chart(4, index)
+        assert f.values["gain"] in c.dot.label and c.ridge.label == f"ridge {f.values['ridge']}"
+    e, f, c = state_chart(5, 0)
+    assert c.row_texts[2].startswith(f"Floor {f.values['floor']}") and f.values["bw"] in c.row_texts[2]
+    e, f, c = state_chart(6, 1)
+    assert readouts(e)["output_tokens_per_s"].text in c.now.tip and f.values["batch"] in c.now.tip
+    e, f, c = state_chart(7, 0)
+    assert all(b.label.startswith(f.values[f"{r.precision_id}_gb"]) for b, r in zip(c.bars, c.rows))
+    e, f, c = state_chart(8, 0)
+    now = next(b for b in c.totals if b.kind == "current")
+    assert f.values["speedup"] in now.label
+
+
+def test_the_roofline_chart_does_the_arithmetic_the_view_did():
+    for index in range(4):
+        _e, _f, c = state_chart(4, index)
+        assert c.ridge2.x == pytest.approx(2 * c.ridge.x) and c.ridge2.y == pytest.approx(2 * c.ridge.y)
+        assert c.roof2_label.y == pytest.approx(2 * c.roof_label.y) and c.double.y == c.point.attainable_with_double_compute
+        gain = c.point.attainable_with_double_compute / c.point.attainable_flops
+        assert c.point.double_compute_gain == gain and times(gain) in c.dot.label
+        assert c.lowest_flops == pytest.approx(float(c.roof.min())) and c.intensity[0] == pytest.approx(0.1)
+
+
+def test_stacked_segments_add_up():
+    e, _f, c = state_chart(5, 0)
+    realistic = sorted((s for s in c.segments if s.slot == 1), key=lambda s: s.start)
+    assert math.isclose(realistic[-1].end, e.decode_ms_per_token, rel_tol=1e-9)
+    assert all(math.isclose(a.end, b.start) for a, b in zip(realistic, realistic[1:]))
+    e, _f, c = state_chart(8, 1)
+    for w, m, o, t in zip(c.work, c.comm, c.overhead, c.totals):
+        assert m.start == w.end and math.isclose(o.end, t.length, rel_tol=1e-9)
+
+
+def test_headings_name_the_chapter():
+    ch = CHAPTERS[3]
+    assert chapter_heading(ch) == f"4 · {ch.title}" and chart_name(ch) == f"Chart, lesson 4: {ch.title}"
+
+
+def test_the_bars_add_up_to_the_step_in_any_scenario():
+    """Lessons 5 and 8 split the step into parts that add up to it, also where the GEMMs are
+    compute-bound and attention memory-bound (each kernel bound by its own resource)."""
+    from test_consistency import random_scenarios
+    from model.errors import ModelError
+    checked = 0
+    for s, _ in random_scenarios(60, 4242):
+        try:
+            e = estimate(s)
+            five, eight = chapter_chart(5, e, {}), chapter_chart(8, e, {})
+        except ModelError:
+            continue
+        realistic = [seg for seg in five.segments if seg.slot == 1]
+        assert math.isclose(max(seg.end for seg in realistic), e.decode_ms_per_token, rel_tol=1e-9), s
+        for w, m, o, t in zip(eight.work, eight.comm, eight.overhead, eight.totals):
+            assert math.isclose(o.end, t.length, rel_tol=1e-9) and w.length >= 0, s
+        checked += 1
+    assert checked > 30

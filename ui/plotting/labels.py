@@ -1,0 +1,127 @@
+"""Words on a plot: pyqtgraph TextItems made once, then given their text, colour and place.
+
+    lab = add_text(plot, anchor=(0, 1))          made once (ignored by auto-range)
+    show_text(lab, text, colour, view_point)     each update: touches the item only where it changed
+    place(lab, vb, view_point, spots, avoid)     the pure placement (ui.plotting.placement) in pixels
+
+A text's place is given in view coordinates (ui.plotting.coords.Axes turns model values into
+them); ``place`` measures the text, works in the view box's pixels and puts the anchor back in
+view coordinates.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import pyqtgraph as pg
+from PySide6.QtGui import QFont
+
+from ui.plotting.coords import Box, ViewPixels
+from ui.plotting.placement import Avoid, Placement, Spot, place_label, text_box
+
+
+def add_text(plot, anchor: tuple[float, float] = (0.0, 0.0), z: float | None = None) -> pg.TextItem:
+    """A text item on ``plot`` (a PlotWidget or PlotItem) that auto-range ignores."""
+    item = pg.TextItem(anchor=anchor)
+    plot.addItem(item, ignoreBounds=True)
+    if z is not None:
+        item.setZValue(z)
+    return item
+
+
+def add_texts(plot, n: int, anchor: tuple[float, float] = (0.0, 0.0)) -> list[pg.TextItem]:
+    return [add_text(plot, anchor) for _ in range(n)]
+
+
+def set_text(lab: pg.TextItem, text: str, colour) -> None:
+    """Set a label's words and colour, touching the item only when they change (a new text
+    re-lays out its document; most updates leave most labels as they are)."""
+    if lab.toPlainText() != text:
+        lab.setText(text)
+    if getattr(lab, "_colour", None) != colour:
+        lab._colour = colour
+        lab.setColor(colour)
+
+
+def show_text(lab: pg.TextItem, text: str, colour, pos: tuple[float, float] | None = None,
+              anchor: tuple[float, float] | None = None) -> None:
+    """The label shown with ``text`` in ``colour`` at view point ``pos`` (and ``anchor``)."""
+    set_text(lab, text, colour)
+    if anchor is not None and tuple(lab.anchor) != tuple(anchor):
+        lab.setAnchor(anchor)
+    if pos is not None:
+        lab.setPos(*pos)
+    lab.setVisible(bool(text))
+
+
+def show_texts(labels: Sequence[pg.TextItem], entries: Iterable[tuple[str, object, tuple[float, float]]]) -> None:
+    """Fill a pool of labels with (text, colour, view point) entries; the rest hide."""
+    n = 0
+    for lab, (text, colour, pos) in zip(labels, entries):
+        show_text(lab, text, colour, pos)
+        n += 1
+    for lab in labels[n:]:
+        lab.setVisible(False)
+
+
+def set_fonts(labels: Iterable[pg.TextItem], font: QFont) -> None:
+    for lab in labels:
+        lab.setFont(font)
+
+
+def set_boxed(item: pg.TextItem, background) -> None:
+    """Put the label on a backing box in ``background`` (mostly opaque), so no line runs through it."""
+    backing = pg.mkColor(background)
+    backing.setAlpha(215)
+    item.fill = pg.mkBrush(backing)
+    item.textItem.document().setDocumentMargin(2)     # a snug box: labels fit between roofs
+    item.updateTextPos()
+    item.update()
+
+
+# ---------------------------------------------------------------- pixels
+def view_pixels(vb: pg.ViewBox) -> ViewPixels:
+    """The view box's range on its pixels (independent of paint state)."""
+    (x0, x1), (y0, y1) = vb.viewRange()
+    return ViewPixels((x0, x1), (y0, y1), vb.width(), vb.height())
+
+
+def text_size(lab: pg.TextItem) -> tuple[float, float]:
+    r = lab.textItem.boundingRect()
+    return r.width(), r.height()
+
+
+def label_box(lab: pg.TextItem, px: ViewPixels, anchor: tuple[float, float] | None = None) -> Box:
+    """Where ``lab`` (at its position, with ``anchor`` or its own) lands, in view-box pixels."""
+    a = anchor if anchor is not None else (lab.anchor[0], lab.anchor[1])
+    return text_box(px.to_px(lab.pos().x(), lab.pos().y()), text_size(lab), a)
+
+
+def avoid_labels(labels: Iterable[pg.TextItem], px: ViewPixels, weight: float = 10.0) -> list[Avoid]:
+    """The boxes of the visible labels among ``labels``, to keep another label off them."""
+    return [Avoid(box=label_box(lab, px), weight=weight) for lab in labels if lab.isVisible() and lab.toPlainText()]
+
+
+def avoid_marker(px: ViewPixels, view_point: tuple[float, float], radius_px: float, weight: float = 10.0) -> Avoid:
+    x, y = px.to_px(*view_point)
+    return Avoid(box=Box(x - radius_px, y - radius_px, x + radius_px, y + radius_px), weight=weight)
+
+
+def avoid_line(px: ViewPixels, a: tuple[float, float], b: tuple[float, float], weight: float = 10.0) -> Avoid:
+    """A line from view point a to b."""
+    return Avoid(line=(px.to_px(*a), px.to_px(*b)), weight=weight)
+
+
+def avoid_polyline(px: ViewPixels, xs, ys, weight: float = 10.0) -> list[Avoid]:
+    """Each segment of a polyline through view points (xs[i], ys[i])."""
+    pts = [px.to_px(float(x), float(y)) for x, y in zip(xs, ys)]
+    return [Avoid(line=(a, b), weight=weight) for a, b in zip(pts, pts[1:])]
+
+
+def place(lab: pg.TextItem, px: ViewPixels, view_point: tuple[float, float], spots: Sequence[Spot],
+          avoid: Sequence[Avoid] = ()) -> Placement:
+    """Put ``lab`` at the best of ``spots`` around ``view_point`` (ui.plotting.placement)."""
+    p = place_label(px.to_px(*view_point), text_size(lab), px.frame, avoid, spots)
+    if tuple(lab.anchor) != tuple(p.anchor):
+        lab.setAnchor(p.anchor)
+    lab.setPos(*px.to_view(*p.pos))
+    return p

@@ -1,0 +1,53 @@
+"""Small widgets that more than one page uses (the Explore control panel, the lessons' side panels).
+
+    Segmented(values, labels=None, tips=None)   a row of checkable buttons, one checked;
+                                                ``chosen`` emits the value of the one clicked
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QSizePolicy, QWidget
+
+
+class Segmented(QWidget):
+    """A row of checkable buttons, one checked (GPU count, interconnect, phase)."""
+
+    chosen = Signal(object)
+
+    def __init__(self, values, labels=None, tips=None, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(3)
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.buttons = {}
+        for i, v in enumerate(values):
+            b = QPushButton(str(labels[i] if labels else v))
+            b.setCheckable(True)
+            b.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+            b.setMinimumWidth(10)
+            if tips:
+                b.setToolTip(tips[i])
+            self.group.addButton(b)
+            self.buttons[v] = b
+            lay.addWidget(b)
+            b.clicked.connect(lambda _=False, v=v: self.chosen.emit(v))
+
+    def set_value(self, v) -> None:
+        b = self.buttons.get(v)
+        if b is not None:
+            with QSignalBlocker(self.group):
+                b.setChecked(True)
+        else:
+            with QSignalBlocker(self.group):
+                self.group.setExclusive(False)
+                for x in self.buttons.values():
+                    x.setChecked(False)
+                self.group.setExclusive(True)
+
+    def value(self):
+        for v, b in self.buttons.items():
+            if b.isChecked():
+                return v
+        return None
