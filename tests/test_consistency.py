@@ -90,6 +90,7 @@ def model_quantities(c) -> set[str]:
     hw = c.catalog.gpu(e.scenario.gpu)
     texts += [t for roof in rr.roofs(hw, e) for t in (*roof.forms, roof.tooltip)]
     texts += [rr.slope_text(hw, e), *rr.ridge_texts(e), rr.operating_point_label(e), rr.operating_point_tooltip(e)]
+    texts += [k[2] for k in rr.kernel_points(e)]                       # the step's kernels' points
     if c.sweep is not None:
         texts += [rr.sweep_point_text(c.sweep, k) for k in range(len(c.sweep.batch))]
     if c.compare_gpu:

@@ -19,7 +19,7 @@ import math
 from typing import Callable
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF
+from PySide6.QtCore import QEvent, QObject, QPointF, Signal
 from PySide6.QtWidgets import QToolTip
 
 from ui.plotting.coords import Axes
@@ -40,7 +40,10 @@ def _seg_dist(px: float, py: float, a: QPointF, b: QPointF) -> float:
 
 
 class HoverTips(QObject):
-    """Tooltips per item on one pyqtgraph PlotWidget (see the module docstring)."""
+    """Tooltips per item on one pyqtgraph PlotWidget (see the module docstring). An item registered
+    with a readout ``key`` is also clickable: a click on it emits ``explain_requested(key)``."""
+
+    explain_requested = Signal(str)
 
     def __init__(self, plot: pg.PlotWidget, log_x: bool = False, log_y: bool = False, radius_px: float = 10.0):
         super().__init__(plot)
@@ -49,6 +52,7 @@ class HoverTips(QObject):
         self.axes = Axes(bool(log_x), bool(log_y))
         self.radius_px = radius_px
         self.items: list[tuple[str, tuple, object]] = []  # (kind, view coordinates, text or its writer)
+        self.keys: dict[int, str] = {}                     # index in items → the readout a click explains
         self.shown = ""
         plot.setMouseTracking(True)
         plot.scene().sigMouseMoved.connect(self._moved)
@@ -57,28 +61,37 @@ class HoverTips(QObject):
     # ---------------------------------------------------------------- registering
     def clear(self) -> None:
         self.items.clear()
+        self.keys.clear()
+
+    def _keyed(self, key: str) -> None:
+        if key:
+            self.keys[len(self.items) - 1] = key
 
     def _v(self, x: float, y: float) -> tuple[float, float] | None:
         return self.axes.view(x, y)
 
-    def point(self, x: float, y: float, text: str | Callable[[], str]) -> None:
+    def point(self, x: float, y: float, text: str | Callable[[], str], key: str = "") -> None:
         """``text``: the words, or a function that writes them when the point is hovered (a plot
         with many points need not write every tooltip at every change)."""
         v = self._v(x, y)
         if v is not None:
             self.items.append(("point", v, text))
+            self._keyed(key)
 
-    def line(self, points, text: str) -> None:
+    def line(self, points, text: str, key: str = "") -> None:
         vs = [v for v in (self._v(x, y) for x, y in points) if v is not None]
         if len(vs) == 1:
             self.items.append(("point", vs[0], text))
         elif vs:
             self.items.append(("line", tuple(vs), text))
+        if vs:
+            self._keyed(key)
 
-    def rect(self, x0: float, y0: float, x1: float, y1: float, text: str) -> None:
+    def rect(self, x0: float, y0: float, x1: float, y1: float, text: str, key: str = "") -> None:
         a, b = self._v(x0, y0), self._v(x1, y1)
         if a is not None and b is not None:
             self.items.append(("rect", (a, b), text))
+            self._keyed(key)
 
     @property
     def texts(self) -> list[str]:
@@ -103,15 +116,24 @@ class HoverTips(QObject):
         dy = max(min(a.y(), b.y()) - py, 0.0, py - max(a.y(), b.y()))
         return math.hypot(dx, dy) + RECT_PENALTY_PX
 
-    def text_at(self, scene_pos) -> str:
-        """The text of the nearest item to scene_pos ('' when none is within radius_px)."""
+    def _nearest(self, scene_pos) -> int:
+        """Index of the nearest item within radius_px of scene_pos (-1: none)."""
         px, py = scene_pos.x(), scene_pos.y()
-        best, best_d = "", self.radius_px
-        for kind, v, text in self.items:
+        best, best_d = -1, self.radius_px
+        for i, (kind, v, _text) in enumerate(self.items):
             d = self._distance(kind, v, px, py)
             if d < best_d:
-                best, best_d = text, d
-        return _written(best)
+                best, best_d = i, d
+        return best
+
+    def text_at(self, scene_pos) -> str:
+        """The text of the nearest item to scene_pos ('' when none is within radius_px)."""
+        i = self._nearest(scene_pos)
+        return _written(self.items[i][2]) if i >= 0 else ""
+
+    def key_at(self, scene_pos) -> str:
+        """The readout a click at scene_pos explains ('' when the nearest item has none)."""
+        return self.keys.get(self._nearest(scene_pos), "")
 
     def tip_at(self, scene_pos) -> str:
         """What hovering there shows: the nearest item's text, else the whole plot's tooltip."""
@@ -128,6 +150,11 @@ class HoverTips(QObject):
         self.shown = text
 
     def eventFilter(self, obj, ev) -> bool:
+        if ev.type() == QEvent.MouseButtonPress and self.keys:
+            key = self.key_at(self.plot.mapToScene(ev.position().toPoint()))
+            if key:
+                self.explain_requested.emit(key)
+                return True
         if ev.type() == QEvent.ToolTip:       # the mouse rests: an item's text beats the plot's
             text = self.text_at(self.plot.mapToScene(ev.pos()))
             if text:

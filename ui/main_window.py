@@ -71,6 +71,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         controller.changed.connect(self.show_snapshot)
         self.gauges.explain_requested.connect(self.explain)
         self.hierarchy.explain_requested.connect(self.explain)
+        self.roofline.explain_requested.connect(self.explain)
         for seq in (QKeySequence(Qt.Key_Question), QKeySequence(Qt.Key_F1)):
             why = QAction(self)
             why.setShortcut(seq)

@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -53,6 +53,8 @@ def _put(item, x, y, **style) -> None:
 
 
 class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
+    explain_requested = Signal(str)         # a click on the point, a kernel, the slope, the roof or the ridge
+
     def __init__(self, snapshot, theme: th.Theme = th.DARK, parent=None):
         super().__init__(parent)
         self.setObjectName("panel")
@@ -94,6 +96,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.trail = self._curve()                      # the batch trail's line
         self.trail_dots = self._marker("o", 8)          # and its dots (hollow where it does not fit)
         self.trail_labels = [self._text((0.2, -0.15), z=None) for _ in TRAIL_LABELS]
+        self.kernel_dots = self._marker("d", 11)        # the step's kernels, one point each
+        self.kernel_legend = self._text((0, 0))
         self.op = self._marker("o", 24)
         self.op_label = self._text((0, 0.5), z=21)
         self.op.setZValue(20)
@@ -102,6 +106,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.ridge_point.setZValue(16)
         self._op_xy = (0.0, 0.0)
         self.tips = HoverTips(self.plot, log_x=True, log_y=True, radius_px=HOVER_PX)
+        self.tips.explain_requested.connect(self.explain_requested)
+        self.kernel_dots.setZValue(12)
         self.vb.sigResized.connect(self._layout_labels)
 
         self._snap = snapshot
@@ -142,7 +148,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
     def _made_labels(self) -> tuple:
         """Every text item made so far (the comparison's once it exists)."""
         extra = (self._compare[3],) if self._compare is not None else ()
-        return (*extra, *self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label)
+        return (*extra, *self.roof_labels, self.ridge_label, *self.trail_labels, self.op_label, self.kernel_legend)
 
     def _roof_label(self, i: int):
         """The i-th roof label (0 = the highest roof), made when a GPU first has that many roofs."""
@@ -168,9 +174,10 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         pens.set_marker_style(self.ridge_point, pens.pen(t.bg), pens.brush(t.text))
         self.trail.setPen(pens.pen(t.trail))
         pens.set_marker_style(self.op, pens.pen(t.op_outline, width=2), pens.brush(t.op_point))
+        pens.set_marker_style(self.kernel_dots, pens.pen(t.bg), pens.brush(th.SKY_BLUE))
         if self._compare is not None:
             self._style_compare(t)
-        for item in (*self.roof_labels, self.ridge_label, self.op_label):
+        for item in (*self.roof_labels, self.ridge_label, self.op_label, self.kernel_legend):
             self._style_label(item, t, boxed=True)
         for item in self.trail_labels:
             self._style_label(item, t, boxed=False)
@@ -221,7 +228,13 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         x0, x1, y0 = self._set_range(e, sw, roofs, croof)
         self.tips.clear()
         op_x, op_y = e.arithmetic_intensity_flops_per_byte, e.achieved_flops
-        self.tips.point(op_x, op_y, rr.operating_point_tooltip(e))
+        self.tips.point(op_x, op_y, rr.operating_point_tooltip(e), key="achieved_flops")
+        kp = rr.kernel_points(e)
+        _put(self.kernel_dots, [k[0] for k in kp], [k[1] for k in kp])
+        for x, y, text, key in kp:
+            self.tips.point(x, y, text, key=key)
+        set_text(self.kernel_legend, rr.KERNEL_LEGEND, th.SKY_BLUE)
+        self.kernel_legend.setPos(*shift(LOG_LOG.point(x0, 10 ** self._y_span[1]), dx=0.03, dy=-0.03))
         ce = snap.compare_estimate if croof is not None else None
         if ce is not None:
             self.tips.point(ce.arithmetic_intensity_flops_per_byte, ce.achieved_flops,
@@ -253,6 +266,9 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
             ys += [float(sw.achieved_flops.min())]
         if croof is not None:
             ys.append(croof.peak_flops)
+        kp = rr.kernel_points(e)
+        xs += [k[0] for k in kp]
+        ys += [k[1] for k in kp]
         x0 = 10 ** math.floor(log10(min(xs) / 1.5))
         x1 = 10 ** math.ceil(log10(max(xs) * 3.0))
         y_low = min(min(ys), float(attainable_flops(x0, top.peak_flops, top.bandwidth_bytes_per_s)))
@@ -282,7 +298,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         sx = np.array([x0, top.ridge_flops_per_byte])
         sy = attainable_flops(sx, top.peak_flops, top.bandwidth_bytes_per_s)
         _put(self.slope, sx, sy)
-        self.tips.line(list(zip(sx, sy)), rr.slope_text(hw, e))
+        self.tips.line(list(zip(sx, sy)), rr.slope_text(hw, e), key="peak_bandwidth")
         self._roof_label_slots = []
         same = getattr(self, "_drawn_roofs", None) == (roofs, x1, t)    # a batch change moves no roof
         if not same:
@@ -294,7 +310,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
                 if i < len(roofs):
                     self._roof_label_slots.append((roofs[i].active, log10(roofs[i].peak_flops), lab, lab.forms))
                     self.tips.line(list(zip([roofs[i].ridge_flops_per_byte, x1], [roofs[i].peak_flops] * 2)),
-                                   roofs[i].tooltip)
+                                   roofs[i].tooltip, key="peak_flops" if roofs[i].active else "")
                 continue
             if i >= len(roofs):
                 lab.setVisible(False)
@@ -306,7 +322,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
             lab.setPos(*shift(LOG_LOG.point(x1, roof.peak_flops), dx=-0.03))
             lab.setVisible(True)
             self._roof_label_slots.append((roof.active, log10(roof.peak_flops), lab, lab.forms))
-            self.tips.line(list(zip([roof.ridge_flops_per_byte, x1], [roof.peak_flops] * 2)), roof.tooltip)
+            self.tips.line(list(zip([roof.ridge_flops_per_byte, x1], [roof.peak_flops] * 2)), roof.tooltip,
+                           key="peak_flops" if roof.active else "")
 
     def _draw_roof_lines(self, roofs, x1: float) -> None:
         """Each roof a segment from its ridge to the right edge: the active one bold in green,
@@ -326,8 +343,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         _put(self.ridge_point, [r], [e.peak_flops])
         set_text(self.ridge_label, label, self.theme.text)
         self.ridge_label.setPos(*shift(LOG_LOG.point(r, y0), dx=0.03))
-        self.tips.point(r, e.peak_flops, point_tip)
-        self.tips.line([(r, y0), (r, e.peak_flops)], line_tip)
+        self.tips.point(r, e.peak_flops, point_tip, key="ridge")
+        self.tips.line([(r, y0), (r, e.peak_flops)], line_tip, key="ridge")
 
     def _show_trail(self, e, sw) -> None:
         """The batch trail (decode only): one dot per batch, hollow where it does not fit."""

@@ -18,6 +18,7 @@ from model.errors import ModelError
 from model.physics.scenario import compute_path
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.numbers import readouts, words
+from model.readouts.terms import KERNEL_WORDS
 from model.physics.roofline import ridge_flops_per_byte
 from model.values import frozen
 
@@ -130,6 +131,25 @@ def sweep_point_text(sw, k: int) -> str:
             f"{duration(float(sw.decode_ms_per_token[k]) / 1e3)}/token, "
             f"{si(float(sw.output_tokens_per_s[k]), 'tok/s')} for the group, "
             f"MBU {percent(float(sw.mbu[k]))}, MFU {percent(float(sw.mfu[k]))} — {fit}")
+
+
+KERNEL_LEGEND = "◆ the step's kernels (click one)"
+
+
+def kernel_points(e) -> list[tuple[float, float, str, str]]:
+    """The current phase's kernels as roofline points: (intensity, attained FLOP/s per GPU, hover text,
+    the readout a click explains). Kernels that do no maths (scores in memory) have no point."""
+    phase = e.phase
+    ks = e.prefill_kernels if phase == "prefill" else e.decode_kernels
+    out = []
+    for k in ks:
+        if k.flops <= 0 or k.time_s <= 0:
+            continue
+        out.append((k.intensity_flops_per_byte, k.attained_flops,
+                    f"{KERNEL_WORDS[k.name]} ({phase}): {sig3(k.intensity_flops_per_byte)} FLOP/B, "
+                    f"{si(k.attained_flops, 'FLOP/s')}, {duration(k.time_s)} of the step, {k.bound}-bound\n"
+                    "click: how its time is made", f"{phase}.{k.name}.time"))
+    return out
 
 
 def axis_titles(e) -> tuple[str, str]:
