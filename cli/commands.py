@@ -92,7 +92,8 @@ def cmd_sweep(args) -> int:
 
 def cmd_validate(args) -> int:
     from model.machine.validate import main as validate_main
-    return validate_main((["--json"] if args.json else []) + (["--markdown"] if args.markdown else []))
+    return validate_main((["--json"] if args.json else []) + (["--markdown"] if args.markdown else [])
+                         + (["--serving"] if args.serving else []))
 
 
 def build_command_parser() -> argparse.ArgumentParser:
@@ -111,6 +112,7 @@ def build_command_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="leave-one-source-out: each source predicted from the others")
     v.add_argument("--json", action="store_true")
     v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
+    v.add_argument("--serving", action="store_true", help="the published serving runs against the request-level simulator")
     from cli.serve import add_serve_parser
     sv = add_serve_parser(sub)
     for sp in (e, ls, sw, v, sv):

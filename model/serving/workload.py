@@ -16,6 +16,7 @@ Deterministic for a seed (numpy's PCG64).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -59,11 +60,29 @@ def _lengths(s: ServingSetup, n: int, input_len: int, output_len: int, rng) -> t
         return draw(input_len), draw(output_len)
     d = sharegpt()
     sig = d.sigma
-    x = rng.lognormal(math.log(d.input_mean_tokens) - sig * sig / 2, sig, size=n)
-    y = rng.lognormal(math.log(d.output_mean_tokens) - sig * sig / 2, sig, size=n)
+    x = rng.lognormal(_mu(d.input_mean_tokens, sig, *SHAREGPT_INPUT), sig, size=n)
+    y = rng.lognormal(_mu(d.output_mean_tokens, sig, 4, SHAREGPT_TOTAL - d.input_mean_tokens), sig, size=n)
     inp = np.clip(np.rint(x), *SHAREGPT_INPUT).astype(np.int64)
     out = np.clip(np.rint(y), 4, SHAREGPT_TOTAL - inp).astype(np.int64)
     return inp, out
+
+
+@lru_cache(maxsize=1)
+def _normal_quantiles(n: int = 4001) -> np.ndarray:
+    from statistics import NormalDist
+    return np.array([NormalDist().inv_cdf((i + 0.5) / n) for i in range(n)])
+
+
+@lru_cache(maxsize=16)
+def _mu(mean: float, sigma: float, lo: float, hi: float) -> float:
+    """μ of a lognormal whose values, kept to [lo, hi], average ``mean`` (a few fixed-point steps on
+    the clipped mean at 4 001 quantiles: deterministic, no sampling)."""
+    z = _normal_quantiles()
+    mu = math.log(mean) - sigma * sigma / 2
+    for _ in range(8):
+        got = float(np.clip(np.exp(mu + sigma * z), lo, hi).mean())
+        mu += math.log(mean / got)
+    return mu
 
 
 def _cached(s: ServingSetup, inp: np.ndarray) -> tuple[np.ndarray, int]:
