@@ -24,6 +24,7 @@ LOAD_WORDS = {"rate": "Poisson arrivals", "concurrency": "clients, each waiting 
 PREFILL_WORDS = {"chunked": "chunked prefill (prompts share steps with decodes)",
                  "mixed": "whole prompts join the decode steps",
                  "separate": "prompts in steps of their own, before decodes"}
+SATURATED = 0.95          # served ÷ what it can serve, from which the sentence calls the GPU saturated
 PREEMPT_WORDS = {"recompute": "evict the newest and recompute it", "swap": "swap the newest to host memory",
                  "none": "admit only what fits to the end"}
 
@@ -159,6 +160,8 @@ def explain(run: ServingRun, sm: Summary) -> str:
     if sm.mean_waiting >= 1.0 or sm.preemptions:
         state = (f"the queue holds {sig3(sm.mean_waiting)} requests on average (at most {sm.max_waiting:,})"
                  + (f" and {sm.preemptions:,} were evicted when the KV cache filled" if sm.preemptions else ""))
+    elif share >= SATURATED:
+        state = "it runs at what it can serve: the running batch keeps growing and every token slows"
     else:
         state = "requests rarely wait"
     return (f"{load}: {state}. TTFT p90 {r['ttft_p90'].text}, TPOT p90 {r['tpot_p90'].text}; "
