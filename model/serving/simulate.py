@@ -36,6 +36,7 @@ from model.serving.workload import Requests
 from model.values import frozen
 
 JUMP_CAP = 1 << 14        # steps per jump at most (keeps its arrays small)
+SMALL_JUMP = 24           # jumps this short run in plain Python
 WAITING, PREFILL, DECODE, DONE = 1, 2, 3, 4
 
 
@@ -87,12 +88,15 @@ class _Sim:
         self.table, self.lim, self.spec = table, lim, spec
         n = req.count
         self.n = n
-        self.arr = req.arrival_s.tolist()
-        self.L = req.input_len.tolist()
-        self.O = req.output_len.tolist()
-        self.cached = req.cached.tolist()
+        # per request: inputs and outputs in typed arrays (8 bytes each: 100 000 requests stay small),
+        # the state the scheduler touches every step in lists
+        self.arr = array("d", req.arrival_s.tobytes())
+        self.L = array("q", req.input_len.astype(np.int64).tobytes())
+        self.O = array("q", req.output_len.astype(np.int64).tobytes())
+        self.cached = array("q", req.cached.astype(np.int64).tobytes())
         shared = req.shared_prefix
-        self.share = [shared if (c >= shared > 0) else 0 for c in self.cached]
+        self.share = array("q", (np.where(req.cached >= shared, shared, 0) if shared > 0
+                                 else np.zeros(n, dtype=np.int64)).astype(np.int64).tobytes())
         self.bs = lim.block_tokens
         self.max_running = lim.max_running or 1 << 30
         self.budget = lim.max_tokens_per_step
@@ -115,11 +119,9 @@ class _Sim:
         self.base = [0] * n            # own tokens already in the cache when the prefill starts
         self.held = [0] * n            # blocks held while prefilling (or reserved: preemption "none")
         self.swapped = [False] * n
-        self.sent = [math.nan] * n
-        self.admit = [math.nan] * n
-        self.first = [math.nan] * n
-        self.fin = [math.nan] * n
-        self.pre = [0] * n
+        nan = array("d", [math.nan])
+        self.sent, self.admit, self.first, self.fin = nan * n, nan * n, nan * n, nan * n
+        self.pre = array("q", bytes(8 * n))
         self.B = 0
         self.K0 = 0
         self.cls = [0] * self.bs
@@ -353,7 +355,7 @@ class _Sim:
             kv += p + n
             pairs += pp
             spairs += sp
-        dt = tb.gemm(dec * q + prompt_tokens, prefill) + float(tb.attention(kv, pairs, spairs, prefill))
+        dt = tb.gemm(dec * q + prompt_tokens, prefill) + tb.attention_s(kv, pairs, spairs, prefill)
         if new_prompts:
             dt += tb.request_overhead_s
         if dec and self.spec.k:
@@ -390,42 +392,92 @@ class _Sim:
         return not self.can_admit(budget)
 
     def jump(self) -> bool:
-        """Run decode-only steps up to the next event in one go; False when not even one fits."""
-        tb, spec, B = self.table, self.spec, self.B
-        k_fin = self.heap[0][0] - self.tau if self.heap else JUMP_CAP
-        e = spec.expected
-        limit = int(min(JUMP_CAP, max(1, math.ceil(k_fin / e) + 1)))
+        """Run decode-only steps up to the next event in one go; False when not even one fits.
+
+        The horizon is the next finish, or the next arrival that could join (bounded first by the
+        first step's time: later steps are never shorter, as the contexts only grow), or the step
+        whose new KV blocks no longer fit."""
+        tb, spec, B, tau = self.table, self.spec, self.B, self.tau
+        q, e = spec.q, spec.expected
+        k_fin = self.heap[0][0] - tau if self.heap else JUMP_CAP
+        horizon = math.ceil(k_fin / e) + 1
+        g = tb.gemm(B * q, False)
+        arrival = (not self.waiting and self.next_arrival < self.n and self.in_flight < self.cap
+                   and self.running() < self.max_running and self.lim.batching != "static")
+        if arrival:
+            wait = self.arr[self.next_arrival] - self.t
+            c0 = float(tb.cap(self.K0 + B * tau, B))
+            dt0 = g + float(tb.attention(c0 + B * q, q * c0 + B * q * (q - 1) / 2.0, q * c0, False))
+            horizon = min(horizon, int(wait / dt0) + 2)
+        limit = int(min(JUMP_CAP, max(1, horizon)))
+        if limit <= SMALL_JUMP and spec.draft in ("none", "ngram"):
+            return self._short_jump(limit, k_fin, g, wait if arrival else None)
         js = np.arange(limit + 1, dtype=np.int64)
-        taus = self.tau + (np.floor((self.ns + js) * e).astype(np.int64) - int(math.floor(self.ns * e)))
-        steps_fin = int(np.searchsorted(taus, self.tau + k_fin, side="left"))      # τ reaches the finish
+        if e == 1.0:
+            taus = tau + js
+        else:
+            taus = tau + (np.floor((self.ns + js) * e).astype(np.int64) - int(math.floor(self.ns * e)))
+        steps_fin = int(np.searchsorted(taus, tau + k_fin, side="left"))      # τ reaches the finish
         k = max(1, min(limit, steps_fin))
         ctx = tb.cap(self.K0 + B * taus[:k].astype(float), B)
-        q = spec.q
-        dt = (tb.gemm(B * q, False) + tb.attention(ctx + B * q, q * ctx + B * q * (q - 1) / 2.0, q * ctx, False)
-              + spec.draft_s(tb, float(B), ctx))
+        dt = g + tb.attention(ctx + B * q, q * ctx + B * q * (q - 1) / 2.0, q * ctx, False)
+        if spec.k:
+            dt = dt + spec.draft_s(tb, float(B), ctx)
         cum = np.cumsum(dt)
-        if (not self.waiting and self.next_arrival < self.n and self.in_flight < self.cap
-                and self.running() < self.max_running and self.lim.batching != "static"):
-            wait = self.arr[self.next_arrival] - self.t          # an arrival that could join: stop there
+        if arrival:
             k = min(k, int(np.searchsorted(cum, wait, side="left")) + 1)
+        need = 0
         if self.lim.preemption != "none":
-            toks = np.arange(self.tau, taus[k], dtype=np.int64)
+            toks = np.arange(tau, taus[k], dtype=np.int64)
             per_token = np.asarray(self.cls, dtype=np.int64)[(-toks) % self.bs]
-            opened = np.cumsum(per_token)[taus[1:k + 1] - self.tau - 1] if toks.size else np.zeros(k, np.int64)
+            opened = np.cumsum(per_token)[taus[1:k + 1] - tau - 1]
             k_blk = int(np.searchsorted(opened, self.free, side="right"))
             if k_blk == 0:
                 return False
             k = min(k, k_blk)
             need = int(opened[k - 1])
-        else:
-            need = 0
         span = float(cum[k - 1])
-        gained = int(taus[k] - self.tau)
+        gained = int(taus[k] - tau)
         self._log(span, k, B, 0, B * gained, B)
         self.t += span
         self.free -= need
         self.ns += k
         self.tau += gained
+        self.pop_finished()
+        return True
+
+    def _short_jump(self, limit: int, k_fin: int, g: float, wait: float | None) -> bool:
+        """``jump`` for a few steps, in plain Python numbers (numpy's per-call cost exceeds the work)."""
+        tb, B, q, bs, cls = self.table, self.B, self.spec.q, self.bs, self.cls
+        e = self.spec.expected
+        blocks = self.lim.preemption != "none"
+        window = B * tb.window if tb.window else None
+        tau, ns, span, need, k = self.tau, self.ns, 0.0, 0, 0
+        base = self.K0 + B * tau
+        while k < limit:
+            a = 1 if e == 1.0 else int(math.floor((ns + 1) * e)) - int(math.floor(ns * e))
+            if blocks:
+                opened = cls[(-tau) % bs] if a == 1 else sum(cls[(-(tau + j)) % bs] for j in range(a))
+                if need + opened > self.free:
+                    break
+                need += opened
+            c = float(base + B * (tau - self.tau))
+            if window is not None and c > window:
+                c = float(window)
+            span += g + tb.attention_s(c + B * q, q * c + B * q * (q - 1) / 2.0, q * c, False)
+            tau += a
+            ns += 1
+            k += 1
+            if tau - self.tau >= k_fin or (wait is not None and span >= wait):
+                break
+        if k == 0:
+            return False
+        gained = tau - self.tau
+        self._log(span, k, B, 0, B * gained, B)
+        self.t += span
+        self.free -= need
+        self.ns = ns
+        self.tau = tau
         self.pop_finished()
         return True
 
@@ -451,7 +503,8 @@ def simulate_replica(table: StepTable, lim: SchedulerLimits, req: Requests, kv_b
     """Run ``req`` through one replica (requests sorted by arrival)."""
     sim = _Sim(table, lim, req, kv_blocks, concurrency, spec, swap_s_per_token)
     sim.run()
-    f = np.asarray
-    lg = [np.frombuffer(x, dtype=float).copy() if len(x) else np.zeros(0) for x in sim.log]
-    return ReplicaRun(f(sim.sent), f(sim.admit), f(sim.first), f(sim.fin), f(sim.pre, dtype=np.int64),
+    def f(a, dtype=float):
+        return np.frombuffer(a, dtype=dtype).copy() if len(a) else np.zeros(0, dtype=dtype)
+    lg = [f(x) for x in sim.log]
+    return ReplicaRun(f(sim.sent), f(sim.admit), f(sim.first), f(sim.fin), f(sim.pre, np.int64),
                       lg[0], lg[1], lg[2], lg[3], lg[4], lg[5], lg[6], kv_blocks)

@@ -76,6 +76,13 @@ class StepTable:
         comp = pairs * (self.flops_per_pair * flop_s)
         return np.maximum(mem, comp) + score_pairs * self.score_s_per_pair
 
+    def attention_s(self, kv_tokens: float, pairs: float, score_pairs: float, prefill: bool) -> float:
+        """``attention`` for one step's plain numbers (no numpy: the scheduler calls it per step)."""
+        flop_s = self.s_per_flop_prefill if prefill else self.s_per_flop_decode
+        mem = kv_tokens * self.kv_bytes_per_token * self.s_per_kv_byte
+        comp = pairs * self.flops_per_pair * flop_s
+        return (mem if mem > comp else comp) + score_pairs * self.score_s_per_pair
+
     def decode_step_s(self, batch, mean_context, q: int = 1):
         """A decode-only step: ``batch`` sequences at ``mean_context`` (q tokens each). Broadcasts."""
         b = np.asarray(batch, dtype=float)
