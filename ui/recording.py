@@ -159,7 +159,6 @@ def serve_frames(scenario, serving, size: tuple[int, int], fps: float, frames: i
     page = ServePage(controller.snapshot, t)
     if serving is not None:
         page.set_setup(serving)
-        page.controls.show_setup(serving)
     host = Host(page, t, size)
     page.settle(SERVE_PREROLL_FRAMES)           # a few seconds in: the batch has formed
     if page.run is None:

@@ -211,7 +211,6 @@ class LessonsWindowMixin:
         if setup is None:
             return
         self.serve.set_setup(setup)
-        self.serve.controls.show_setup(setup)
 
     def open_scenario_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.json);;All files (*)")

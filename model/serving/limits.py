@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
@@ -109,7 +110,6 @@ def limits_for(engine: str, hw: Hardware, setup: ServingSetup) -> SchedulerLimit
             sources[k] = "your setting"
     if not changes:
         return base
-    from dataclasses import replace
     return replace(base, **changes, sources=tuple(sources.items()))
 
 

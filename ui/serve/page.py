@@ -96,7 +96,10 @@ class ServePage(QWidget):
         self._schedule()
 
     def set_setup(self, setup) -> None:
+        """A new serving setup (from the knobs, a file, the command line); the knobs mirror it."""
         self.setup = setup
+        if setup != self.controls._setup:
+            self.controls.show_setup(setup)
         self._schedule()
 
     def set_theme(self, t: th.Theme) -> None:
