@@ -2,9 +2,6 @@
 import json
 import math
 import os
-import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,14 +18,7 @@ from model.serving.run import serve
 from model.serving.setup import ServingSetup, serving_from_document
 from model.serving.workload import parse_trace, read_trace
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-def run(*args, ok=True):
-    out = subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, capture_output=True, text=True, timeout=180)
-    if ok:
-        assert out.returncode == 0, out.stderr
-    return out
+from test_cli import run
 
 
 def test_serve_json_matches_the_model():

@@ -166,7 +166,7 @@ def explain(run: ServingRun, sm: Summary) -> str:
         state = "requests rarely wait"
     return (f"{load}: {state}. TTFT p90 {r['ttft_p90'].text}, TPOT p90 {r['tpot_p90'].text}; "
             f"{r['request_throughput'].text} served ({percent(share)} of the {r['capacity'].text} it can serve), "
-            f"{sig3(sm.mean_running)} sequences running on average of {count_text(run.largest_batch)} that fit.")
+            f"{sig3(sm.mean_running)} sequences running on average ({count_text(run.largest_batch)} fit at the mean context).")
 
 
 TABLE_KEYS = ("load", "requests", "lengths", "duration", "request_throughput", "output_throughput",

@@ -143,5 +143,5 @@ def lane_counts(run: ServingRun, t_s: float) -> dict[str, str]:
     running = int(np.count_nonzero((adm <= t_s) & ~(fin <= t_s)))
     done = int(np.count_nonzero(fin <= t_s))
     return {"Arriving": f"{arrived:,} of {run.requests.count:,} sent", "Waiting": f"{waiting:,} waiting",
-            "Running on the GPU": f"{running:,} running (of {run.largest_batch:,} that fit)",
+            "Running on the GPU": f"{running:,} running · {run.largest_batch:,} fit at the mean context",
             "Done": f"{done:,} done"}

@@ -64,6 +64,23 @@ class _Chart(QWidget):
     def draw(self, p: QPainter) -> None:  # pragma: no cover - subclasses
         raise NotImplementedError
 
+    def axis(self, p: QPainter, plot: QRectF, ticks, axis_h: float) -> None:
+        """The baseline and its tick labels ((x px, text), left to right), none overlapping or clipped."""
+        t = self.theme
+        p.setPen(QPen(QColor(t.grid), 1))
+        p.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
+        p.setFont(self.font(12))
+        p.setPen(QColor(t.secondary))
+        last = -1e9
+        for x, lab in ticks:
+            tw = p.fontMetrics().horizontalAdvance(lab)
+            left = max(2.0, x - tw / 2)
+            if left < last + 6 or left + tw > self.width() - 2:
+                continue
+            p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4))
+            p.drawText(QRectF(left - 2, plot.bottom() + 4, tw + 4, axis_h), Qt.AlignCenter, lab)
+            last = left + tw
+
 
 class DistributionChart(_Chart):
     """A histogram on a log time axis with p50/p90/p99 marks and the target line."""
@@ -100,19 +117,7 @@ class DistributionChart(_Chart):
             if c:
                 bh = c / top * plot.height()
                 p.drawRect(QRectF(xpix(a) + 0.5, plot.bottom() - bh, max(1.0, xpix(b) - xpix(a) - 1), bh))
-        p.setPen(QPen(QColor(t.grid), 1))
-        p.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
-        p.setFont(self.font(12))
-        p.setPen(QColor(t.secondary))
-        last = -1e9
-        for ms, lab in d.ticks:
-            x = xpix(ms)
-            tw = p.fontMetrics().horizontalAdvance(lab)
-            if x - tw / 2 < last + 6 or x + tw / 2 > w - 2 or x - tw / 2 < 2:
-                continue
-            p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4))
-            p.drawText(QRectF(x - tw / 2 - 2, plot.bottom() + 4, tw + 4, axis_h), Qt.AlignCenter, lab)
-            last = x + tw / 2
+        self.axis(p, plot, [(xpix(ms), lab) for ms, lab in d.ticks], axis_h)
         if d.target:
             x = xpix(d.target[0])
             p.setPen(QPen(QColor(t.text), 2, Qt.DashLine))
@@ -187,16 +192,4 @@ class OverTimeChart(_Chart):
         pts = [QPointF(x, plot.bottom() - v * plot.height() * 0.98) for x, v in zip(xs.tolist(), run.tolist())]
         for a, b in zip(pts, pts[1:]):
             p.drawLine(a, b)
-        p.setPen(QPen(QColor(t.grid), 1))
-        p.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
-        p.setFont(self.font(12))
-        p.setPen(QColor(t.secondary))
-        last = -1e9
-        for s, lab in d.x_ticks:
-            x = plot.left() + s / span * plot.width()
-            tw = p.fontMetrics().horizontalAdvance(lab)
-            if x - tw / 2 < last + 6 or x + tw / 2 > w - 2:
-                continue
-            left = max(2.0, x - tw / 2)
-            p.drawText(QRectF(left, plot.bottom() + 4, tw + 4, axis_h), Qt.AlignLeft, lab)
-            last = left + tw
+        self.axis(p, plot, [(plot.left() + s / span * plot.width(), lab) for s, lab in d.x_ticks], axis_h)
