@@ -6,7 +6,7 @@
                          B* = the largest running batch: min(max running, KV tokens / (L̄ + Ō/2))
     rate 0 ("auto")    = 0.8 × capacity × replicas, to two significant figures
     replicas           R copies of the scenario behind a router that deals requests round robin
-                         (a concurrency C is split as evenly); each is simulated on its own
+                         (a concurrency C is split as evenly; C < R reaches C of them); each is simulated on its own
 A target that no request can meet (TTFT below one prompt's prefill alone, TPOT below the batch-1
 decode step) is refused before anything runs.
 """
@@ -91,13 +91,16 @@ def _speculation(rs: ResolvedScenario, s: ServingSetup, table: EfficiencyTable, 
 
 
 def _split(req: Requests, replicas: int, concurrency: int) -> list[tuple[np.ndarray, int]]:
+    """Requests dealt round robin to the replicas, with their share of C clients (C < R: only C
+    replicas see traffic, one client each, so never more than C requests are in flight)."""
+    used = min(replicas, concurrency) if concurrency else replicas
     ids = np.arange(req.count)
     out = []
-    for r in range(replicas):
-        mine = ids[r::replicas]
-        c = concurrency // replicas + (1 if r < concurrency % replicas else 0) if concurrency else 0
+    for r in range(used):
+        mine = ids[r::used]
+        c = concurrency // used + (1 if r < concurrency % used else 0) if concurrency else 0
         if mine.size:
-            out.append((mine, max(c, 1) if concurrency else 0))
+            out.append((mine, c))
     return out
 
 
