@@ -3,7 +3,8 @@
     main.py estimate --gpu h100 --model llama-3.1-70b --precision bf16 [--json]
     main.py list [gpus|models|precisions] [--json]
     main.py sweep --gpu h100 --model llama-3.1-8b --precision fp8 > sweep.csv
-    main.py validate [--json] [--markdown]
+    main.py validate [--json] [--markdown] [--serving]
+    main.py serve --rate 4 | --concurrency 64 | --burst 500 | --trace FILE  [knobs] [--json]   (cli/serve.py)
 """
 from __future__ import annotations
 
@@ -111,7 +112,8 @@ def cmd_sweep(args) -> int:
 
 def cmd_validate(args) -> int:
     from model.machine.validate import main as validate_main
-    return validate_main((["--json"] if args.json else []) + (["--markdown"] if args.markdown else []))
+    return validate_main((["--json"] if args.json else []) + (["--markdown"] if args.markdown else [])
+                         + (["--serving"] if args.serving else []))
 
 
 def build_command_parser() -> argparse.ArgumentParser:
@@ -135,7 +137,10 @@ def build_command_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="leave-one-source-out: each source predicted from the others")
     v.add_argument("--json", action="store_true")
     v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
-    for sp in (e, ls, sw, v):
+    v.add_argument("--serving", action="store_true", help="the published serving runs against the request-level simulator")
+    from cli.serve import add_serve_parser
+    sv = add_serve_parser(sub)
+    for sp in (e, ls, sw, v, sv):
         add_custom_flags(sp)
     add_commands(sub)
     return p
@@ -145,5 +150,8 @@ def run_command(argv: list[str]) -> int:
     """Parse and run one command (``argv[0]`` is one of COMMANDS)."""
     args = build_command_parser().parse_args(argv)
     apply_custom_flags(args, argv)
+    if args.command == "serve":
+        from cli.serve import cmd_serve
+        return cmd_serve(args)
     return {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep, "validate": cmd_validate,
             "hardware": cmd_hardware, "calibrate": cmd_calibrate}[args.command](args)

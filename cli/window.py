@@ -1,7 +1,7 @@
 """The window's command line: open it, render it offscreen, record it (the window only when asked).
 
     main.py [scenario.json] [scenario flags] [--screenshot PNG --size WxH] [--chapter N]
-            [--presenter] [--record OUT.gif] [--smoke]
+            [--page explore|serve|lessons] [--presenter] [--record OUT.gif] [--smoke]
 Qt and ui/ are imported only here, inside ``run_app``, after the flags were checked.
 """
 from __future__ import annotations
@@ -25,6 +25,8 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="PNG", help="render offscreen and write a PNG, then exit")
     p.add_argument("--size", default=None, help="window size for --screenshot, e.g. 1600x900")
     p.add_argument("--view", default="main", choices=("main", "hierarchy"))
+    p.add_argument("--page", default=None, choices=("explore", "serve", "lessons"),
+                   help="open on this page (serve: the scenario under a stream of requests; --record too)")
     p.add_argument("--chapter", type=positive_int("chapter"), default=None, help="open lesson N (1-8)")
     p.add_argument("--presenter", action="store_true", help="start in presenter mode")
     p.add_argument("--theme", choices=("dark", "light"), default=None)
@@ -54,11 +56,14 @@ def parse_size(text: str | None):
 def run_app(argv: list[str]) -> int:
     args = build_app_parser().parse_args(argv)
     apply_custom_flags(args, argv)
-    base, chapter = None, args.chapter
+    base, chapter, serving = None, args.chapter, None
     if args.scenario_file:
         _not_a_command_typo(args.scenario_file)
         base, saved_chapter = load_scenario_with_chapter(args.scenario_file)
         chapter = chapter or saved_chapter
+        from model.files.scenario_file import read_scenario_document
+        from model.serving.setup import serving_from_document
+        serving = serving_from_document(read_scenario_document(args.scenario_file), args.scenario_file)
     if chapter is not None and not 1 <= chapter <= 8:
         raise UsageError(f"--chapter must be 1-8, got {chapter}")
     flags_given = any(getattr(args, k) is not None for k in ("gpu", "model", "precision", "kv_precision", "batch",
@@ -84,11 +89,12 @@ def run_app(argv: list[str]) -> int:
         quick_start.end()       # no main window paints here
         from ui.recording import record_cli
         return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
-                          size=parse_size(args.size), fps=args.fps, theme=args.theme)
+                          size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page, serving=serving)
     from ui.app import run
     return run(scenario, screenshot=args.screenshot, size=parse_size(args.size), view=args.view,
                chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
-               large_text=args.large_text, first_paint=args.first_paint)
+               large_text=args.large_text, first_paint=args.first_paint,
+               page=args.page or ("serve" if serving is not None and chapter is None else None), serving=serving)
 
 
 def _not_a_command_typo(word: str) -> None:

@@ -109,6 +109,9 @@ def render_png(window, path: str, size: tuple[int, int]) -> bool:
         chapter_hierarchy = getattr(lessons.current_view, "hierarchy", None)
         if hasattr(chapter_hierarchy, "settle"):
             chapter_hierarchy.settle(300)
+    if getattr(window, "serve_visible", lambda: False)():   # the queue a few seconds into the run
+        window.serve.settle(240)
+        settle(app)
     return window.grab().save(path)
 
 
@@ -135,7 +138,8 @@ def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int
 
 def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] | None = None,
         view: str = "main", chapter: int | None = None, presenter: bool = False, smoke: bool = False,
-        theme: str | None = None, large_text: bool = False, first_paint: bool = False) -> int:
+        theme: str | None = None, large_text: bool = False, first_paint: bool = False,
+        page: str | None = None, serving=None) -> int:
     """Start the app. screenshot: render offscreen at ``size`` (default 1600x900) after layout settles,
     write PNG, return 0. smoke: build the window, render each main view once, return 0 (non-zero with
     one line on stderr on error). scenario None: restore the last scenario from QSettings (or defaults).
@@ -169,7 +173,7 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
         if headless:
             return _headless(scenario, st, screenshot=screenshot, size=size, view=view, chapter=chapter,
                              presenter=presenter, smoke=smoke, theme=theme, large_text=large_text,
-                             explicit=explicit)
+                             explicit=explicit, page=page, serving=serving)
         window = build_window(scenario, theme=theme, large_text=large_text, st=st)
     except Exception as exc:  # one line for the user, not a traceback
         print(f"the window failed to start: {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -182,15 +186,17 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
         window.statusBar().showMessage(" · ".join(notes))
     if view == "hierarchy":
         window.set_chip_focus(True)
-    _open_lessons(window, chapter, presenter, fullscreen=True, scenario=explicit)
+    window.open_serving(serving)
+    _open_lessons(window, chapter, presenter, fullscreen=True, scenario=explicit, page=page)
     return app.exec()
 
 
 def _headless(scenario, st, *, screenshot, size, view, chapter, presenter, smoke, theme, large_text,
-              explicit=None) -> int:
+              explicit=None, page=None, serving=None) -> int:
     theme = theme or (str(st.value("view/theme") or "dark") if st is not None else "dark")
     window = build_window(scenario, theme=theme, large_text=large_text, st=None)
-    _open_lessons(window, chapter, presenter, fullscreen=False, scenario=explicit)
+    window.open_serving(serving)
+    _open_lessons(window, chapter, presenter, fullscreen=False, scenario=explicit, page=page)
     if smoke:
         return _smoke(window, size or DEFAULT_SIZE)
     if view == "hierarchy":
@@ -235,6 +241,7 @@ def _smoke(window, size) -> int:
         steps = [("the main window", lambda: None), ("the chip alone", lambda: window.set_chip_focus(True)),
                  ("the main window again", lambda: window.set_chip_focus(False))]
         steps += [(f"lesson {c.number}", lambda n=c.number: window.show_chapter(n)) for c in default_chapters()]
+        steps.append(("the Serve page", window.show_serve))
         for i, (name, show) in enumerate(steps):
             try:
                 show()
@@ -249,8 +256,13 @@ def _smoke(window, size) -> int:
     return 0
 
 
-def _open_lessons(window, chapter: int | None, presenter: bool, fullscreen: bool, scenario=None) -> None:
-    """Open chapter N; a scenario the user gave (a file, flags) stays, as Open… keeps it."""
+def _open_lessons(window, chapter: int | None, presenter: bool, fullscreen: bool, scenario=None,
+                  page: str | None = None) -> None:
+    """Open chapter N (or the page asked for); a scenario the user gave (a file, flags) stays, as Open… keeps it."""
+    if page == "serve":
+        window.show_serve()
+    elif page == "lessons" and chapter is None:
+        window.show_lessons()
     if chapter is not None:
         window.show_chapter(int(chapter))
         if scenario is not None:

@@ -274,12 +274,13 @@ class LessonsView(QWidget):
                                   else f"color: {self.theme.secondary};")
 
     # ---------------------------------------------------------------- files
-    def save_scenario_to(self, path: str, overwrite: bool = False) -> bool:
-        """Save; an existing file only with ``overwrite`` (the Save dialog has asked). One line on error."""
+    def save_scenario_to(self, path: str, overwrite: bool = False, serving: dict | None = None) -> bool:
+        """Save (with the Serve page's setup when given); an existing file only with ``overwrite``
+        (the Save dialog has asked). One line on error."""
         c = self.controller
         s = c.scenario if not c.problem else c.valid_scenario
         try:
-            save_scenario(path, s, self.number if self.isVisible() else None, overwrite=overwrite)
+            save_scenario(path, s, self.number if self.isVisible() else None, overwrite=overwrite, serving=serving)
         except (ModelError, OSError) as exc:
             self.message(str(exc).splitlines()[0] if str(exc) else f"could not save {path}", error=True)
             return False

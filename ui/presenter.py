@@ -10,6 +10,7 @@
     1 … 8                    jump to a chapter
     B                        blank the screen (black); any key returns
     Esc                      leave presenter mode
+    on the Serve page        Space pauses the queue, ← → step the load, R resets it
 
 The glide between prepared states is ui/glide.py's.
 """
@@ -118,13 +119,16 @@ class Presenter(QObject):
             return True
         if key == Qt.Key_F5:
             self.enter()
-            w.show_lessons()
+            if not w.serve_visible():
+                w.show_lessons()
             return True
         if modifiers & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
             return False
         lessons_shown = w.lessons_visible()
         if not (self.active or lessons_shown):
             return False
+        if self.active and w.serve_visible() and self._serve_key(key):
+            return True
         typing = (isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox, QAbstractSlider))
                   or getattr(focus, "keeps_arrows", False))       # e.g. a chapter key (ui.chapter_keys)
         if isinstance(focus, QLineEdit) and key not in (Qt.Key_PageUp, Qt.Key_PageDown):
@@ -152,6 +156,24 @@ class Presenter(QObject):
             w.toggle_presenter_controls()
         elif key == Qt.Key_S:
             self.stage.toggle_rehearsal()
+        else:
+            return False
+        return True
+
+    def _serve_key(self, key) -> bool:
+        """On the Serve page: Space pauses the queue, ← → (a clicker's Page Up/Down) step the load;
+        the other keys work as everywhere."""
+        serve = self.window.serve
+        if key == Qt.Key_Space:
+            serve.toggle_pause()
+        elif key in (Qt.Key_Right, Qt.Key_Up, Qt.Key_PageDown):
+            serve.controls.step_load(+1)
+        elif key in (Qt.Key_Left, Qt.Key_Down, Qt.Key_PageUp):
+            serve.controls.step_load(-1)
+        elif key in (Qt.Key_Home, Qt.Key_R):
+            serve.controls.reset()
+        elif Qt.Key_1 <= key <= Qt.Key_8:
+            self.window.show_lessons(int(key - Qt.Key_0))
         else:
             return False
         return True

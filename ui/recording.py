@@ -1,7 +1,7 @@
 """Recordings for slides: an animated GIF (Pillow) or an MP4 (imageio-ffmpeg, optional) of
-the chip, or of a chapter gliding through its prepared states.
+the chip, of a chapter gliding through its prepared states, or of the Serve page's queue.
 
-    python main.py --record chip.gif [--view hierarchy | --chapter N] [--seconds S]
+    python main.py --record chip.gif [--view hierarchy | --chapter N | --page serve] [--seconds S]
                    [--size WxH] [--fps F] [--theme light]
 
 Frames are drawn off screen (ui.offscreen) at a fixed time step: frame k shows the picture at
@@ -33,6 +33,7 @@ DEFAULT_SIZE = (960, 540)
 DEFAULT_FPS = 20               # 5 cs per frame: GIF delays are exact
 DEFAULT_CHIP_S = 3.0
 DEFAULT_STATE_S = 2.0          # per prepared state, for a chapter
+SERVE_PREROLL_FRAMES = 300     # the Serve page's queue starts 5 s (at 60 frames/s) into its run
 
 
 class RecordingError(ValueError):
@@ -146,6 +147,31 @@ def chip_frames(scenario, size: tuple[int, int], fps: float, frames: int, theme_
         chip.close()
 
 
+def serve_frames(scenario, serving, size: tuple[int, int], fps: float, frames: int, theme_name: str) -> Iterator:
+    """QImages of the Serve page on its own controller: the run simulated once, then its queue
+    moving 1 / fps seconds of screen time per frame (the page's own clock, never the wall's)."""
+    from ui import theme as th
+    from ui.controller import Controller
+    from ui.offscreen import Host
+    from ui.serve.page import ServePage
+    t = th.get_theme(theme_name, th.type_scale(size[1], False))
+    controller = Controller(scenario)
+    page = ServePage(controller.snapshot, t)
+    if serving is not None:
+        page.set_setup(serving)
+    host = Host(page, t, size)
+    page.settle(SERVE_PREROLL_FRAMES)           # a few seconds in: the batch has formed
+    if page.run is None:
+        host.close()
+        raise RecordingError(f"the Serve page cannot run this: {page.problem.text()}")
+    try:
+        for _ in range(frames):
+            yield host.image()
+            page.queue.advance(1.0 / fps)
+    finally:
+        host.close()
+
+
 def chapter_frames(number: int, size: tuple[int, int], fps: float, frames: int, theme_name: str) -> Iterator:
     """QImages of chapter ``number`` gliding through its prepared states (its chip, if it has
     one, moving 1 / fps seconds per frame)."""
@@ -207,7 +233,8 @@ def write_mp4(path: str, images: Iterator, size: tuple[int, int], fps: float,
 
 def record(path: str, *, chapter: int | None = None, scenario=None, seconds: float | None = None,
            size: tuple[int, int] = DEFAULT_SIZE, fps: float = DEFAULT_FPS, theme: str = "dark",
-           progress: Callable[[int], None] = lambda _k: None) -> Recording:
+           progress: Callable[[int], None] = lambda _k: None, page: str | None = None,
+           serving=None) -> Recording:
     """Draw and encode a recording; RecordingError (one line) when it cannot be made."""
     from model.lessons.chapters import default_chapters
     if chapter is not None and not 1 <= int(chapter) <= len(default_chapters()):
@@ -216,7 +243,10 @@ def record(path: str, *, chapter: int | None = None, scenario=None, seconds: flo
         seconds = DEFAULT_CHIP_S if chapter is None else DEFAULT_STATE_S * len(default_chapters()[chapter - 1].states)
     suffix = check_request(path, size, float(seconds), float(fps))
     frames = frame_count(seconds, fps)
-    if chapter is None:
+    if page == "serve":
+        from model import Scenario
+        images, what = serve_frames(scenario or Scenario(), serving, size, fps, frames, theme), "the Serve page"
+    elif chapter is None:
         from model import Scenario
         images, what = chip_frames(scenario or Scenario(), size, fps, frames, theme), "the chip"
     else:
@@ -247,7 +277,7 @@ def stored_frames(path: str, drawn: int) -> int:
 
 
 def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | None, size: tuple[int, int] | None,
-               fps: float | None, theme: str | None) -> int:
+               fps: float | None, theme: str | None, page: str | None = None, serving=None) -> int:
     """main.py --record: 0 and one line on stdout, or 2 and one line on stderr."""
     import sys
     if os.environ.get("QT_QPA_PLATFORM") is None:
@@ -258,7 +288,7 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
         import pyqtgraph as pg
         pg.setConfigOptions(antialias=True, useOpenGL=False)
         rec = record(path, chapter=chapter, scenario=scenario, seconds=seconds, size=size or DEFAULT_SIZE,
-                     fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark")
+                     fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark", page=page, serving=serving)
     except RecordingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

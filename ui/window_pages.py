@@ -1,6 +1,6 @@
-"""The main window's two pages, Explore and Lessons, the mode bar over them, presenter mode
+"""The main window's pages, Explore, Serve and Lessons, the mode bar over them, presenter mode
 and scenario files. Kept apart from ui.lessons so that the first screen needs none
-of the Lessons page's modules (start-up).
+of the Lessons page's modules (start-up). The Serve page (ui.serve.page) is built on first use.
 
 The Lessons page (ui.lessons.LessonsView, its chapter views and their modules) is not on the
 first screen: ``window.lessons`` builds it on first use (a key, a button, a file, a test), and
@@ -15,7 +15,7 @@ from ui import theme as th
 
 
 class ModeBar(QWidget):
-    """Explore | Lessons, and the scenario file and presenter buttons."""
+    """Explore | Serve | Lessons, and the scenario file and presenter buttons."""
 
     def __init__(self, window, parent=None):
         super().__init__(parent)
@@ -24,15 +24,18 @@ class ModeBar(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(6)
         self.explore_button = QPushButton("Explore")
+        self.serve_button = QPushButton("Serve")
         self.lessons_button = QPushButton("Lessons")
-        for b in (self.explore_button, self.lessons_button):
+        for b in (self.explore_button, self.serve_button, self.lessons_button):
             b.setCheckable(True)
             b.setAutoExclusive(True)
             lay.addWidget(b)
         self.explore_button.setChecked(True)
         self.explore_button.setToolTip("The live chip, roofline and gauges")
         self.lessons_button.setToolTip("The eight lessons, one chapter at a time")
+        self.serve_button.setToolTip("This scenario under a stream of requests: the queue, TTFT and TPOT percentiles")
         self.explore_button.clicked.connect(window.show_explore)
+        self.serve_button.clicked.connect(window.show_serve)
         self.lessons_button.clicked.connect(lambda: window.show_lessons())
         lay.addStretch(1)
         self.open_button = QPushButton("Open…")
@@ -52,12 +55,12 @@ class ModeBar(QWidget):
         f.setPixelSize(t.px(15))
         f.setBold(True)
         fm = QFontMetrics(f)
-        for b in (self.explore_button, self.lessons_button):
+        for b in (self.explore_button, self.serve_button, self.lessons_button):
             b.setMinimumWidth(fm.horizontalAdvance(b.text()) + 28)
         self.setStyleSheet(th.focus_style(t))
 
-    def set_page(self, lessons: bool) -> None:
-        (self.lessons_button if lessons else self.explore_button).setChecked(True)
+    def set_page(self, lessons: bool, serve: bool = False) -> None:
+        (self.serve_button if serve else self.lessons_button if lessons else self.explore_button).setChecked(True)
 
 
 class LessonsWindowMixin:
@@ -67,6 +70,7 @@ class LessonsWindowMixin:
 
     presenting = False
     _lessons = None
+    _serve = None
 
     def _install_lessons(self, explore: QWidget, body, outer) -> None:
         self.explore = explore
@@ -106,10 +110,35 @@ class LessonsWindowMixin:
         add_slide_entries(self, self._lessons)
 
     def _theme_pages(self, t) -> None:
-        """The mode bar, and the Lessons page once it is built."""
+        """The mode bar, and the Lessons and Serve pages once they are built."""
         self.mode_bar.set_theme(t)
         if self._lessons is not None:
             self._lessons.set_theme(t)
+        if self._serve is not None:
+            self._serve.set_theme(t)
+
+    # ---------------------------------------------------------------- the Serve page
+    @property
+    def serve(self):
+        """The Serve page (ui.serve.page.ServePage), built on first use."""
+        if self._serve is None:
+            from ui.serve.page import ServePage
+            self._serve = ServePage(self.controller.snapshot, self.theme)
+            self._serve.resize(0, 0)
+            self.pages.addWidget(self._serve)
+        return self._serve
+
+    def serve_built(self) -> bool:
+        return self._serve is not None
+
+    def serve_visible(self) -> bool:
+        return self._serve is not None and self.pages.currentWidget() is self._serve
+
+    def show_serve(self) -> None:
+        self.pages.setCurrentWidget(self.serve)
+        self.mode_bar.set_page(False, serve=True)
+        self._footer_visible(False)
+        self._sync_presenter_keys()
 
     # ---------------------------------------------------------------- pages
     def _footer_visible(self, on: bool) -> None:
@@ -148,15 +177,16 @@ class LessonsWindowMixin:
     # ---------------------------------------------------------------- presenter
     def enter_presenter(self, fullscreen: bool = True) -> None:
         self.presenter.enter(fullscreen=fullscreen)
-        self.show_lessons()
+        if not self.serve_visible():
+            self.show_lessons()
 
     def set_presenting(self, on: bool) -> None:
         self.presenting = bool(on)
         self.controls_scroll.setVisible(not on)
         self.mode_bar.setVisible(not on)
-        self._footer_visible(not on and not self.lessons_visible())
+        self._footer_visible(not on and not self.lessons_visible() and not self.serve_visible())
         self.lessons.toolbar.setVisible(not on)
-        if on:
+        if on and not self.serve_visible():
             self.show_lessons()
         self.apply_theme(force=True)
 
@@ -167,8 +197,20 @@ class LessonsWindowMixin:
     def save_scenario_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", "Scenario files (*.json)")
         if path:
-            self.lessons.save_scenario_to(path, overwrite=True)   # the dialog asked before replacing
+            self.lessons.save_scenario_to(path, overwrite=True, serving=self.serving_document())  # the dialog asked
             self._file_message()
+
+    def serving_document(self) -> dict | None:
+        """The Serve page's setup for a scenario file (None until the page was used)."""
+        if self._serve is None:
+            return None
+        return self._serve.setup.to_dict()
+
+    def open_serving(self, setup) -> None:
+        """A serving setup from a file or the command line: the Serve page takes it (and shows)."""
+        if setup is None:
+            return
+        self.serve.set_setup(setup)
 
     def open_scenario_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.json);;All files (*)")
@@ -177,6 +219,18 @@ class LessonsWindowMixin:
 
     def open_scenario(self, path: str) -> bool:
         ok, chapter = self.lessons.load_scenario_from(path)
+        if ok:
+            from model.errors import ModelError
+            from model.files.scenario_file import read_scenario_document
+            from model.serving.setup import serving_from_document
+            try:
+                setup = serving_from_document(read_scenario_document(path), path)
+            except ModelError as exc:
+                self.statusBar().showMessage(str(exc), 8000)
+                setup = None
+            self.open_serving(setup)
+            if setup is not None and chapter is None:
+                self.show_serve()
         if ok and chapter is not None:
             self.pages.setCurrentWidget(self.lessons)
             self.mode_bar.set_page(True)

@@ -105,12 +105,18 @@ def _row(r: dict, table: EfficiencyTable) -> MeasuredRow:
     )
 
 
+def is_serving_row(r: dict) -> bool:
+    """A published serving run (a ``load`` column): model/machine/validate_serving.py predicts it with the
+    request-level simulator; the step-level fit and validation here leave it alone."""
+    return bool((r.get("load") or "").strip())
+
+
 def load_measured(path: Path | str | None = None) -> tuple[MeasuredRow, ...]:
     p = Path(path) if path else ASSETS_DIR / "measured.csv"
     table = default_efficiency()
     try:
         with p.open(encoding="utf-8", newline="") as fh:
-            rows = tuple(_row(r, table) for r in csv.DictReader(fh))
+            rows = tuple(_row(r, table) for r in csv.DictReader(fh) if not is_serving_row(r))
     except FileNotFoundError:
         raise AssetError(f"missing data file {p}") from None
     except (KeyError, ValueError, TypeError, ModelError) as exc:

@@ -183,7 +183,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="The model against published measurements, leave-one-source-out.")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--markdown", action="store_true", help="docs/validation.md")
+    ap.add_argument("--serving", action="store_true", help="the published serving runs, simulated (validate_serving.py)")
     args = ap.parse_args(argv)
+    if args.serving:
+        from model.machine.validate_serving import main as serving_main
+        return serving_main(["--json"] if args.json else [])
     rep = report()
     if args.markdown:
         print(markdown(rep), end="")

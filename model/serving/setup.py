@@ -1,0 +1,167 @@
+"""What a serving run is asked to do: the load, the request lengths, the knobs and the targets.
+
+    load          rate R (Poisson arrivals, R requests/s), concurrency C (C clients, each sending
+                  its next request when the last one finished: --max-concurrency), burst (all N at
+                  t = 0), or a trace (arrival s, input tokens, output tokens per request); a rate
+                  may also carry a concurrency cap
+    lengths       fixed, uniform in [L(1 − r), L(1 + r)] (the random dataset's --random-range-ratio),
+                  or ShareGPT-like (lognormal, assets/serving.json)
+    knobs         prefix caching (a shared prefix of P tokens, or a hit rate h of each prompt's
+                  tokens), speculative decoding (k drafts accepted with probability α, drafted by
+                  an n-gram lookup, the model's MTP heads or a draft model), R data-parallel replicas
+    engine limits the scheduler's (assets/serving.json), each overridable
+    targets       TTFT p90 and TPOT p90 in ms (goodput counts the requests that meet both)
+
+Every value is checked here (ScenarioError, one line); model/serving/simulate.py trusts them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import fields, replace
+from typing import Any, Mapping
+
+from model.errors import ScenarioError
+from model.values import frozen
+
+LOADS = ("rate", "concurrency", "burst", "trace")
+LENGTHS = ("fixed", "uniform", "sharegpt")
+PREFILL_MODES = ("chunked", "mixed", "separate")
+PREEMPTIONS = ("recompute", "swap", "none")
+MAX_REQUESTS = 1_000_000
+MAX_RATE = 1e6
+MAX_REPLICAS = 64
+MAX_SPEC_K = 16
+MAX_SEED = 2 ** 32 - 1
+
+
+@frozen
+class ServingSetup:
+    """One serving run's request. ``None`` means "the scenario's" (lengths) or "the engine's"
+    (scheduler limits). ``trace`` holds (arrival s, input, output) rows once a file was read."""
+
+    load: str = "rate"
+    rate_per_s: float = 0.0            # rate: requests per second (0 with load "rate": chosen from capacity)
+    concurrency: int = 0               # concurrency: clients; with a rate: a cap (0 = none)
+    requests: int = 1000
+    lengths: str = "fixed"
+    input_len: int | None = None       # None: the scenario's
+    output_len: int | None = None
+    range_ratio: float = 0.0           # uniform: ± this share of the length
+    seed: int = 0
+    prefix_len: int = 0                # a shared prefix in every prompt (cached after the first)
+    prefix_hit: float = 0.0            # share of each prompt's tokens found in the cache
+    spec_k: int = 0                    # draft tokens per step (0: no speculation)
+    spec_accept: float = 0.0           # α: each draft token accepted with this probability
+    spec_draft: str = ""               # ngram | mtp | a catalogue model id ("" : mtp where the model has it, else ngram)
+    replicas: int = 1
+    ttft_p90_ms: float | None = None
+    tpot_p90_ms: float | None = None
+    max_running: int | None = None     # engine limits (None: the engine's documented default)
+    max_tokens_per_step: int | None = None
+    prefill: str | None = None
+    block_tokens: int | None = None
+    preemption: str | None = None
+    trace: tuple = ()                  # ((arrival_s, input, output), …) from a trace file
+
+    def with_(self, **changes: Any) -> "ServingSetup":
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The setup as a scenario file's "serving" object (a trace is not stored: its file is the user's)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "trace"}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "ServingSetup":
+        if not isinstance(data, Mapping):
+            raise ScenarioError("a serving setup must be a JSON object")
+        known = {f.name for f in fields(cls)} - {"trace"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ScenarioError(f"unknown serving field '{unknown[0]}' (known: {', '.join(sorted(known))})")
+        return check(cls(**dict(data)))
+
+
+def _number(name: str, value: Any, lo: float, hi: float, whole: bool = False, lo_open: bool = False) -> float:
+    if isinstance(value, bool):
+        raise ScenarioError(f"{name} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ScenarioError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ScenarioError(f"{name} must be a finite number, got {value!r}")
+    if whole and x != int(x):
+        raise ScenarioError(f"{name} must be a whole number, got {value!r}")
+    if x < lo or x > hi or (lo_open and x == lo):
+        low = f"more than {lo:g}" if lo_open else f"at least {lo:g}"
+        raise ScenarioError(f"{name} must be {low} and at most {hi:,.6g}, got {x:g}")
+    return int(x) if whole else x
+
+
+def _choice(name: str, value: Any, options: tuple[str, ...]) -> str:
+    text = str(value).strip().lower()
+    if text not in options:
+        raise ScenarioError(f"{name} must be one of {', '.join(options)}, got '{value}'")
+    return text
+
+
+def check(s: ServingSetup) -> ServingSetup:
+    """``s`` with every value checked and normalised; ScenarioError (one line) otherwise."""
+    load = _choice("load", s.load, LOADS)
+    lengths = _choice("lengths", s.lengths, LENGTHS)
+    c = dict(
+        load=load, lengths=lengths,
+        rate_per_s=_number("rate", s.rate_per_s, 0.0, MAX_RATE),
+        concurrency=_number("concurrency", s.concurrency, 0, MAX_REQUESTS, whole=True),
+        requests=_number("requests", s.requests, 1, MAX_REQUESTS, whole=True),
+        range_ratio=_number("range ratio", s.range_ratio, 0.0, 1.0, lo_open=False),
+        seed=_number("seed", s.seed, 0, MAX_SEED, whole=True),
+        prefix_len=_number("prefix length", s.prefix_len, 0, 1_048_576, whole=True),
+        prefix_hit=_number("prefix hit rate", s.prefix_hit, 0.0, 1.0),
+        spec_k=_number("speculative draft length", s.spec_k, 0, MAX_SPEC_K, whole=True),
+        spec_accept=_number("speculative acceptance rate", s.spec_accept, 0.0, 1.0),
+        spec_draft=str(s.spec_draft or "").strip().lower(),
+        replicas=_number("replicas", s.replicas, 1, MAX_REPLICAS, whole=True),
+    )
+    for name, label in (("input_len", "input length"), ("output_len", "output length")):
+        v = getattr(s, name)
+        c[name] = None if v is None else _number(label, v, 1, 1_048_576, whole=True)
+    for name, label in (("ttft_p90_ms", "TTFT p90 target (ms)"), ("tpot_p90_ms", "TPOT p90 target (ms)")):
+        v = getattr(s, name)
+        c[name] = None if v is None else _number(label, v, 0.0, 1e9, lo_open=True)
+    c["max_running"] = None if s.max_running is None else _number("max running sequences", s.max_running, 1, 65_536, whole=True)
+    c["max_tokens_per_step"] = (None if s.max_tokens_per_step is None
+                                else _number("max tokens per step", s.max_tokens_per_step, 1, 1_048_576, whole=True))
+    c["block_tokens"] = None if s.block_tokens is None else _number("KV block size", s.block_tokens, 1, 4096, whole=True)
+    c["prefill"] = None if s.prefill is None else _choice("prefill", s.prefill, PREFILL_MODES)
+    c["preemption"] = None if s.preemption is None else _choice("preemption", s.preemption, PREEMPTIONS)
+    if load == "rate" and c["rate_per_s"] < 0:
+        raise ScenarioError("the rate must not be negative")
+    if load == "concurrency" and c["concurrency"] < 1:
+        raise ScenarioError("a concurrency load needs at least 1 client (--concurrency C)")
+    if load == "trace" and not s.trace:
+        raise ScenarioError("a trace load needs a trace file (--trace FILE)")
+    if c["spec_k"] == 0 and c["spec_accept"] > 0:
+        raise ScenarioError("a speculative acceptance rate needs a draft length (--spec-k K)")
+    return replace(s, **c)
+
+
+def expected_tokens_per_step(k: int, alpha: float) -> float:
+    """Tokens a sequence gains per verified step with k drafts each accepted with probability α:
+    E = 1 + α + α² + … + α^k = (1 − α^(k+1)) / (1 − α)   (k + 1 at α = 1; 1 without drafts)."""
+    if k <= 0:
+        return 1.0
+    if alpha >= 1.0:
+        return float(k + 1)
+    return (1.0 - alpha ** (k + 1)) / (1.0 - alpha)
+
+
+def serving_from_document(doc: Mapping[str, Any], name: str = "scenario") -> ServingSetup | None:
+    """A scenario file's "serving" object as a checked setup (None when the file has none)."""
+    raw = doc.get("serving") if isinstance(doc, Mapping) else None
+    if raw is None:
+        return None
+    try:
+        return ServingSetup.from_dict(raw)
+    except (ScenarioError, TypeError) as exc:
+        raise ScenarioError(f"{name}: serving: {exc}") from None

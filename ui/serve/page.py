@@ -1,0 +1,171 @@
+"""The Serve page: the snapshot's scenario under a stream of requests.
+
+    ┌ knobs: load · requests · lengths · prefix cache · speculation · replicas · targets ┐
+    │ big numbers: TTFT p90 · TPOT p90 · requests/s · queue (or goodput) · preemptions  │
+    │ the animated queue (ui/serve/queue_view.py)                                        │
+    │ TTFT distribution │ TPOT distribution │ the run over time                          │
+    └ one sentence: what the load did (model/readouts/serving.explain)                   ┘
+
+It takes the controller's Snapshot like the other views and simulates (model.serving.run.serve)
+the snapshot's scenario with the knobs' setup, once per change and only while it is shown (a
+hidden page keeps the latest request and runs it when it shows). A setup the model refuses (a
+target that can never be met, a model that leaves no room for a KV cache) is said in one line and
+the last good run stays on screen. Every number is a readout (model/readouts/serving*.py).
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from model import ModelError
+from model.readouts.serving import explain
+from model.readouts.serving_page import distributions, over_time, tiles
+from model.serving.results import summarize
+from model.serving.run import serve
+from ui import theme as th
+from ui.serve.charts import DistributionChart, OverTimeChart
+from ui.serve.controls import DEFAULT, ServeControls
+from ui.serve.queue_view import QueueView
+
+TILES = 5
+
+
+class ServePage(QWidget):
+    def __init__(self, snapshot, theme: th.Theme | None = None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("servePage")
+        self.theme = theme or th.get_theme("dark")
+        self.setup = DEFAULT
+        self.run = None
+        self.summary = None
+        self._key = None
+        self._snap = snapshot
+        self._queued = False
+        self.computations = 0
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.setSpacing(8)
+        self.controls = ServeControls()
+        outer.addWidget(self.controls)
+        self.problem = QLabel("")
+        self.problem.setObjectName("problem")
+        self.problem.setWordWrap(True)
+        self.problem.setVisible(False)
+        outer.addWidget(self.problem)
+        tiles_row = QHBoxLayout()
+        tiles_row.setSpacing(8)
+        self.tile_labels, self.tile_values = [], []
+        for _ in range(TILES):
+            box = QWidget()
+            box.setObjectName("panel")
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(12, 6, 12, 8)
+            lay.setSpacing(0)
+            lab, val = QLabel(""), QLabel("")
+            lab.setObjectName("gaugeTitle")
+            val.setObjectName("serveNumber")
+            lay.addWidget(lab)
+            lay.addWidget(val)
+            box.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+            tiles_row.addWidget(box, 1)
+            self.tile_labels.append(lab)
+            self.tile_values.append(val)
+        outer.addLayout(tiles_row)
+        self.queue = QueueView()
+        outer.addWidget(self.queue, 5)
+        charts = QGridLayout()
+        charts.setSpacing(8)
+        self.ttft_chart, self.tpot_chart, self.time_chart = DistributionChart(), DistributionChart(), OverTimeChart()
+        for i, c in enumerate((self.ttft_chart, self.tpot_chart, self.time_chart)):
+            charts.addWidget(c, 0, i)
+            charts.setColumnStretch(i, 1)
+        outer.addLayout(charts, 3)
+        self.sentence = QLabel("")
+        self.sentence.setObjectName("serveSentence")
+        self.sentence.setWordWrap(True)
+        self.sentence.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        outer.addWidget(self.sentence)
+        self.controls.changed.connect(self.set_setup)
+        self.controls.pause_toggled.connect(self.queue.pause)
+        self.set_theme(self.theme)
+
+    # ---------------------------------------------------------------- the panel protocol
+    def show_snapshot(self, snap) -> None:
+        self._snap = snap
+        self._schedule()
+
+    def set_setup(self, setup) -> None:
+        """A new serving setup (from the knobs, a file, the command line); the knobs mirror it."""
+        self.setup = setup
+        if setup != self.controls._setup:
+            self.controls.show_setup(setup)
+        self._schedule()
+
+    def set_theme(self, t: th.Theme) -> None:
+        self.theme = t
+        self.setStyleSheet(f"QLabel#serveNumber {{ font-size: {t.px(34)}px; font-weight: 700; }}"
+                           f"QLabel#serveSentence {{ font-size: {t.px(19)}px; }}")
+        for w in (self.queue, self.ttft_chart, self.tpot_chart, self.time_chart):
+            w.set_theme(t)
+
+    def _schedule(self) -> None:
+        if self.isVisible() and not self._queued:
+            self._queued = True
+            QTimer.singleShot(0, self, self.flush)
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        self._schedule()
+
+    # ---------------------------------------------------------------- the run
+    def flush(self) -> None:
+        """Simulate now if the scenario or the setup changed since the last run."""
+        self._queued = False
+        snap = self._snap
+        if snap is None:
+            return
+        est = snap.estimate
+        key = (est.scenario, self.setup)
+        if key == self._key:
+            return
+        self._key = key
+        self.computations += 1
+        try:
+            run = serve(est.scenario, self.setup, catalog=snap.catalog, resolved=est.resolved)
+            sm = summarize(run)
+        except ModelError as exc:
+            self.problem.setText(f"Cannot serve this: {exc}" + (" — showing the last run that worked." if self.run else ""))
+            self.problem.setVisible(True)
+            return
+        self.problem.setVisible(False)
+        self.run, self.summary = run, sm
+        self._draw()
+
+    def _draw(self) -> None:
+        run, sm = self.run, self.summary
+        for lab, val, r in zip(self.tile_labels, self.tile_values, tiles(run, sm)):
+            lab.setText(r.label)
+            val.setText(r.text)
+            lab.parentWidget().setToolTip(r.help)
+        ttft, tpot = distributions(run, sm)
+        self.ttft_chart.set_data(ttft)
+        self.tpot_chart.set_data(tpot)
+        self.time_chart.set_data(over_time(run))
+        self.queue.set_run(run)
+        self.sentence.setText(explain(run, sm))
+
+    # ---------------------------------------------------------------- keys and pictures
+    def toggle_pause(self) -> None:
+        self.controls.pause_button.toggle()
+
+    def settle(self, frames: int = 60, dt: float = 1 / 60) -> None:
+        """Run the pending simulation and ``frames`` frames of the queue (screenshots, recordings)."""
+        self._queued = False
+        self.flush()
+        self.queue.settle(frames, dt)
+
+    def shown_texts(self) -> list[str]:
+        out = [lab.text() for lab in self.tile_labels] + [v.text() for v in self.tile_values]
+        out += self.queue.shown_texts() + self.ttft_chart.texts() + self.tpot_chart.texts() + self.time_chart.texts()
+        return out + [self.sentence.text()]
