@@ -212,5 +212,10 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
 
 
 def engine_label(table: EfficiencyTable, engine_id: str) -> str:
-    """Readable engine name; the roofline floor for ``ideal``."""
-    return "ideal" if engine_id == IDEAL_ID else table.engine(engine_id).name
+    """Readable engine name (an older version's label, e.g. 'vLLM 0.4–0.6 (2024, V0 engine)'); the
+    roofline floor for ``ideal``."""
+    if engine_id == IDEAL_ID:
+        return "ideal"
+    base, version = table.split(engine_id)
+    e = table.engine(base)
+    return e.version(version).label if version else e.name
