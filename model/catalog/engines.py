@@ -205,7 +205,18 @@ class EfficiencyTable:
                             f"{self.version_ids[0] if self.version_ids else 'engine@version'})")
 
     def engine(self, engine_id: str) -> Engine:
-        """The engine (at its version: the fields that version changed replaced), by id or alias."""
+        """The engine (at its version: the fields that version changed replaced), by id or alias;
+        kept per table once looked up (an estimate asks a dozen times), as model.values keeps a hash."""
+        cache = self.__dict__.get("_engine_by_id")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_engine_by_id", cache)
+        found = cache.get(engine_id)
+        if found is None:
+            found = cache[engine_id] = self._engine(engine_id)
+        return found
+
+    def _engine(self, engine_id: str) -> Engine:
         cid = self.canonical(engine_id)
         base, version = self.split(cid)
         for e in self.engines:

@@ -61,18 +61,23 @@ def compare(rows: tuple[MeasuredRow, ...] | None = None, catalog: Catalog | None
 
 
 def leave_one_out(rows: tuple[MeasuredRow, ...] | None = None, efficiency: EfficiencyTable | None = None,
-                  key: Callable[[MeasuredRow], str] = lambda r: r.source_id) -> tuple[Comparison, ...]:
+                  key: Callable[[MeasuredRow], str] = lambda r: r.source_id,
+                  cache: dict | None = None) -> tuple[Comparison, ...]:
     """Each group's rows (by ``key``: source, publisher …) predicted by factors fitted on all
-    the other groups' rows, in the order of the rows."""
+    the other groups' rows, in the order of the rows. ``cache``: fits by held-out rows, shared
+    between calls (a publisher with one source holds out the same rows as that source)."""
     table = efficiency or default_efficiency()
     plans = all_plans(rows, table)
     shared = design(plans, table)
     keys = np.array([key(p.row) for p in plans])
+    cache = {} if cache is None else cache
     out: dict[str, Comparison] = {}
     for group in sorted(set(keys)):
         train = keys != group
-        fitted = table.with_fits(fit(plans, table, shared=shared, active=train) if train.any() else {})
-        for c in _predict([p for p in plans if key(p.row) == group], fitted):
+        held = tuple(p.row.row_id for p, t in zip(plans, train) if not t)
+        if held not in cache:
+            cache[held] = table.with_fits(fit(plans, table, shared=shared, active=train) if train.any() else {})
+        for c in _predict([p for p in plans if key(p.row) == group], cache[held]):
             out[c.row.row_id] = c
     return tuple(out[p.row.row_id] for p in plans)
 
@@ -152,7 +157,9 @@ class Report:
 
 
 def report(rows: tuple[MeasuredRow, ...] | None = None) -> Report:
-    return Report(leave_one_publisher_out(rows), leave_one_source_out(rows), compare(rows),
+    cache: dict = {}
+    return Report(leave_one_out(rows, key=lambda r: r.publisher, cache=cache),
+                  leave_one_out(rows, key=lambda r: r.source_id, cache=cache), compare(rows),
                   compare(rows, engine="ideal"))
 
 

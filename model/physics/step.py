@@ -147,8 +147,10 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     layers = t.passes * t.layers
     gpu = np.maximum(kmem, kcomp).sum(axis=0) + (comm + layers * eff.layer_overhead_s) * k
-    host = layers * eff.host_layer_s * eff.eager * k
-    host_wait = queue_wait(gpu, host)
+    if np.ndim(eff.eager) == 0 and not eff.eager:
+        host_wait = 0.0                                   # graphs: no host term (the common case, kept cheap)
+    else:
+        host_wait = queue_wait(gpu, layers * eff.host_layer_s * eff.eager * k)
     overhead = ((t.passes * eff.step_overhead_s + layers * eff.layer_overhead_s) * k
                 + t.requests * eff.request_overhead_s + host_wait)
     time = gpu + host_wait + (t.passes * eff.step_overhead_s) * k + t.requests * eff.request_overhead_s
