@@ -5,6 +5,7 @@ import argparse
 import math
 
 from cli import COMMANDS, UsageError  # noqa: F401 (re-exported for the commands)
+from model.catalog.active import default_efficiency
 from model.physics.scenario import Scenario
 
 
@@ -40,8 +41,17 @@ def add_scenario_flags(p: argparse.ArgumentParser, defaults: bool = True) -> Non
     g.add_argument("--input-len", type=positive_int("input length"), default=d.input_len if defaults else None)
     g.add_argument("--output-len", type=positive_int("output length"), default=d.output_len if defaults else None)
     g.add_argument("--phase", default=d.phase if defaults else None, help="decode | prefill")
-    g.add_argument("--engine", default=d.engine if defaults else None,
-                   help="auto | ideal | tensorrt-llm vllm sglang llama.cpp exllamav2 mlc-llm transformers deepspeed")
+    g.add_argument("--engine", default=d.engine if defaults else None, help=engine_help())
+
+
+def engine_help() -> str:
+    """The --engine help, from the engine table: every id, and the older versions (engine@version)."""
+    table = default_efficiency()
+    ids = [e for e in table.ids if e not in ("auto", "ideal")]
+    text = "auto | ideal | " + " ".join(ids)
+    if table.version_ids:
+        text += "; older versions: " + " ".join(table.version_ids)
+    return text + " (default auto: the engine most used on the GPU)"
 
 
 def scenario_from_args(args, base=None):

@@ -134,7 +134,7 @@ def build_command_parser() -> argparse.ArgumentParser:
     add_scenario_flags(sw)
     sw.add_argument("--batches", help="comma-separated batch sizes (default: powers of two up to --max-batch)")
     sw.add_argument("--max-batch", type=positive_int("max batch"), default=4096)
-    v = sub.add_parser("validate", help="leave-one-source-out: each source predicted from the others")
+    v = sub.add_parser("validate", help="leave-one-publisher-out: each publisher predicted from the others (and leave-one-source-out)")
     v.add_argument("--json", action="store_true")
     v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
     v.add_argument("--serving", action="store_true", help="the published serving runs against the request-level simulator")

@@ -11,10 +11,11 @@ GPU_IDS = ("v100-sxm2-32gb a100-sxm4-40gb a100-sxm4-80gb a100-pcie-80gb h100-sxm
            "rtx-6000-ada-48gb rtx-3090-24gb rtx-4080-16gb rtx-4090-24gb rtx-5090-32gb m1-max-64gb m2-ultra-192gb m3-max-128gb m4-max-128gb "
            "mi250x-128gb mi300x-192gb mi325x-256gb gaudi2-96gb gaudi3-128gb "
            "tpu-v5e-16gb tpu-v5p-95gb").split()
-MODEL_IDS = ("llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b llama-3.1-70b llama-3.1-405b gpt-j-6b "
+MODEL_IDS = ("llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b llama-3.1-70b llama-3.2-3b llama-3.1-405b gpt-j-6b "
              "mistral-7b mixtral-8x7b qwen2.5-72b deepseek-v3").split()
-PRECISION_IDS = "fp32 bf16 fp16 fp8 int8 w8a16 int4 q8_0 q6_k q5_k_m q4_k_m q4_0 q4f16_1 exl2-4bpw exl2-8bpw fp4".split()
-KV_IDS = "bf16 fp16 fp8 int8 int4".split()
+PRECISION_IDS = ("fp32 bf16 fp16 fp8 int8 w8a16 int4 q8_0 q6_k q5_k_m q4_k_m q4_0 q4f16_1 exl2-4bpw exl2-8bpw fp4 "
+                 "awq-g128 gptq-g128 int4-g32 mlx-4bit mlx-8bit w4a8 w4a8-g128 fp8-block").split()
+KV_IDS = "bf16 fp16 fp8 int8 int4 int4-kv4".split()
 
 
 def test_ids_are_exactly_the_catalogue():

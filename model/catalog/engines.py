@@ -9,12 +9,18 @@ Each engine (TensorRT-LLM, vLLM, llama.cpp …) carries readable factors, per pl
     effective FLOP/s    = dense peak FLOP/s × compute_fraction_{decode,prefill}
     dequantisation      = dequant_ops_per_weight × weights / FP32 (CUDA-core) FLOP/s
                           (weight-only formats: each weight is unpacked before the matmul)
-    per-pass overhead   = step_overhead_ms + layers × layer_overhead_us
-                          (engines that capture CUDA graphs pay almost no per-layer launch cost)
+    per-pass overhead   = step_overhead_ms + layers × layer_overhead_us      (GPU side: each layer's
+                          small kernels have a launch latency and a tail even when replayed from a graph)
+    host issue time     = layers × host_layer_us, for engines that launch every kernel from the host
+                          (eager frameworks, no CUDA graphs): the GPU runs behind the host's queue, so
+                          a step takes max(GPU time, host time) and a faster GPU does not shorten it
+                          once the host is the slower of the two
     per-request         = request_overhead_ms, once per prefill (tokenise, schedule, bookkeeping)
     multi-GPU           = tensor parallel, or consecutive layers per GPU (llama.cpp's default
                           --split-mode layer): then the GPUs work one after another
     all-reduce latency  = link latency × allreduce_latency_scale
+    versions            = an engine's older releases (``vllm@0.6``) where a source names the version
+                          and speed changed a lot: factors of their own, anchored at the newest's
 
 ``python -m model.machine.calibrate`` fits the factors on every measured row (each engine's
 factors shrink toward a physically motivated prior where it has few rows) and lists the
@@ -23,6 +29,7 @@ rows each set came from (model/files/assets.py reads them).  ``ideal`` is 100% o
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Mapping
 
@@ -43,7 +50,9 @@ FACTORS = {
     "dequant_ops_per_weight": ("ops", 1.0),
     "request_overhead_ms": ("ms", 1e-3),
     "kv_read_fraction": ("", 1.0),
+    "host_layer_us": ("µs", 1e-6),
 }
+VERSION_SEP = "@"                     # vllm@0.6: an engine at one of its older releases
 
 
 @frozen
@@ -63,9 +72,27 @@ class Efficiency:
     kv_read_fraction: float = 1.0        # attention kernels' share of the engine's bandwidth (paged KV gathers)
     calibrated_on: tuple[str, ...] = ()
     stack: str = "ideal"
+    host_layer_s: float = 0.0            # host time to issue one layer's kernels (eager frameworks)
+    eager: float = 0.0                   # 1 where the host issues every kernel (no CUDA graphs, no graph platform)
 
 
 IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, (), IDEAL_ID)
+
+
+@frozen
+class EngineVersion:
+    """An older release range of an engine whose speed differed a lot from the newest (a source
+    names it): its own fitted factors, anchored at the newest's, and what changed since, in words.
+    A row's version text belongs to the first range whose ``through`` version (or, for a text
+    with a date and no version number, ``through_year``) it does not pass."""
+
+    id: str                               # the suffix after '@': vllm@0.6
+    label: str
+    through: tuple[int, ...]              # last (major, minor) in the range; () when dated only
+    through_year: int                     # last year in the range (0: none)
+    why: str
+    structure: tuple[tuple[str, object], ...] = ()   # Engine fields that differed (e.g. no chunked prefill)
+    own_factors: bool = False             # fitted as a group of its own (else the newest's factors, its structure)
 
 
 @frozen
@@ -84,12 +111,38 @@ class Engine:
     fp16_accumulate: bool                 # FP16 GEMMs accumulate in FP16 (cuBLAS COMPUTE_16F)
     why: tuple[tuple[str, str], ...]      # factor → one sentence of why
     prior: Efficiency
-    fitted: tuple[tuple[str, Efficiency], ...]   # platform → fitted factors
+    fitted: tuple[tuple[str, Efficiency], ...]   # platform (or platform@version) → fitted factors
+    batching: str = "continuous"          # continuous (requests join between steps) | static (one batch)
+    prefill_chunk_tokens: int = 0         # prompts go through in passes of this many tokens (0: one pass)
+    versions: tuple[EngineVersion, ...] = ()     # older releases with factors of their own
+    newest: str = ""                      # what the default (newest) factors are fitted on, in words
 
-    def for_platform(self, platform: str) -> Efficiency:
-        """This platform's fit, else the CUDA fit, else the prior."""
+    def for_platform(self, platform: str, version: str = "") -> Efficiency:
+        """This platform's fit (at ``version``, else the newest's), else the CUDA fit, else the prior."""
         table = dict(self.fitted)
-        return table.get(platform) or table.get("cuda") or self.prior
+        return ((table.get(f"{platform}{VERSION_SEP}{version}") if version else None) or table.get(platform)
+                or table.get("cuda") or self.prior)
+
+    def version(self, version_id: str) -> EngineVersion:
+        for v in self.versions:
+            if v.id == version_id:
+                return v
+        known = ", ".join(f"{self.id}{VERSION_SEP}{v.id}" for v in self.versions) or "none"
+        raise ScenarioError(f"{self.name} has no version '{version_id}' (older versions: {known}; "
+                            f"'{self.id}' is the newest)")
+
+    def version_of(self, text: str) -> str:
+        """The version range a published version text falls in ('' for the newest): by its leading
+        version number (0.6.3.post1 → ≤ 0.6), else by the year it names (May 2024 build → ≤ 2024)."""
+        t = str(text or "").strip().lower()
+        number = re.match(r"v?(\d+)\.(\d+)", t)
+        year = re.search(r"\b(20\d\d)\b", t)
+        for v in sorted(self.versions, key=lambda v: (v.through, v.through_year)):
+            if number and v.through and (int(number[1]), int(number[2])) <= v.through:
+                return v.id
+            if not number and year and v.through_year and int(year[1]) <= v.through_year:
+                return v.id
+        return ""
 
 
 @frozen
@@ -127,22 +180,66 @@ class EfficiencyTable:
     def ids(self) -> tuple[str, ...]:
         return tuple(e.id for e in self.engines) + (AUTO, IDEAL_ID)
 
+    @property
+    def version_ids(self) -> tuple[str, ...]:
+        """Every engine's older versions as scenario ids (vllm@0.6 …)."""
+        return tuple(f"{e.id}{VERSION_SEP}{v.id}" for e in self.engines for v in e.versions)
+
+    @staticmethod
+    def split(engine_id: str) -> tuple[str, str]:
+        """('vllm', '0.6') for 'vllm@0.6'; ('vllm', '') for the newest."""
+        base, _, version = str(engine_id).partition(VERSION_SEP)
+        return base, version
+
     def canonical(self, name: str) -> str:
-        """Engine id for an id or alias; ScenarioError (one line) naming the known ones."""
+        """Engine id for an id or alias, with its version suffix (vllm@0.6) where one is given;
+        ScenarioError (one line) naming the known ones."""
         key = str(name).strip().lower()
         if key in (AUTO, IDEAL_ID):
             return key
+        base, version = self.split(key)
         for e in self.engines:
-            if key == e.id or key in e.aliases:
-                return e.id
-        raise ScenarioError(f"unknown engine '{name}' (known: {', '.join(self.ids)})")
+            if base == e.id or base in e.aliases:
+                return f"{e.id}{VERSION_SEP}{e.version(version).id}" if version else e.id
+        raise ScenarioError(f"unknown engine '{name}' (known: {', '.join(self.ids)}; older versions as "
+                            f"{self.version_ids[0] if self.version_ids else 'engine@version'})")
 
     def engine(self, engine_id: str) -> Engine:
+        """The engine (at its version: the fields that version changed replaced), by id or alias;
+        kept per table once looked up (an estimate asks a dozen times), as model.values keeps a hash."""
+        cache = self.__dict__.get("_engine_by_id")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_engine_by_id", cache)
+        found = cache.get(engine_id)
+        if found is None:
+            found = cache[engine_id] = self._engine(engine_id)
+        return found
+
+    def _engine(self, engine_id: str) -> Engine:
         cid = self.canonical(engine_id)
+        base, version = self.split(cid)
         for e in self.engines:
-            if e.id == cid:
-                return e
+            if e.id == base:
+                return replace(e, **dict(e.version(version).structure)) if version else e
         raise ScenarioError(f"engine '{engine_id}' has no factors (it is {cid})")
+
+    def with_version(self, engine_id: str, version_text: str) -> str:
+        """The engine id a published run refers to: its older version's id when the version text
+        falls in one (vllm, '0.5.4' → vllm@0.6), else the engine's own (the newest)."""
+        if engine_id in (AUTO, IDEAL_ID) or not version_text:
+            return engine_id
+        base, _ = self.split(engine_id)
+        version = self.engine(base).version_of(version_text)
+        return f"{base}{VERSION_SEP}{version}" if version else base
+
+    def fit_group(self, engine_id: str) -> str:
+        """Whose factors a run of ``engine_id`` is fitted with: its version's own where that version
+        has them (vllm@0.6), else the newest's (a version that differs only in structure)."""
+        base, version = self.split(engine_id)
+        if version and self.engine(base).version(version).own_factors:
+            return engine_id
+        return base
 
     def auto_engine(self, hw: Hardware) -> tuple[str, str]:
         """(engine id, reason) of the first auto rule that matches ``hw``."""
@@ -155,26 +252,47 @@ class EfficiencyTable:
         """Whether the engine puts consecutive layers on each GPU (pipeline) instead of tensor parallel."""
         return engine_id not in (AUTO, IDEAL_ID) and self.engine(engine_id).multi_gpu == "layers"
 
+    def peak_flops(self, hw: Hardware, dtype: str) -> float | None:
+        """The fastest tensor-core rate the part has for ``dtype``: the catalogue's, doubled for FP16
+        on parts whose catalogued rate is FP32-accumulate (GeForce: FP16 accumulation runs at twice
+        it). The roofline floor and the ``ideal`` engine use it, so no engine is ever below them."""
+        tensor = hw.peak(dtype)
+        if tensor and dtype == "fp16" and self._fp16_accumulate_part(hw):
+            return tensor * self.fp16_accumulate_speedup
+        return tensor
+
+    def _fp16_accumulate_part(self, hw: Hardware) -> bool:
+        return bool(self.fp16_accumulate_match) and self.fp16_accumulate_match.lower() in hw.name.lower()
+
     def matmul_flops(self, engine_id: str, hw: Hardware, dtype: str, quantised: bool) -> float:
         """Peak FLOP/s an engine's matmuls run against. Tensor cores by default; an engine whose
         quantised kernels use CUDA cores (dp4a) gets min(tensor peak, vector_matmul_per_fp32 × FP32);
         an engine accumulating FP16 in FP16 on a part that halves FP32-accumulate (GeForce) gets
         the full FP16-accumulate rate, for quantised weights too when its tensor-core path first
-        dequantises them to FP16."""
+        dequantises them to FP16. ``ideal`` gets the part's fastest rate (``peak_flops``)."""
         tensor = hw.peak(dtype) or 0.0
-        if engine_id in (AUTO, IDEAL_ID):
+        if engine_id == AUTO:
             return tensor
+        if engine_id == IDEAL_ID:
+            return self.peak_flops(hw, dtype) or 0.0
         e = self.engine(engine_id)
         if quantised and e.matmul_units == "vector":
             return min(tensor, self.vector_matmul_per_fp32 * (hw.peak("fp32") or tensor))
-        if (e.fp16_accumulate and dtype == "fp16"
-                and self.fp16_accumulate_match and self.fp16_accumulate_match.lower() in hw.name.lower()):
+        if e.fp16_accumulate and dtype == "fp16" and self._fp16_accumulate_part(hw):
             return tensor * self.fp16_accumulate_speedup
         return tensor
 
     def score_bytes(self, engine_id: str) -> float:
         """Bytes each attention score costs in memory for this engine (0 with flash attention)."""
         return 0.0 if engine_id in (AUTO, IDEAL_ID) else self.engine(engine_id).score_bytes
+
+    def prefill_chunk(self, engine_id: str) -> int:
+        """Tokens per prefill pass (0: the whole batch of prompts in one pass)."""
+        return 0 if engine_id in (AUTO, IDEAL_ID) else int(self.engine(engine_id).prefill_chunk_tokens)
+
+    def continuous_batching(self, engine_id: str) -> bool:
+        """Whether requests join a running batch between decode steps (their prefills interleave)."""
+        return engine_id in (AUTO, IDEAL_ID) or self.engine(engine_id).batching == "continuous"
 
     def resolve_engine(self, name: str, hw: Hardware) -> str:
         cid = self.canonical(name)
@@ -183,6 +301,12 @@ class EfficiencyTable:
     def platform(self, hw: Hardware) -> str:
         return dict(self.platforms).get(hw.vendor.split()[0], "cuda")
 
+    def eager(self, engine_id: str, platform: str) -> bool:
+        """Whether the host issues every kernel of a step (no CUDA graphs, and not a platform that
+        compiles whole graphs): then the host's issue time can bound the step."""
+        return (engine_id not in (AUTO, IDEAL_ID) and not self.engine(engine_id).cuda_graphs
+                and platform not in self.graph_platforms)
+
     def sustained_fraction(self, hw: Hardware) -> float:
         """What a STREAM copy reaches of the datasheet bandwidth: measured, else the median."""
         if hw.stream_bandwidth_bytes_per_s and hw.hbm_bandwidth_bytes_per_s:
@@ -190,18 +314,22 @@ class EfficiencyTable:
         return self.sustained_fraction_default
 
     def efficiency(self, engine_id: str, hw: Hardware) -> Efficiency:
-        """The factors step.py applies: the engine's, with its bandwidth fraction (of the
-        sustained bandwidth) turned into a fraction of the datasheet figure."""
+        """The factors step.py applies: the engine's (at its version), with its bandwidth fraction
+        (of the sustained bandwidth) turned into a fraction of the datasheet figure."""
         cid = self.resolve_engine(engine_id, hw)
         if cid == IDEAL_ID:
             return IDEAL
-        e = self.engine(cid).for_platform(self.platform(hw))
-        return replace(e, hbm_fraction=e.hbm_fraction * self.sustained_fraction(hw))
+        base, version = self.split(cid)
+        plat = self.platform(hw)
+        e = self.engine(base).for_platform(plat, version)
+        return replace(e, hbm_fraction=e.hbm_fraction * self.sustained_fraction(hw),
+                       eager=1.0 if self.eager(cid, plat) else 0.0)
 
     def with_fits(self, fits: Mapping[tuple[str, str], Efficiency]) -> "EfficiencyTable":
-        """A copy whose engines carry ``fits`` ((engine, platform) → factors) instead of theirs."""
+        """A copy whose engines carry ``fits`` ((engine[@version], platform) → factors) instead of theirs."""
         engines = []
         for e in self.engines:
-            mine = tuple((plat, eff) for (eid, plat), eff in sorted(fits.items()) if eid == e.id)
+            mine = tuple((plat + (VERSION_SEP + self.split(eid)[1] if self.split(eid)[1] else ""), eff)
+                         for (eid, plat), eff in sorted(fits.items()) if self.split(eid)[0] == e.id)
             engines.append(replace(e, fitted=mine))
         return replace(self, engines=tuple(engines))

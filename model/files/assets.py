@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from model import units
 from model.catalog import active
 from model.catalog.architecture import param_breakdown, shape
-from model.catalog.engines import AutoRule, Efficiency, EfficiencyTable, Engine
+from model.catalog.engines import AutoRule, Efficiency, EfficiencyTable, Engine, EngineVersion
 from model.catalog.parts import LLM, Catalog, Hardware, KVPrecision, Link, MemoryLevel, Precision
 from model.errors import AssetError
 from model.files.safe_io import SafeIOError, read_json
@@ -159,6 +159,7 @@ def parse_factors(raw: Mapping[str, Any], stack: str, rows=()) -> Efficiency:
             kv_read_fraction=float(raw.get("kv_read_fraction", 1.0)),
             calibrated_on=tuple(rows),
             stack=stack,
+            host_layer_s=float(raw.get("host_layer_us", 0.0)) * 1e-6,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise AssetError(f"engines.json: factors of {stack} are malformed: {exc}") from None
@@ -175,7 +176,16 @@ def factors_as_json(e: Efficiency) -> dict:
         "dequant_ops_per_weight": round(e.dequant_ops_per_weight, 3),
         "request_overhead_ms": round(e.request_overhead_s * 1e3, 4),
         "kv_read_fraction": round(e.kv_read_fraction, 4),
+        "host_layer_us": round(e.host_layer_s * 1e6, 3),
     }
+
+
+def _version(eid: str, raw: Mapping[str, Any]) -> EngineVersion:
+    through = tuple(int(x) for x in str(raw.get("through", "")).split(".") if x)
+    return EngineVersion(id=str(raw["id"]), label=str(raw["label"]), through=through,
+                         through_year=int(raw.get("through_year", 0)), why=str(raw["why"]),
+                         structure=tuple(sorted((k, v) for k, v in raw.get("structure", {}).items())),
+                         own_factors=bool(raw.get("own_factors", False)))
 
 
 def _engine(eid: str, raw: Mapping[str, Any]) -> Engine:
@@ -189,13 +199,15 @@ def _engine(eid: str, raw: Mapping[str, Any]) -> Engine:
         fp16_accumulate=bool(raw.get("fp16_accumulate", False)),
         why=tuple((k, str(v)) for k, v in raw.get("why", {}).items()),
         prior=parse_factors(raw["prior"], f"{eid}/prior"), fitted=fitted,
+        batching=str(raw.get("batching", "continuous")), prefill_chunk_tokens=int(raw.get("prefill_chunk_tokens", 0)),
+        versions=tuple(_version(eid, v) for v in raw.get("versions", ())), newest=str(raw.get("newest", "")),
     )
 
 
 def _si_keys(raw: Mapping[str, Any]) -> dict[str, float]:
     """Data-file factor names (step_overhead_ms …) → Efficiency field names (step_overhead_s …)."""
     rename = {"step_overhead_ms": "step_overhead_s", "layer_overhead_us": "layer_overhead_s",
-              "request_overhead_ms": "request_overhead_s"}
+              "request_overhead_ms": "request_overhead_s", "host_layer_us": "host_layer_s"}
     return {rename.get(k, k): float(v) for k, v in raw.items()}
 
 
@@ -219,6 +231,10 @@ def load_efficiency(path: Path | str | None = None) -> EfficiencyTable:
     for r in rules:
         if r.engine not in {e.id for e in engines}:
             raise AssetError(f"{p.name}: auto rule names unknown engine '{r.engine}'")
+    for e in engines:
+        if e.batching not in ("continuous", "static") or e.prefill_chunk_tokens < 0:
+            raise AssetError(f"{p.name}: engine {e.id} has batching '{e.batching}' (continuous | static) "
+                             f"or a negative prefill_chunk_tokens")
     return table
 
 

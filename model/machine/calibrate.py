@@ -3,14 +3,15 @@
     python -m model.machine.calibrate            # fit on every row, print, write assets/engines.json
     python -m model.machine.calibrate --dry-run  # fit and print only
 
-One group of nine factors per (engine, platform) with measured rows. The fit minimises
+One group of ten factors per (engine[@version], platform) with measured rows. The fit minimises
 
     Σ_rows ρ(ln(predicted / measured)) + Σ_groups Σ_factors ((θ − θ_parent) / τ)²
 
 where ρ is a soft-L1 loss (δ = 0.15: a row 3× off counts about as much as a few rows 15%
 off), θ is a factor in logit units (fractions, so they stay in (0, 1)) or natural-log units
 (overheads, scales: they stay positive), θ_parent is the engine's physically motivated
-prior (for CUDA) or the engine's CUDA fit (for other platforms), and τ is
+prior (for CUDA), the engine's CUDA fit (for other platforms) or the newest version's fit on
+the same platform (for an older version: vllm@0.6 shrinks toward vllm), and τ is
 ``prior_strength`` in assets/engines.json. So an engine with many rows is fitted by its
 rows; one with few rows stays near its prior; one with none *is* its prior. No factor is
 ever set per row.
@@ -38,10 +39,12 @@ from model.values import frozen
 
 PARAMS = ("hbm_fraction", "compute_fraction_decode", "compute_fraction_prefill", "kv_read_fraction",
           "step_overhead_s", "layer_overhead_s", "allreduce_latency_scale", "dequant_ops_per_weight",
-          "request_overhead_s")
+          "request_overhead_s", "host_layer_s")
 FRACTIONS = 4                           # the first four are fractions (logit), the rest log
-LO = np.array([-4.0, -4.0, -4.0, -4.0, np.log(1e-7), np.log(1e-8), np.log(0.1), np.log(0.01), np.log(1e-6)])
-HI = np.array([6.9, 6.9, 6.9, 6.9, np.log(0.05), np.log(1e-3), np.log(20.0), np.log(100.0), np.log(0.2)])
+LO = np.array([-4.0, -4.0, -4.0, -4.0, np.log(1e-7), np.log(1e-8), np.log(0.1), np.log(0.01), np.log(1e-6),
+               np.log(1e-8)])
+HI = np.array([6.9, 6.9, 6.9, 6.9, np.log(0.05), np.log(1e-3), np.log(20.0), np.log(100.0), np.log(0.2),
+               np.log(5e-3)])
 DELTA = 0.15
 PER_KERNEL = ("gemm_bytes", "gemm_flops", "gemm_dequant")   # PassTerms fields with a leading kernel axis
 POOLED_WIDTH = 3.0                      # the pooled factors' prior is this much wider than an engine's
@@ -71,6 +74,7 @@ class Design:
     row: np.ndarray             # row index per pass
     group: np.ndarray           # group index per pass
     sustained: np.ndarray       # STREAM / datasheet bandwidth of the row's part, per pass
+    eager: np.ndarray           # 1 per pass whose engine issues every kernel from the host
     k: np.ndarray               # per row
     inverse: np.ndarray         # per row
     log_measured: np.ndarray    # per row
@@ -80,13 +84,16 @@ class Design:
 
 
 def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
-    """Groups: every (engine, platform) with rows, and every engine on CUDA (rows or not)."""
-    groups = tuple(sorted({(p.engine, table.platform(p.hw)) for p in plans} | {(e.id, "cuda") for e in table.engines}))
+    """Groups: every (engine, platform) with rows, every engine on CUDA (rows or not), and the
+    newest version's group of every older version with rows (its anchor)."""
+    used = {(table.fit_group(p.engine), table.platform(p.hw)) for p in plans}
+    newest = {(table.split(e)[0], plat) for e, plat in used}
+    groups = tuple(sorted(used | newest | {(e.id, "cuda") for e in table.engines}))
     gidx = {g: i for i, g in enumerate(groups)}
     cols: dict[str, list] = {f.name: [] for f in fields(PassTerms)}
-    pre, wts, rows, grp, sus = [], [], [], [], []
+    pre, wts, rows, grp, sus, eag = [], [], [], [], [], []
     for i, p in enumerate(plans):
-        g = gidx[(p.engine, table.platform(p.hw))]
+        g = gidx[(table.fit_group(p.engine), table.platform(p.hw))]
         for terms, is_prefill, w in p.passes:
             n = w.shape
             for f in cols:
@@ -98,11 +105,13 @@ def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
                     cols[f].append(np.broadcast_to(v, n).ravel())
             pre.append(np.full(n, is_prefill)); wts.append(w); rows.append(np.full(n, i)); grp.append(np.full(n, g))
             sus.append(np.full(n, table.sustained_fraction(p.hw)))
+            eag.append(np.full(n, 1.0 if table.eager(p.engine, table.platform(p.hw)) else 0.0))
     cat = np.concatenate
     return Design(PassTerms(**{f: cat(v, axis=1 if f in PER_KERNEL else 0) for f, v in cols.items()}),
                   cat(pre), cat(wts), cat(rows), cat(grp),
-                  cat(sus), np.array([p.k for p in plans]), np.array([p.inverse for p in plans]),
-                  np.log([p.row.value for p in plans]), np.array([gidx[(p.engine, table.platform(p.hw))] for p in plans]),
+                  cat(sus), cat(eag), np.array([p.k for p in plans]), np.array([p.inverse for p in plans]),
+                  np.log([p.row.value for p in plans]),
+                  np.array([gidx[(table.fit_group(p.engine), table.platform(p.hw))] for p in plans]),
                   groups, np.ones(len(plans)))
 
 
@@ -110,7 +119,7 @@ def predict_design(d: Design, theta: np.ndarray) -> np.ndarray:
     """Every row's prediction for factors ``theta`` (groups × factors)."""
     v = {name: vals[d.group] for name, vals in from_theta(theta).items()}
     v["hbm_fraction"] = v["hbm_fraction"] * d.sustained
-    eff = Efficiency(**v)
+    eff = Efficiency(**v, eager=d.eager)
     frac = np.where(d.prefill, eff.compute_fraction_prefill, eff.compute_fraction_decode)
     time = pass_cost(d.terms, eff, frac).time_s
     total = np.bincount(d.row, weights=d.weight * time, minlength=len(d.k))
@@ -159,7 +168,10 @@ def pooling(groups, table: EfficiencyTable) -> Pooling:
     rows = pooled + 1 + len(platforms)
     anchor, offset, width = np.zeros((rows, rows)), np.zeros((rows, len(PARAMS))), np.ones(rows)
     for i, (e, plat) in enumerate(groups):
-        if plat == "cuda":
+        base, version = table.split(e)
+        if version:                                  # an older version: toward the newest, same platform
+            anchor[i, index[(base, plat)]] = 1.0
+        elif plat == "cuda":
             anchor[i, pooled] = 1.0
             offset[i] = table.prior_offset_weight * (priors[e] - mean)
         else:
@@ -208,16 +220,34 @@ def _jacobian(d: Design, theta, pool: Pooling, r0, h=1e-5) -> np.ndarray:
     return jac
 
 
+# Where the minimiser starts besides the anchors: the per-step and per-layer overheads trade
+# against each other (both a fixed time per step; only the spread of layer counts, 32–126, tells
+# them apart), so the loss has a basin for each; the fit starts in both and keeps the lower.
+STARTS = ({}, {"layer_overhead_s": np.log(10.0), "step_overhead_s": -np.log(4.0)})
+
+
 def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: int = 60,
         shared: Design | None = None, active: np.ndarray | None = None) -> dict:
     """(engine, platform) → fitted Efficiency, for the groups of ``design``. ``shared``: the
-    design of ``plans`` built once (leave-one-source-out reuses it); ``active``: which rows count."""
+    design of ``plans`` built once (leave-one-out reuses it); ``active``: which rows count."""
     table = table or default_efficiency()
     d = shared if shared is not None else design(plans, table)
     if active is not None:
         d = replace(d, active=np.asarray(active, dtype=float))
     pool = pooling(d.groups, table)
-    theta = pool.start()
+    best = None
+    for shift in STARTS:
+        theta = pool.start()
+        for name, by in shift.items():
+            theta[:len(d.groups) + 1, PARAMS.index(name)] += by      # groups and the pooled row
+        theta, cost = _minimise(d, np.clip(theta, LO, HI), pool, iterations)
+        if best is None or cost < best[1]:
+            best = (theta, cost)
+    return _as_fits(d, best[0], plans, table)
+
+
+def _minimise(d: Design, theta: np.ndarray, pool: Pooling, iterations: int) -> tuple[np.ndarray, float]:
+    """Levenberg–Marquardt from ``theta``: (θ, cost) at convergence."""
     r = _residuals(d, theta, pool)
     cost, mu = float(r @ r), 1e-2
     lo, hi = np.tile(LO, (len(theta), 1)), np.tile(HI, (len(theta), 1))
@@ -237,7 +267,7 @@ def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: 
             mu *= 4.0
         if not improved:
             break
-    return _as_fits(d, theta, plans, table)
+    return theta, cost
 
 
 def _solve_spd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -306,10 +336,11 @@ def main(argv=None) -> int:
     table = calibrate()
     for e in table.engines:
         for plat, f in e.fitted:
-            print(f"{e.id + '/' + plat:18s} bw {f.hbm_fraction:.3f}  compute dec {f.compute_fraction_decode:.3f} "
+            print(f"{e.id + '/' + plat:22s} bw {f.hbm_fraction:.3f}  compute dec {f.compute_fraction_decode:.3f} "
                   f"pre {f.compute_fraction_prefill:.3f}  step {f.step_overhead_s * 1e3:.2f} ms  "
                   f"layer {f.layer_overhead_s * 1e6:.1f} us  allreduce x{f.allreduce_latency_scale:.2f}  "
-                  f"dequant {f.dequant_ops_per_weight:.2f}  request {f.request_overhead_s * 1e3:.1f} ms  rows {len(f.calibrated_on)}")
+                  f"dequant {f.dequant_ops_per_weight:.2f}  request {f.request_overhead_s * 1e3:.1f} ms  "
+                  f"host {f.host_layer_s * 1e6:.1f} us  rows {len(f.calibrated_on)}")
     if not args.dry_run:
         write(table)
         print(f"wrote {ASSETS_DIR / 'engines.json'}")

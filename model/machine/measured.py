@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from model.files.assets import ASSETS_DIR
+from model.files.assets import ASSETS_DIR, read_asset_json
 from model.catalog.parts import Catalog, Hardware
 from model.catalog.active import default_catalog
-from model.catalog.engines import Efficiency, EfficiencyTable
+from model.catalog.engines import VERSION_SEP, Efficiency, EfficiencyTable
 from model.catalog.active import default_efficiency
 from model.errors import AssetError, ModelError
 from model.physics.estimate import decode_contexts
@@ -64,6 +64,12 @@ class MeasuredRow:
     engine_version: str = ""
     tp: int | None = None
     pp: int | None = None
+    publisher: str = ""        # who published the source (assets/publishers.json): held out together
+
+    @property
+    def base_engine(self) -> str:
+        """The engine without its version suffix (vllm for vllm@0.6)."""
+        return self.engine.partition(VERSION_SEP)[0]
 
     @property
     def label(self) -> str:
@@ -90,9 +96,26 @@ def _opt_int(text: str | None) -> int | None:
     return int(text) if text not in (None, "") else None
 
 
-def _row(r: dict, table: EfficiencyTable) -> MeasuredRow:
+def publisher_of(source_id: str, publishers: dict[str, str]) -> str:
+    """The publisher of a source: assets/publishers.json, else the part of its id before the first '-'."""
+    return publishers.get(source_id) or source_id.split("-")[0]
+
+
+def load_publishers(path: Path | str | None = None) -> dict[str, str]:
+    """source_id → publisher, from assets/publishers.json."""
+    p = Path(path) if path else ASSETS_DIR / "publishers.json"
+    doc = read_asset_json(p)
+    try:
+        return {sid: str(name) for name, ids in doc["publishers"].items() for sid in ids}
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise AssetError(f"{p.name} is malformed: {exc}") from None
+
+
+def _row(r: dict, table: EfficiencyTable, publishers: dict[str, str] | None = None) -> MeasuredRow:
     engine = (r.get("engine") or "").strip()
     engine = table.canonical(engine) if engine else engine_of(r["framework"], table)
+    if engine and VERSION_SEP not in engine:
+        engine = table.with_version(engine, r.get("engine_version") or "")
     return MeasuredRow(
         row_id=r["row_id"], model=r["model"], gpu=r["gpu"], n_gpus=int(r["n_gpus"]),
         precision=r["precision"], kv_precision=r["kv_precision"],
@@ -102,6 +125,7 @@ def _row(r: dict, table: EfficiencyTable) -> MeasuredRow:
         source=r["source"], notes="; ".join(x for x in (r.get("notes"), r.get("mapping_notes")) if x),
         source_id=(r.get("source_id") or r.get("tag") or r["source"]).strip(), engine=engine,
         engine_version=r.get("engine_version") or "", tp=_opt_int(r.get("tp")), pp=_opt_int(r.get("pp")),
+        publisher=publisher_of((r.get("source_id") or r.get("tag") or r["source"]).strip(), publishers or {}),
     )
 
 
@@ -114,9 +138,10 @@ def is_serving_row(r: dict) -> bool:
 def load_measured(path: Path | str | None = None) -> tuple[MeasuredRow, ...]:
     p = Path(path) if path else ASSETS_DIR / "measured.csv"
     table = default_efficiency()
+    publishers = load_publishers()
     try:
         with p.open(encoding="utf-8", newline="") as fh:
-            rows = tuple(_row(r, table) for r in csv.DictReader(fh) if not is_serving_row(r))
+            rows = tuple(_row(r, table, publishers) for r in csv.DictReader(fh) if not is_serving_row(r))
     except FileNotFoundError:
         raise AssetError(f"missing data file {p}") from None
     except (KeyError, ValueError, TypeError, ModelError) as exc:
@@ -159,15 +184,16 @@ def _run(rs, batch: int, waves: float, with_prefill: bool, decode_weight: float,
     return out
 
 
-def interleaved_prefill_share(batch: int, output_len: int) -> float:
+def interleaved_prefill_share(batch: int, output_len: int, continuous: bool = True) -> float:
     """Prefill passes (of the whole batch) that stall each decode step under continuous batching.
 
     With B requests in flight, each decoding O tokens, B/O requests finish per step and as many
     new ones are admitted; their prompts are prefilled between (or chunked into) the running
     requests' decode steps. A request's time per output token therefore carries the other
     requests' prefills: ITL = t_decode(B) + t_prefill(B, L) · (B − 1)/B / O. A single stream
-    (B = 1) sees only its own prefill, which its TTFT counts, not its ITL."""
-    if batch <= 1:
+    (B = 1) sees only its own prefill, which its TTFT counts, not its ITL; nor does a static
+    batch (``continuous`` False: Transformers' generate(), gpt-fast), prefilled once up front."""
+    if batch <= 1 or not continuous:
         return 0.0
     return (batch - 1) / batch / max(output_len, 1)
 
@@ -192,7 +218,7 @@ def plan(row: MeasuredRow, catalog: Catalog | None = None, table: EfficiencyTabl
                        run_b * s.output_len, True)
     if m in ("ms_per_output_token", "output_tokens_per_s_per_user"):
         inverse = m == "output_tokens_per_s_per_user"
-        share = interleaved_prefill_share(run_b, s.output_len)
+        share = interleaved_prefill_share(run_b, s.output_len, table.continuous_batching(rs.engine))
         return RowPlan(row, rs.hw, rs.engine, tuple(_run(rs, run_b, 1, share > 0, 1.0, share)),
                        1.0 if inverse else 1e3, inverse)
     if m in ("ttft_ms", "prefill_tokens_per_s"):

@@ -1,13 +1,17 @@
-"""Predicted against measured, by source: leave one source out.
+"""Predicted against measured, by publisher: leave one publisher out.
 
     error = predicted / measured − 1     (for latencies and throughputs alike; the sign says
                                           which way: + means the model is slower/higher)
 
-The headline is leave-one-source-out (LOSO): for each public source, fit the engine factors
-on every *other* source's rows (model.machine.calibrate.fit) and predict this source's rows. A
-random split of rows from the same benchmark family cannot show how the model does on
-other people's runs; this can. ``python -m model.machine.validate --markdown > docs/validation.md``
-regenerates the table.
+The headline is leave-one-publisher-out (LOPO): for each publisher (assets/publishers.json:
+every document of a vendor, lab, project or reviewer together), fit the engine factors on
+every *other* publisher's rows (model.machine.calibrate.fit) and predict this one's. A random
+split of rows from the same benchmark family cannot show how the model does on other people's
+runs; nor can holding out one document while the same vendor's other pages stay in the fit.
+Leave-one-source-out (LOSO: one document at a time) is kept beside it. Every summary is also
+broken down per engine, GPU, publisher, source and regime (batch 1 or batched × decode, prefill
+or end to end). ``python -m model.machine.validate --markdown > docs/validation.md`` regenerates
+the tables.
 """
 from __future__ import annotations
 
@@ -56,20 +60,38 @@ def compare(rows: tuple[MeasuredRow, ...] | None = None, catalog: Catalog | None
     return _predict(all_plans(rows, table, catalog), table, engine)
 
 
-def leave_one_source_out(rows: tuple[MeasuredRow, ...] | None = None,
-                         efficiency: EfficiencyTable | None = None) -> tuple[Comparison, ...]:
-    """Each source's rows predicted by factors fitted on all the other sources."""
+def leave_one_out(rows: tuple[MeasuredRow, ...] | None = None, efficiency: EfficiencyTable | None = None,
+                  key: Callable[[MeasuredRow], str] = lambda r: r.source_id,
+                  cache: dict | None = None) -> tuple[Comparison, ...]:
+    """Each group's rows (by ``key``: source, publisher …) predicted by factors fitted on all
+    the other groups' rows, in the order of the rows. ``cache``: fits by held-out rows, shared
+    between calls (a publisher with one source holds out the same rows as that source)."""
     table = efficiency or default_efficiency()
     plans = all_plans(rows, table)
     shared = design(plans, table)
-    sources = np.array([p.row.source_id for p in plans])
+    keys = np.array([key(p.row) for p in plans])
+    cache = {} if cache is None else cache
     out: dict[str, Comparison] = {}
-    for source in sorted(set(sources)):
-        train = sources != source
-        fitted = table.with_fits(fit(plans, table, shared=shared, active=train) if train.any() else {})
-        for c in _predict([p for p in plans if p.row.source_id == source], fitted):
+    for group in sorted(set(keys)):
+        train = keys != group
+        held = tuple(p.row.row_id for p, t in zip(plans, train) if not t)
+        if held not in cache:
+            cache[held] = table.with_fits(fit(plans, table, shared=shared, active=train) if train.any() else {})
+        for c in _predict([p for p in plans if key(p.row) == group], cache[held]):
             out[c.row.row_id] = c
     return tuple(out[p.row.row_id] for p in plans)
+
+
+def leave_one_source_out(rows: tuple[MeasuredRow, ...] | None = None,
+                         efficiency: EfficiencyTable | None = None) -> tuple[Comparison, ...]:
+    """Each source's rows predicted by factors fitted on all the other sources."""
+    return leave_one_out(rows, efficiency, lambda r: r.source_id)
+
+
+def leave_one_publisher_out(rows: tuple[MeasuredRow, ...] | None = None,
+                            efficiency: EfficiencyTable | None = None) -> tuple[Comparison, ...]:
+    """Each publisher's rows (all its documents) predicted by factors fitted on every other publisher's."""
+    return leave_one_out(rows, efficiency, lambda r: r.publisher)
 
 
 def summarize(comparisons) -> Summary:
@@ -88,11 +110,29 @@ def by(comparisons, key: Callable[[MeasuredRow], str]) -> dict[str, Summary]:
     return {k: summarize(v) for k, v in sorted(groups.items())}
 
 
-BREAKDOWNS = {"engine": lambda r: r.engine, "gpu": lambda r: r.gpu, "source": lambda r: r.source_id}
+PHASES = {"ms_per_output_token": "decode", "output_tokens_per_s_per_user": "decode", "ttft_ms": "prefill",
+          "prefill_tokens_per_s": "prefill", "end_to_end_latency_s": "end to end",
+          "total_output_tokens_per_s": "end to end"}
+
+
+def batch_regime(r: MeasuredRow) -> str:
+    """'batch 1' (one sequence) or 'batched' (a fixed batch > 1, or in-flight batching at 'max')."""
+    return "batch 1" if r.batch == 1 else "batched"
+
+
+def regime(r: MeasuredRow) -> str:
+    """The row's regime: batch 1 or batched, × decode, prefill or end to end."""
+    return f"{batch_regime(r)}, {PHASES[r.metric]}"
+
+
+BREAKDOWNS = {"engine": lambda r: r.base_engine, "gpu": lambda r: r.gpu, "publisher": lambda r: r.publisher,
+              "source": lambda r: r.source_id, "batch": batch_regime, "phase": lambda r: PHASES[r.metric],
+              "regime": regime}
 
 
 @frozen
 class Report:
+    lopo: tuple[Comparison, ...]
     loso: tuple[Comparison, ...]
     in_sample: tuple[Comparison, ...]
     floor: tuple[Comparison, ...]
@@ -100,21 +140,27 @@ class Report:
     def as_dict(self) -> dict:
         floor = {c.row.row_id: c.predicted for c in self.floor}
         fitted = {c.row.row_id: c.predicted for c in self.in_sample}
+        loso = {c.row.row_id: c.predicted for c in self.loso}
         return {
-            "headline": "leave-one-source-out",
-            "summary": {"loso": asdict(summarize(self.loso)), "in_sample": asdict(summarize(self.in_sample)),
-                        "floor": asdict(summarize(self.floor))},
+            "headline": "leave-one-publisher-out",
+            "summary": {"lopo": asdict(summarize(self.lopo)), "loso": asdict(summarize(self.loso)),
+                        "in_sample": asdict(summarize(self.in_sample)), "floor": asdict(summarize(self.floor))},
+            **{f"lopo_by_{k}": {g: asdict(s) for g, s in by(self.lopo, f).items()} for k, f in BREAKDOWNS.items()},
             **{f"loso_by_{k}": {g: asdict(s) for g, s in by(self.loso, f).items()} for k, f in BREAKDOWNS.items()},
-            "rows": [{"row_id": c.row.row_id, "source_id": c.row.source_id, "engine": c.row.engine,
-                      "gpu": c.row.gpu, "label": c.row.label, "metric": c.row.metric, "measured": c.row.value,
-                      "predicted_loso": c.predicted, "error_loso": c.error,
+            "rows": [{"row_id": c.row.row_id, "source_id": c.row.source_id, "publisher": c.row.publisher,
+                      "engine": c.row.engine, "gpu": c.row.gpu, "label": c.row.label, "metric": c.row.metric,
+                      "regime": regime(c.row), "measured": c.row.value,
+                      "predicted_lopo": c.predicted, "error_lopo": c.error, "predicted_loso": loso[c.row.row_id],
                       "predicted_in_sample": fitted[c.row.row_id], "floor": floor[c.row.row_id]}
-                     for c in self.loso],
+                     for c in self.lopo],
         }
 
 
 def report(rows: tuple[MeasuredRow, ...] | None = None) -> Report:
-    return Report(leave_one_source_out(rows), compare(rows), compare(rows, engine="ideal"))
+    cache: dict = {}
+    return Report(leave_one_out(rows, key=lambda r: r.publisher, cache=cache),
+                  leave_one_out(rows, key=lambda r: r.source_id, cache=cache), compare(rows),
+                  compare(rows, engine="ideal"))
 
 
 
@@ -124,63 +170,83 @@ def _pct(x: float) -> str:
 
 
 def row_lines(rep: Report) -> list[str]:
-    """One line per row: source, engine, scenario, measured, leave-one-source-out prediction, error."""
-    out = [f"{'row':5s} {'source':24s} {'engine':12s} {'scenario':80s} {'measured':>10s} {'LOSO':>10s} {'error':>6s}"]
-    for c in rep.loso:
+    """One line per row: publisher, engine, scenario, measured, leave-one-publisher-out prediction, error."""
+    out = [f"{'row':5s} {'publisher':24s} {'engine':14s} {'scenario':80s} {'measured':>10s} {'LOPO':>10s} {'error':>6s}"]
+    for c in rep.lopo:
         r = c.row
-        out.append(f"{r.row_id:5s} {r.source_id[:24]:24s} {r.engine[:12]:12s} {r.label[:80]:80s} {r.value:>10.4g} "
+        out.append(f"{r.row_id:5s} {r.publisher[:24]:24s} {r.engine[:14]:14s} {r.label[:80]:80s} {r.value:>10.4g} "
                    f"{c.predicted:>10.4g} {100 * c.error:+5.0f}%  {UNITS.get(r.metric, '')}")
     return out
 
 
+def _stats(s: Summary) -> str:
+    return f"median |error| {_pct(s.median_abs_error)}, {100 * s.within_25:.0f}% within ±25%"
+
+
 def summary_lines(rep: Report) -> list[str]:
-    """The headline in plain text: overall, then per engine, GPU and source."""
-    s = summarize(rep.loso)
-    lines = [f"leave-one-source-out: {s.rows} rows, median |error| {_pct(s.median_abs_error)}, "
-             f"{100 * s.within_25:.0f}% within ±25%, mean ln(pred/meas) {s.mean_log_error:+.2f}"]
-    for name, sm in (("in-sample (fitted on every row)", summarize(rep.in_sample)),
-                     ("pure roofline floor", summarize(rep.floor))):
-        lines.append(f"for scale, {name}: median |error| {_pct(sm.median_abs_error)}, "
-                     f"{100 * sm.within_25:.0f}% within ±25%")
+    """The headline in plain text: overall, then per engine, GPU, publisher, source and regime."""
+    s = summarize(rep.lopo)
+    lines = [f"leave-one-publisher-out: {s.rows} rows, {len({c.row.publisher for c in rep.lopo})} publishers, "
+             f"{_stats(s)}, mean ln(pred/meas) {s.mean_log_error:+.2f}"]
+    for name, cs in (("leave-one-source-out", rep.loso), ("in-sample (fitted on every row)", rep.in_sample),
+                     ("pure roofline floor", rep.floor)):
+        lines.append(f"for scale, {name}: {_stats(summarize(cs))}")
+    loso = {k: by(rep.loso, f) for k, f in BREAKDOWNS.items()}
     for k, f in BREAKDOWNS.items():
-        lines.append(f"by {k}:")
-        for g, sm in by(rep.loso, f).items():
+        lines.append(f"by {k} (leave-one-publisher-out; leave-one-source-out in brackets):")
+        for g, sm in by(rep.lopo, f).items():
+            o = loso[k][g]
             lines.append(f"  {g:34s} {sm.rows:4d} rows  median {_pct(sm.median_abs_error):>6s}  "
-                         f"{100 * sm.within_25:3.0f}% within ±25%  mean ln {sm.mean_log_error:+.2f}")
+                         f"{100 * sm.within_25:3.0f}% within ±25%  mean ln {sm.mean_log_error:+.2f}  "
+                         f"[{_pct(o.median_abs_error)}, {100 * o.within_25:.0f}%]")
     return lines
 
 
+def _table(title: str, key: str, lopo: dict[str, Summary], loso: dict[str, Summary]) -> list[str]:
+    out = ["", f"## {title}", "", f"| {key} | rows | median abs error | within ±25% | mean ln(pred/meas) | "
+           "LOSO median | LOSO within ±25% |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for g, sm in lopo.items():
+        o = loso[g]
+        out.append(f"| {g} | {sm.rows} | {_pct(sm.median_abs_error)} | {100 * sm.within_25:.0f}% | "
+                   f"{sm.mean_log_error:+.2f} | {_pct(o.median_abs_error)} | {100 * o.within_25:.0f}% |")
+    return out
+
+
 def markdown(rep: Report) -> str:
-    s = summarize(rep.loso)
+    s = summarize(rep.lopo)
     out = ["# Validation: the model against published measurements", "",
            "Generated by `python -m model.machine.validate --markdown > docs/validation.md`. Headline: "
-           "**leave-one-source-out** — each source's rows are predicted by engine factors fitted on every "
-           "other source (see docs/model.md). Error = predicted / measured − 1.", "",
-           f"**{s.rows} rows: median |error| {_pct(s.median_abs_error)}, {100 * s.within_25:.0f}% within ±25%.**", "",
+           "**leave-one-publisher-out** — each publisher's rows (every document it published: "
+           "assets/publishers.json) are predicted by engine factors fitted on every other publisher's; "
+           "leave-one-source-out (one document at a time) beside it (see docs/model.md). "
+           "Error = predicted / measured − 1.", "",
+           f"**{s.rows} rows from {len({c.row.publisher for c in rep.lopo})} publishers: median |error| "
+           f"{_pct(s.median_abs_error)}, {100 * s.within_25:.0f}% within ±25%.**", "",
            "| rows | count | median abs error | within ±25% | mean ln(pred/meas) |", "|---|---:|---:|---:|---:|"]
-    for name, cs in (("leave-one-source-out", rep.loso), ("in-sample (fitted on every row)", rep.in_sample),
+    for name, cs in (("leave-one-publisher-out", rep.lopo), ("leave-one-source-out", rep.loso),
+                     ("in-sample (fitted on every row)", rep.in_sample),
                      ("pure roofline floor (100% of peak, no overhead)", rep.floor)):
         sm = summarize(cs)
         out.append(f"| {name} | {sm.rows} | {_pct(sm.median_abs_error)} | {100 * sm.within_25:.0f}% | "
                    f"{sm.mean_log_error:+.2f} |")
-    for k, f in BREAKDOWNS.items():
-        out += ["", f"## Leave-one-source-out by {k}", "",
-                f"| {k} | rows | median abs error | within ±25% | mean ln(pred/meas) |", "|---|---:|---:|---:|---:|"]
-        for g, sm in by(rep.loso, f).items():
-            out.append(f"| {g} | {sm.rows} | {_pct(sm.median_abs_error)} | {100 * sm.within_25:.0f}% | "
-                       f"{sm.mean_log_error:+.2f} |")
+    titles = {"regime": "By regime", "batch": "By batch", "phase": "By phase", "engine": "By engine",
+              "gpu": "By GPU", "publisher": "By publisher", "source": "By source"}
+    for k in ("regime", "batch", "phase", "engine", "gpu", "publisher", "source"):
+        out += _table(f"{titles[k]} (leave-one-publisher-out, LOSO beside it)", k, by(rep.lopo, BREAKDOWNS[k]),
+                      by(rep.loso, BREAKDOWNS[k]))
     fitted = {c.row.row_id: c.predicted for c in rep.in_sample}
-    out += ["", "## Every row", "", "| row | source | engine | scenario | measured | LOSO | error | in-sample |",
-            "|---|---|---|---|---:|---:|---:|---:|"]
-    for c in rep.loso:
+    loso = {c.row.row_id: c.predicted for c in rep.loso}
+    out += ["", "## Every row", "", "| row | publisher | engine | scenario | measured | LOPO | error | LOSO | in-sample |",
+            "|---|---|---|---|---:|---:|---:|---:|---:|"]
+    for c in rep.lopo:
         u = UNITS.get(c.row.metric, "")
-        out.append(f"| {c.row.row_id} | {c.row.source_id} | {c.row.engine} | {c.row.label} | {c.row.value:.4g} {u} | "
-                   f"{c.predicted:.4g} | {100 * c.error:+.0f}% | {fitted[c.row.row_id]:.4g} |")
+        out.append(f"| {c.row.row_id} | {c.row.publisher} | {c.row.engine} | {c.row.label} | {c.row.value:.4g} {u} | "
+                   f"{c.predicted:.4g} | {100 * c.error:+.0f}% | {loso[c.row.row_id]:.4g} | {fitted[c.row.row_id]:.4g} |")
     return "\n".join(out) + "\n"
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="The model against published measurements, leave-one-source-out.")
+    ap = argparse.ArgumentParser(description="The model against published measurements, leave-one-publisher-out.")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--markdown", action="store_true", help="docs/validation.md")
     ap.add_argument("--serving", action="store_true", help="the published serving runs, simulated (validate_serving.py)")

@@ -103,6 +103,7 @@ class Estimate:
     prefill_kv_bytes: float = math.nan
     prefill_activation_bytes: float = math.nan
     prefill_flops: float = math.nan
+    prefill_passes: float = 1.0           # passes an engine that prefills in chunks runs (1: one pass)
     # what the scenario resolved to (parts, parallelism, engine): kept so nothing resolves it again
     resolved: ResolvedScenario | None = field(default=None, compare=False, repr=False)
     # the decode step and the prefill pass as their kernels (model/physics/kernels.py): their times,
@@ -208,10 +209,16 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         prefill_comm_ms=_f(pre.comm_s) * 1e3, prefill_overhead_ms=_f(pre.overhead_s) * 1e3,
         prefill_weight_bytes=_f(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_f(pre.kv_bytes) / rs.pp,
         prefill_activation_bytes=_f(pre.activation_bytes) / rs.pp, prefill_flops=_f(pre.flops) / rs.pp,
+        prefill_passes=_f(pterms.passes),
         resolved=rs, decode_kernels=kernel_costs(dterms, dec), prefill_kernels=kernel_costs(pterms, pre),
     )
 
 
 def engine_label(table: EfficiencyTable, engine_id: str) -> str:
-    """Readable engine name; the roofline floor for ``ideal``."""
-    return "ideal" if engine_id == IDEAL_ID else table.engine(engine_id).name
+    """Readable engine name (an older version's label, e.g. 'vLLM 0.4–0.6 (2024, V0 engine)'); the
+    roofline floor for ``ideal``."""
+    if engine_id == IDEAL_ID:
+        return "ideal"
+    base, version = table.split(engine_id)
+    e = table.engine(base)
+    return e.version(version).label if version else e.name

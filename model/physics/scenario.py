@@ -84,7 +84,9 @@ class ResolvedScenario:
 
     @property
     def peak_flops(self) -> float:
-        return self.hw.peak(self.compute_dtype)
+        """The part's fastest tensor-core rate for the maths type (GeForce FP16: the FP16-accumulate
+        rate, twice the catalogued FP32-accumulate one): the roofline's ceiling and the floor's."""
+        return default_efficiency().peak_flops(self.hw, self.compute_dtype)
 
     @property
     def tp_kv(self) -> int:

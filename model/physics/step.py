@@ -17,8 +17,18 @@ For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
                         + dequantised weights × ops per weight / FP32 FLOP/s   (weight-only formats)
     communication     = allreduces × (α + 2(tp−1)/tp · B·d·2 bytes / link bytes/s)   (16-bit sums)
                         + (pp−1) network hops
-    step time         = Σ_kernels max(memory_k, compute_k) + communication + step overhead
-                        + L·layer overhead  (+ one request overhead per prefill)
+    GPU time          = Σ_kernels max(memory_k, compute_k) + communication + L·layer overhead
+    host issue time   = L·host time per layer, for engines whose host launches every kernel (eager
+                        PyTorch, MLX; 0 with CUDA graphs or on a graph-compiling platform)
+    step time         = ‖GPU time, host issue time‖₆ + step overhead  (+ one request overhead per
+                        prefill): the GPU runs behind the host's launch queue, so once the host is
+                        the slower a faster GPU no longer shortens the step; ‖a, b‖₆ = (a⁶ + b⁶)^⅙
+                        is the larger of the two where they differ (within 1% once one is 1.4× the
+                        other) and 12% above it where they are equal, when kernel-to-kernel
+                        variation makes the GPU wait part of the time
+    chunked prefill   an engine that prefills in passes of C tokens runs n = ⌈B·S / C⌉ passes: the
+                        weights are read n times, each pass pays the step and layer overheads, and
+                        each chunk of a prompt reads the KV cache of the chunks before it
 
 The kernels of a pass, in the order an engine runs them (each a roofline of its own):
     qkv        Q, K, V projections      weights d·(h + 2g)·k per layer, FLOPs 2·weights·tokens
@@ -71,6 +81,7 @@ class PassTerms:
     stretch: object = 1.0         # pipeline fill of a prefill: (m + pp − 1)/pp
     requests: object = 0.0        # request overheads this pass carries (1 for a prefill)
     score_bytes: object = 0.0     # attention scores written to and read from memory (no flash attention)
+    passes: object = 1.0          # passes a chunked prefill runs (each pays the step and layer overheads)
     # the weight kernels (GEMM_KERNELS order along the first axis): bytes (weights + activations),
     # FLOPs, weights a weight-only kernel unpacks; they add up to the totals above
     gemm_bytes: object = 0.0
@@ -115,12 +126,15 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
         kernel k (GEMM):   max(bytes_k / (BW·η_bw), FLOPs_k / (F·η_c) + dequant_k)
         attention:         max(KV bytes / (BW·η_bw·η_kv), attention FLOPs / (F·η_c))
         scores:            score bytes / (BW·η_bw)      (their own kernels: no flash attention)
-        time = (Σ kernels + comm + step + L·layer) × stretch
+        GPU  = Σ kernels + comm + passes·L·layer overhead
+        host = passes·L·host time per layer             (eager engines only)
+        time = (‖GPU, host‖₆ + passes·step overhead) × stretch + request overhead
     The kernels run one after another, so each is bound by its own resource and their times add
-    (≥ the floor max(Σ bytes/BW, Σ FLOPs/F))."""
+    (≥ the floor max(Σ bytes/BW, Σ FLOPs/F)); the host queues them ahead of the GPU, so its issue
+    time only shows where it exceeds the GPU's (the wait is counted as overhead)."""
     total = t.bytes
     bw = t.bandwidth_bytes_per_s * eff.hbm_fraction
-    rate = np.minimum(t.matmul_flops * compute_fraction, t.peak_flops)    # never past the datasheet
+    rate = np.minimum(t.matmul_flops * compute_fraction, t.peak_flops)    # never past the part's peak
     gemm_mem = t.gemm_bytes / bw
     gemm_comp = t.gemm_flops / rate + t.gemm_dequant * eff.dequant_ops_per_weight / t.vector_flops
     attn_mem = t.kv_bytes / (bw * eff.kv_read_fraction)
@@ -131,11 +145,31 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     kmem = np.concatenate((gemm_mem, np.broadcast_to(attn_mem, rest)[None], np.broadcast_to(scores, rest)[None])) * k
     kcomp = np.concatenate((gemm_comp, np.broadcast_to(attn_comp, rest)[None], np.zeros((1,) + rest))) * k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
-    overhead = eff.step_overhead_s + t.layers * eff.layer_overhead_s + t.requests * eff.request_overhead_s / t.stretch
-    time = np.maximum(kmem, kcomp).sum(axis=0) + (comm + overhead) * k
+    layers = t.passes * t.layers
+    gpu = np.maximum(kmem, kcomp).sum(axis=0) + (comm + layers * eff.layer_overhead_s) * k
+    if np.ndim(eff.eager) == 0 and not eff.eager:
+        host_wait = 0.0                                   # graphs: no host term (the common case, kept cheap)
+    else:
+        host_wait = queue_wait(gpu, layers * eff.host_layer_s * eff.eager * k)
+    overhead = ((t.passes * eff.step_overhead_s + layers * eff.layer_overhead_s) * k
+                + t.requests * eff.request_overhead_s + host_wait)
+    time = gpu + host_wait + (t.passes * eff.step_overhead_s) * k + t.requests * eff.request_overhead_s
     floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * k
     return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, kmem.sum(axis=0), kcomp.sum(axis=0),
-                    comm * k, overhead * k, time, floor, kmem, kcomp)
+                    comm * k, overhead, time, floor, kmem, kcomp)
+
+
+QUEUE_NORM = 6.0      # the p of ‖GPU, host‖_p: how sharply the slower of the two takes over
+
+
+def queue_wait(gpu_s, host_s):
+    """Time the GPU waits for a host that issues its kernels (‖GPU, host‖₆ − GPU, ≥ 0): nothing
+    while the host is well ahead, the host's lead deficit once it falls behind. 0 without a host term."""
+    g, h = np.asarray(gpu_s, dtype=float), np.asarray(host_s, dtype=float)
+    big = np.maximum(g, h)
+    safe = np.where(big > 0, big, 1.0)
+    norm = big * ((g / safe) ** QUEUE_NORM + (h / safe) ** QUEUE_NORM) ** (1.0 / QUEUE_NORM)
+    return np.where(h > 0, norm - g, 0.0)
 
 
 def _comm_terms(rs: ResolvedScenario, tokens):
@@ -206,9 +240,10 @@ def gemm_split(rs: ResolvedScenario, tokens):
 
 
 def _terms(rs: ResolvedScenario, tokens, kvb, attn, ctx_shape, stretch=1.0, requests=0.0,
-           scores=0.0) -> PassTerms:
+           scores=0.0, passes=1.0) -> PassTerms:
     """A pass's terms per GPU from its token count (per micro-batch): each weight kernel's bytes
-    (weights × bytes per weight + activations × their bytes) and FLOPs (2 per weight per token)."""
+    (weights × bytes per weight, read once per pass of a chunked prefill, + activations × their
+    bytes) and FLOPs (2 per weight per token)."""
     lat, tr = _comm_terms(rs, tokens)
     vector = rs.hw.peak("fp32") or rs.peak_flops
     quantised = weight_only(rs)
@@ -221,11 +256,11 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, ctx_shape, stretch=1.0, requ
     for i, x in enumerate(streamed):
         if np.ndim(x):
             w[i] = x                                      # the experts touched: grows with the tokens
-    wb = w * rs.precision.bytes_per_weight / rs.tp
-    dq = _dequant_weights(rs, w) / rs.tp
+    wb = w * (rs.precision.bytes_per_weight / rs.tp) * passes
+    dq = _dequant_weights(rs, w) / rs.tp * passes
     return PassTerms(wb.sum(axis=0), kvb, act.sum(axis=0), a.sum(axis=0) + attn, attn, dq.sum(axis=0),
                      rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops, matmul, vector, lat, tr, rs.llm.layers,
-                     stretch, requests, scores, wb + act, a, dq)
+                     stretch, requests, scores, passes, wb + act, a, dq)
 
 
 def microbatch(rs: ResolvedScenario, batch):
@@ -266,7 +301,11 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     """Prefill of ``batch`` prompts of ``prompt_len`` tokens (time to the first token).
 
     Causal attention: Σ context over a prompt of S tokens = S²/2 (window-capped).
-    Pipeline: m micro-batches through pp stages take (m + pp − 1)/pp of one full pass."""
+    Pipeline: m micro-batches through pp stages take (m + pp − 1)/pp of one full pass.
+    Chunked (engines that prefill C tokens per pass): n = ⌈B·S/C⌉ passes each read the weights;
+    a prompt's ⌈S/C⌉ chunks each read the KV of the chunks before: B·S·(⌈S/C⌉ − 1)/2 tokens' KV
+    more; without flash attention a chunk scores its C queries against every key so far, so a
+    prompt writes S·(S + min(C, S))/2 scores (S² in one pass: the masked S×S matrix)."""
     shp = rs.llm.shape
     batch = np.asarray(batch, dtype=float)
     m, b = microbatch(rs, batch)
@@ -275,10 +314,17 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     w = shp.sliding_window
     ctx_sum = s * s / 2.0 if not w else np.where(s <= w, s * s / 2.0, w * w / 2.0 + (s - w) * w)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
-    kvb = tokens * kv_token_bytes / rs.tp_kv
-    scores = b * s * (np.minimum(s, w) if w else s) * _score_bytes_per_pair(rs)   # masked S×S, not S²/2
+    chunk = default_efficiency().prefill_chunk(rs.engine)
+    passes = np.maximum(1.0, np.ceil(tokens / chunk)) if chunk else 1.0
+    reread = b * s * np.maximum(0.0, np.ceil(s / chunk) - 1.0) / 2.0 if chunk else 0.0
+    if w and chunk:
+        reread = np.minimum(reread, b * s * w / chunk)          # a chunk reads at most the window
+    kvb = (tokens + reread) * kv_token_bytes / rs.tp_kv
+    keys = np.minimum(s, w) if w else s
+    pairs = s * (keys + np.minimum(chunk, keys)) / 2.0 if chunk else s * keys   # masked S×S in one pass
+    scores = b * pairs * _score_bytes_per_pair(rs)
     attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
-    return _terms(rs, tokens, kvb, attn, kvb, (m + rs.pp - 1) / rs.pp, 1.0, scores)
+    return _terms(rs, tokens, kvb, attn, kvb, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes)
 
 
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:

@@ -19,15 +19,19 @@ def model_summary(m) -> str:
 
 
 def engine_choices() -> list[tuple[str, str, str]]:
-    """(id, label, tooltip) for an engine picker: auto, each engine, ideal."""
+    """(id, label, tooltip) for an engine picker: auto, each engine (then its older versions), ideal."""
     table = default_efficiency()
     rules = "; ".join(f"{r.contains or 'otherwise'} → {r.engine}" for r in table.auto_rules)
     out = [(AUTO, "auto (most used on this GPU)", f"The engine most people run on the chosen hardware: {rules}")]
     for e in table.engines:
         why = dict(e.why)
-        tip = f"{e.name}: " + " ".join(f"{v[0].upper()}{v[1:]}." for v in (why.get("layer_overhead_us"),
-                                                                         why.get("hbm_fraction")) if v)
+        launch = why.get("layer_overhead_us" if e.cuda_graphs else "host_layer_us")
+        tip = f"{e.name}: " + " ".join(f"{v[0].upper()}{v[1:]}." for v in (launch, why.get("hbm_fraction")) if v)
+        if e.newest:
+            tip += f" Factors of its newest releases: {e.newest}."
         out.append((e.id, e.name, tip))
+        for v in e.versions:
+            out.append((f"{e.id}@{v.id}", v.label, f"{v.label}: {v.why[0].upper()}{v.why[1:]}."))
     out.append((IDEAL_ID, "ideal (roofline floor)", "100% of peak bandwidth and FLOP/s, no overhead: the floor"))
     return out
 

@@ -114,7 +114,7 @@ def link_route_speed(body_h_px: float) -> float:
 
 
 def step_word(f: Flow) -> str:
-    return "prefill pass" if f.phase == "prefill" else "decode step"
+    return "prefill" if f.phase == "prefill" else "decode step"
 
 
 def scale_forms(f: Flow, ps: PacketScale) -> tuple[list[str], str]:

@@ -304,7 +304,7 @@ def _level_readouts(hw: Hardware, f: Flow) -> list[Readout]:
 
 
 def _step_word(f: Flow) -> str:
-    return "prefill pass" if f.phase == "prefill" else "decode step"
+    return "prefill" if f.phase == "prefill" else "decode step"
 
 
 def chip_readouts(est: Estimate, f: Flow, hw: Hardware) -> dict[str, Readout]:

@@ -253,8 +253,10 @@ def _memory(e) -> list[Readout]:
                f"Everything one decode step moves through {mem}, per GPU: weights + KV cache + activations"),
         _r("flops_per_step", "FLOPs per decode step", e.flops_per_step, "FLOP", si(e.flops_per_step, "FLOP"),
            "Multiply-adds ×2 of one decode step per GPU"),
-        _bytes("weights_read_per_prefill", "Weights read per prefill pass", e.prefill_weight_bytes,
-               "Weight bytes the prefill pass streams per GPU (MoE: the experts its prompt tokens touch)"),
+        _bytes("weights_read_per_prefill", "Weights read per prefill", e.prefill_weight_bytes,
+               "Weight bytes the prefill streams per GPU (MoE: the experts its prompt tokens touch)"
+               + (f"; it runs in {e.prefill_passes:,.0f} passes of the engine's chunk, each reading them"
+                  if e.prefill_passes > 1 else "")),
         _bytes("kv_written_per_prefill", "KV cache written per prefill pass", e.prefill_kv_bytes,
                "The prompt's KV cache the prefill pass writes, per GPU"),
         _bytes("activations_per_prefill", "Activations moved per prefill pass", e.prefill_activation_bytes,

@@ -13,7 +13,7 @@
 """
 from __future__ import annotations
 
-from model.catalog.active import default_catalog
+from model.catalog.active import default_catalog, default_efficiency
 from model.errors import ModelError
 from model.physics.scenario import compute_path
 from model.readouts.format import duration, percent, si, sig3
@@ -41,14 +41,21 @@ def roofs(hw, e) -> list[Roof]:
     """One roof per distinct peak (BF16 and FP16 share one), highest first."""
     bw = e.peak_bandwidth_bytes_per_s
     by_peak: dict[float, list[str]] = {}
+    table = default_efficiency()
+    doubled = set()
     for dtype, v in hw.peak_flops:
-        by_peak.setdefault(v, []).append(dtype.upper())
+        fastest = table.peak_flops(hw, dtype) or v        # GeForce FP16: the FP16-accumulate rate
+        if fastest != v:
+            doubled.add(fastest)
+        by_peak.setdefault(fastest, []).append(dtype.upper())
     out = []
     for p in sorted(by_peak, reverse=True):
         names = " / ".join(by_peak[p])
         active = p == e.peak_flops
         peak = si(p, "FLOP/s")
         tip = f"{names} tensor-core peak: {peak} dense per GPU ({hw.short_name})"
+        if p in doubled:
+            tip += ", accumulating in FP16 (twice the FP32-accumulate rate)"
         if active:
             tip += "\nthe roof this scenario runs under" + (" (emulated)" if e.emulated else "")
         out.append(Roof(names, p, bw, ridge_flops_per_byte(p, bw), active,
@@ -78,7 +85,7 @@ def comparison_roof(e, hw, catalog=None) -> ComparisonRoof | None:
         dtype, emulated, _ = compute_path(hw, cat.precision(e.scenario.precision))
     except ModelError:
         return None
-    peak, bw = hw.peak(dtype), hw.hbm_bandwidth_bytes_per_s
+    peak, bw = default_efficiency().peak_flops(hw, dtype), hw.hbm_bandwidth_bytes_per_s
     ridge = ridge_flops_per_byte(peak, bw)
     run = f"{dtype.upper()}{' (emulated)' if emulated else ''}"
     return ComparisonRoof(hw.short_name, dtype, emulated, peak, bw, ridge, f"{hw.short_name} (compare)",

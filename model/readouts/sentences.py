@@ -25,8 +25,11 @@ def explain(e) -> str:
     if s.phase == "prefill":
         ttft = r["prefill_time"].text
         if e.bound == "compute":
-            return prefix + (f"Prefill of {s.batch}×{s.input_len} tokens reuses each weight {s.batch * s.input_len:,} "
-                             f"times: compute-bound, {ttft} to the first token.")
+            tokens = s.batch * s.input_len
+            reuse = round(tokens / e.prefill_passes)
+            chunks = f" (in {e.prefill_passes:,.0f} passes)" if e.prefill_passes > 1 else ""
+            return prefix + (f"Prefill of {s.batch}×{s.input_len} tokens reuses each weight {reuse:,} times per read"
+                             f"{chunks}: compute-bound, {ttft} to the first token.")
         return prefix + f"Prefill is {e.bound}-bound: {ttft} to the first token."
     if e.bound == "communication":
         return prefix + (f"All-reduces over {e.link_name} take {r['decode_comm_time'].text} per token, "
