@@ -1,7 +1,8 @@
 """The held-out errors of the model on published runs, kept so a screen can say how far to trust a number.
 
-    residual of a row   = ln(predicted ÷ measured), predicted by factors fitted WITHOUT the row's
-                          source (model/machine/validate.leave_one_source_out)
+    residual of a row   = ln(predicted ÷ measured), predicted by factors fitted WITHOUT anything its
+                          publisher published (model/machine/validate.leave_one_publisher_out, the
+                          headline of the validation)
     regime              = decode (time per output token, tokens/s per user) | prefill (time to first
                           token, prompt tokens/s) | e2e (a whole request or batch) — and batch 1 or batched
     platform class      = NVIDIA data-centre GPUs · AMD Instinct GPUs (ROCm) · consumer GPUs ·
@@ -57,11 +58,11 @@ def platform_class(hw: Hardware) -> str:
 
 
 def compute_residuals() -> tuple[Residual, ...]:
-    """Every measured row's held-out residual (leave-one-source-out: a few seconds)."""
-    from model.machine.validate import leave_one_source_out    # only when writing: the fit takes seconds
+    """Every measured row's held-out residual (leave-one-publisher-out: a minute or two)."""
+    from model.machine.validate import leave_one_publisher_out    # only when writing: the fits take a while
     cat = default_catalog()
     out = []
-    for c in leave_one_source_out():
+    for c in leave_one_publisher_out():
         r = c.row
         try:
             hw = cat.gpu(r.gpu)

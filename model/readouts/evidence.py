@@ -1,7 +1,7 @@
 """How far to trust a realistic number: its error band, and the published runs nearest to it.
 
     band             = the 68th percentile of |ln(predicted ÷ measured)| over the held-out runs alike
-                       (model/machine/residuals.py: each predicted without its own source), shown as
+                       (model/machine/residuals.py: each predicted with nothing its publisher published), shown as
                        ± (e^band − 1)
     alike            = the same engine, the same kind of machine, the same regime (decode / prefill /
                        a whole request) and batch 1 or batched; with fewer than MIN_ALIKE such runs
