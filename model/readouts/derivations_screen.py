@@ -10,7 +10,7 @@
 """
 from __future__ import annotations
 
-from model.readouts.derivations_terms import Derivation, filled, kernel_names, split
+from model.readouts.derivations_terms import Derivation, chunked, filled, kernel_names, split
 from model.readouts.expr import Expr, emax, emin, esum, efloor, num, ref
 
 
@@ -27,14 +27,16 @@ def _share(e, x: Expr, phase: str) -> Expr:
 
 def screen_derivations(e, values) -> list[Derivation]:
     """``values``: every readout's value by key (a share is written min(1, x) only where it caps)."""
-    return [*_times(e), *_utilisation(e, values), *_memory(e), *_money(e)]
+    return [*_times(e, values), *_utilisation(e, values), *_memory(e), *_money(e)]
 
 
-def _times(e) -> list[Derivation]:
+def _times(e, values) -> list[Derivation]:
     out = []
     for ph in ("decode", "prefill"):
-        over = ref("step_overhead") + ref("layers") * ref("layer_overhead")
+        over = chunked(e, ref("step_overhead") + ref("layers") * ref("layer_overhead"), ph)
         over = filled(e, over, ph) + (ref("request_overhead") if ph == "prefill" else num(0))
+        if f"{ph}.host_wait" in values:
+            over = over + ref(f"{ph}.host_wait")
         step = "prefill_time" if ph == "prefill" else "decode_time"
         why = ("Kernels run one after another: their times add",
                f"{e.engine_name}'s factors for {e.resolved.hw.short_name}" + (" at the mean context" if ph == "decode" else ""))
@@ -152,7 +154,7 @@ def _memory(e) -> list[Derivation]:
     gemm = [k for k in kernel_names(e, "decode") if k not in ("attention", "scores")]
     pgemm = [k for k in kernel_names(e, "prefill") if k not in ("attention", "scores")]
     wsum = esum(*(ref(f"decode.{k}.weights") for k in gemm))
-    pwsum = esum(*(ref(f"prefill.{k}.weights") for k in pgemm))
+    pwsum = chunked(e, esum(*(ref(f"prefill.{k}.weights") for k in pgemm)), "prefill")
     asum = esum(*(ref(f"decode.{k}.activations") for k in gemm))
     pasum = esum(*(ref(f"prefill.{k}.activations") for k in pgemm))
     held = ("Every parameter, all experts and the input embedding table: more than a step reads",)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from model.physics.step import GEMM_KERNELS, weight_only
 from model.readouts.expr import Expr, emax, emin, ref
+from model.readouts.terms import term_readouts
 from model.values import frozen
 
 
@@ -36,6 +37,13 @@ def split(e, x: Expr, key: str) -> Expr:
     """``x ÷ key`` for a split over GPUs (tp, tp_kv, pp), written only when it divides by more than one."""
     n = {"tp": e.resolved.tp, "tp_kv": e.resolved.tp_kv, "pp": e.resolved.pp}[key]
     return x if n == 1 else x / ref(key)
+
+
+def chunked(e, x: Expr, phase: str) -> Expr:
+    """× the prefill's passes where it runs in chunks (each pass reads every weight once)."""
+    if phase != "prefill" or float(term_readouts(e)["prefill_passes"].value) <= 1:
+        return x
+    return x * ref("prefill_passes")
 
 
 def kernel_names(e, phase: str) -> tuple[str, ...]:
@@ -69,7 +77,8 @@ def _kernel_derivations(e, phase: str) -> list[Derivation]:
         if k == "attention":
             mem = ref(f"{key}.bytes") / (ref("achieved_bandwidth") * ref("eta_kv"))
             ctx = ref("decode_kv_context") if phase == "decode" else None
-            kv = split(e, (tok * ctx if ctx is not None else tok) * ref("kv_values_per_token") * ref("kv_bytes_per_value"), "tp_kv")
+            tokens = tok * ctx if ctx is not None else ref("prefill_kv_tokens")
+            kv = split(e, tokens * ref("kv_values_per_token") * ref("kv_bytes_per_value"), "tp_kv")
             pairs = ref("decode_context") * tok if phase == "decode" else \
                 ref("prefill_context_sum") * ref(f"{phase}_tokens_per_pass") / ref("input_len")
             out += [Derivation(f"{key}.bytes", kv, ("Each sequence reads its own cache: nothing is shared across the batch",)),
@@ -84,7 +93,7 @@ def _kernel_derivations(e, phase: str) -> list[Derivation]:
         else:
             mem = ref(f"{key}.bytes") / ref("achieved_bandwidth")
             weights = ref(f"{key}.active") if k == "experts" else ref(f"{key}.weights")
-            out += [Derivation(f"{key}.bytes", split(e, ref(f"{key}.weights") * ref("bytes_per_weight"), "tp")
+            out += [Derivation(f"{key}.bytes", chunked(e, split(e, ref(f"{key}.weights") * ref("bytes_per_weight"), "tp"), phase)
                                + ref(f"{key}.activations"), ("Every weight is read once per pass, for all its tokens",)),
                     Derivation(f"{key}.flops", split(e, 2 * weights * tok, "tp"), ("2 FLOPs (a multiply and an add) per weight per token",)),
                     Derivation(f"{key}.weights", None, source=f"{rs.llm.name}'s architecture (model/catalog/architecture.py)"),
@@ -93,7 +102,7 @@ def _kernel_derivations(e, phase: str) -> list[Derivation]:
                 out.append(Derivation(f"{key}.active", None, source="K experts per token × every MoE layer"))
             comp = ref(f"{key}.flops") / rate
             if weight_only(rs):
-                comp = comp + split(e, ref(f"{key}.weights"), "tp") * ref("dequant_ops") / ref("vector_flops")
+                comp = comp + chunked(e, split(e, ref(f"{key}.weights"), "tp"), phase) * ref("dequant_ops") / ref("vector_flops")
         out.append(Derivation(f"{key}.memory", filled(e, mem, phase), _memory_assumption(k)))
         if comp is not None:
             out.append(Derivation(f"{key}.compute", filled(e, comp, phase), _compute_assumption(e, k)))

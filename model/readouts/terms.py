@@ -18,9 +18,12 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
+import numpy as np
+
 from model.catalog.active import default_efficiency
 from model.physics.estimate import decode_contexts, e2e_seconds
-from model.physics.step import GEMM_KERNELS, allreduce_bytes, decode_pass, gemm_split, microbatch, pipeline_hop_bytes, weight_only
+from model.physics.step import (GEMM_KERNELS, allreduce_bytes, decode_pass, gemm_split, microbatch, pipeline_hop_bytes,
+                                prefill_terms, queue_wait, weight_only)
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.numbers import Readout, count_text
 
@@ -60,7 +63,7 @@ def term_readouts(e) -> Mapping[str, Readout]:
 @lru_cache(maxsize=8)
 def _terms(e) -> Mapping[str, Readout]:
     out: dict[str, Readout] = {}
-    for r in (*_scenario(e), *_parts(e), *_engine(e), *_kernels(e, "decode"), *_kernels(e, "prefill"),
+    for r in (*_scenario(e), *_parts(e), *_engine(e), *_passes(e), *_kernels(e, "decode"), *_kernels(e, "prefill"),
               *_memory_terms(e), *_links(e), *_whole_request(e), *_critical(e)):
         out[r.key] = r
     return MappingProxyType(out)
@@ -167,6 +170,60 @@ def _engine(e) -> list[Readout]:
             si(rs.hw.peak("fp32") or rs.peak_flops, "FLOP/s"), f"{rs.hw.name}: where weights are unpacked"),
     ]
     return out
+
+
+def _passes(e) -> list[Readout]:
+    """How many passes a prefill runs (engines that prefill in chunks), the KV tokens its chunks read,
+    and the time each phase's GPU waits for a host that issues every kernel (eager engines)."""
+    rs, s = e.resolved, e.scenario
+    table = default_efficiency()
+    terms = prefill_terms(rs, s.batch, s.input_len)
+    chunk = table.prefill_chunk(rs.engine) if rs.engine != "ideal" else 0
+    passes = float(np.asarray(terms.passes))
+    out = [_ro("prefill_passes", "Prefill passes", passes, "", count_text(passes),
+               f"⌈prompt tokens ÷ {chunk:,}⌉: {e.engine_name} prefills in chunks of {chunk:,} tokens, each pass reading "
+               "every weight once" if chunk else "One pass over every prompt token"),
+           _ro("prefill_kv_tokens", "Cached tokens the prefill reads and writes", float(np.asarray(terms.kv_bytes))
+               * rs.tp_kv / (rs.llm.shape.kv_values_per_token * rs.kv.bytes_per_value), "tokens",
+               si(float(np.asarray(terms.kv_bytes)) * rs.tp_kv / (rs.llm.shape.kv_values_per_token * rs.kv.bytes_per_value), ""),
+               "Every prompt token's entry written" + (", and each chunk reads the chunks before it" if chunk else ""))]
+    eff = table.efficiency(rs.engine, rs.hw)
+    if eff.eager:
+        out.append(_t("host_layer", "Host time per layer", eff.host_layer_s,
+                      f"{e.engine_name}'s factor: the host (Python) issuing one layer's kernels one by one, "
+                      "which a faster GPU does not shorten"))
+        for phase in PHASES:
+            cost = e.decode_kernels if phase == "decode" else e.prefill_kernels
+            gpu = sum(k.time_s for k in cost) + _gpu_rest(e, phase)
+            p = 1.0 if phase == "decode" else passes
+            fill = _fill(e, phase)
+            host = p * rs.llm.layers * eff.host_layer_s * fill
+            wait = float(queue_wait(gpu, host))
+            out += [_t(f"{phase}.host_issue", f"Host issue time ({phase})", host,
+                       "Passes × layers × host time per layer: the host queues kernels ahead of the GPU"),
+                    _t(f"{phase}.gpu_busy", f"GPU time with its own overheads ({phase})", gpu,
+                       "Σ kernels + communication + passes × layers × overhead per layer"),
+                    _t(f"{phase}.host_wait", f"Waiting for the host ({phase})", wait,
+                       f"‖GPU, host‖₆ − GPU: nothing while the host is well ahead, its lag once it falls behind "
+                       f"(a smooth maximum: the GPU waits {duration(wait)} here)")]
+    return out
+
+
+def _fill(e, phase: str) -> float:
+    rs = e.resolved
+    if phase == "decode" or rs.pp == 1:
+        return 1.0
+    m, _ = microbatch(rs, e.scenario.batch)
+    return (float(m) + rs.pp - 1) / rs.pp
+
+
+def _gpu_rest(e, phase: str) -> float:
+    """Communication and the per-layer overheads of a phase's passes (what the GPU does besides its kernels)."""
+    rs = e.resolved
+    eff = default_efficiency().efficiency(rs.engine, rs.hw)
+    comm = (e.decode_comm_ms if phase == "decode" else e.prefill_comm_ms) / 1e3
+    passes = 1.0 if phase == "decode" else float(np.asarray(prefill_terms(rs, e.scenario.batch, e.scenario.input_len).passes))
+    return comm + passes * rs.llm.layers * eff.layer_overhead_s * _fill(e, phase)
 
 
 def _matmul_peak(e) -> float:
