@@ -5,7 +5,9 @@ must not depend on how long the machine took.
                          queued calls, zero-delay single shots, deferred deletes) and every
                          window-system event (expose, geometry), round after round until a round
                          delivers nothing; no timer fires, however long that took
-    drive(anim, to_ms)   move a QVariantAnimation's clock by hand, delivering after each frame
+    drive(anim, to_ms)   move an animation's clock by hand (paused: no wall clock reaches it),
+                         delivering the queue after each turn
+    EVENTUALLY_MS        the timeout of a wait for a real timer's work: a hang guard (60 s)
 
 A timer (a chip's 16 ms tick, a page warmed 400 ms after a visit, a 0 ms QTimer object) fires
 only in an event loop that looks at the clock (qtbot.wait, waitUntil, processEvents without
@@ -19,6 +21,9 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject
 
 NO_TIMERS = QEventLoop.ProcessEventsFlag.X11ExcludeTimers | QEventLoop.ProcessEventsFlag.ExcludeSocketNotifiers
 MAX_ROUNDS = 200
+# What a test that does need a real timer (a clock that ticks, a preview drawn on a later turn)
+# waits at most: a guard against a hang, never a speed test (how soon is benches/' business)
+EVENTUALLY_MS = 60_000
 
 
 class _Delivered(QObject):
@@ -53,13 +58,20 @@ def deliver(max_rounds: int = MAX_ROUNDS) -> int:
 
 
 def drive(anim, to_ms: int | None = None, step_ms: int = 16, per_turn: int = 1) -> int:
-    """Advance a running animation's clock by hand from where it is to ``to_ms`` (default: its
-    end, where it stops and emits ``finished``), ``per_turn`` frames of ``step_ms`` per event-loop
-    turn, delivering the queue after each turn. Between calls the animation stays where it was:
-    Qt's own animation timer ticks only in an event loop that lets timers fire. Returns the turns."""
+    """Move an animation's clock by hand from where it is to ``to_ms`` (default: its end, where
+    it stops and emits ``finished``), ``per_turn`` frames of ``step_ms`` per event-loop turn,
+    delivering the queue after each turn; the number of turns.
+
+    The animation is paused first and stays paused: a running one is moved by Qt's wall clock
+    whenever any other animation starts (QMainWindow lays its central widget out through a 0 ms
+    geometry animation, so every window layout does), not only by its timer. A paused glide is
+    still under way (ui.glide.ScenarioGlide.running)."""
+    from PySide6.QtCore import QAbstractAnimation
+    if anim.state() == QAbstractAnimation.Running:
+        anim.pause()
     end = anim.duration() if to_ms is None else min(to_ms, anim.duration())
     t, turns = anim.currentTime(), 0
-    while t < end:
+    while t < end and anim.state() != QAbstractAnimation.Stopped:
         for _ in range(per_turn):
             t = min(end, t + step_ms)
             anim.setCurrentTime(t)
