@@ -56,12 +56,17 @@ def _fail_on_qt_warnings(request):
 
 @pytest.fixture
 def shown(qtbot):
-    """shown(widget, (w, h)) → the widget, owned by qtbot, resized, shown and exposed."""
+    """shown(widget, (w, h)) → the widget, owned by qtbot, resized, shown, exposed and painted,
+    with Qt's queue delivered (tests/qt_events.deliver: no timer fires, so what has happened by
+    then never depends on the machine's speed; a main window has built its Lessons page)."""
+    from qt_events import deliver
+
     def show(widget, size=(1600, 900)):
         qtbot.addWidget(widget)
         widget.resize(*size)
         widget.show()
-        qtbot.waitExposed(widget)
+        deliver()
+        assert widget.windowHandle() is not None and widget.windowHandle().isExposed()
         return widget
     return show
 

@@ -7,6 +7,7 @@ from model import Scenario, estimate
 from model.readouts.flow import flow
 from model.readouts.numbers import readouts
 from model.readouts.sentences import fit_note
+from qt_events import deliver
 from ui.controls import slider_to_batch
 
 
@@ -87,11 +88,12 @@ def test_the_does_not_fit_note_says_what_does_not_fit(main_window):
 def test_search_boxes_drop_leftover_typed_text_when_focus_leaves(main_window, qtbot):
     combo = main_window.controls.precision
     combo.setFocus()
-    qtbot.waitUntil(lambda: combo.lineEdit().hasFocus(), timeout=2000)
+    deliver()
+    assert combo.lineEdit().hasFocus()
     combo.lineEdit().selectAll()
     qtbot.keyClicks(combo.lineEdit(), "BF")                 # matches: the completer's popup opens
     main_window.controls.batch_spin.setFocus()
-    qtbot.wait(20)
+    deliver()
     main_window.controller.flush()
     assert main_window.controller.scenario.precision == "bf16"
     assert combo.lineEdit().text() == "BF16"

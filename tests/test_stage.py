@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QApplication, QWidget
 
 from model.lessons.chapters import default_chapters
+from qt_events import deliver
 from stage_text import problems, texts
 
 CHAPTERS = default_chapters()
@@ -30,7 +31,7 @@ def settle(w, number, index):
     w.controller.flush()
     v = w.lessons.current_view
     v.ensure_fresh()
-    QApplication.processEvents()
+    deliver()
     assert v.error_text == "", v.error_text
     return v
 
@@ -39,7 +40,8 @@ def settle(w, number, index):
 @pytest.mark.parametrize("number", range(1, 9))
 def test_every_state_is_readable_on_stage(stage, qtbot, number, size):
     stage.resize(*size)
-    qtbot.waitUntil(lambda: stage.size().width() == size[0], timeout=2000)
+    deliver()
+    assert stage.size().width() == size[0]
     big = size[0] >= 1920
     for index in range(len(CHAPTERS[number - 1].states)):
         v = settle(stage, number, index)
@@ -49,7 +51,7 @@ def test_every_state_is_readable_on_stage(stage, qtbot, number, size):
         bad = problems(stage, MIN_PX if big else 0, KEY_PX if big else 0)
         assert not bad, f"chapter {number} state {index + 1} at {size}:\n" + "\n".join(bad)
         v.details_button.setChecked(True)            # the details fit too, when shown
-        QApplication.processEvents()
+        deliver()
         head = v.details_label.text()[:30]
         bad = [b for b in problems(stage, MIN_PX if big else 0) if repr(head)[1:-1][:20] in b]
         v.details_button.setChecked(False)
@@ -60,7 +62,7 @@ def test_the_checker_finds_what_it_must(stage):
     """The stage check is not vacuous: a shrunken, overlapping text is caught."""
     v = settle(stage, 4, 0)
     v.key_label.setStyleSheet("font-size: 12px;")
-    QApplication.processEvents()
+    deliver()
     bad = problems(stage, MIN_PX, KEY_PX)
     assert any("key number too small" in b for b in bad) and any("too small" in b for b in bad)
     v.key_label.setStyleSheet("")
@@ -125,7 +127,8 @@ def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(le
     assert [bool(k.focusPolicy() & Qt.TabFocus) for k in strip.keys] == [True] + [False] * (len(CHAPTERS) - 1)
     assert strip.keys[0].accessibleDescription().startswith("current chapter")
     w.mode_bar.lessons_button.setFocus()
-    qtbot.waitUntil(w.mode_bar.lessons_button.hasFocus, timeout=2000)
+    deliver()
+    assert w.mode_bar.lessons_button.hasFocus()
     for _ in range(30):                                   # Tab on until the strip's key has the focus
         if isinstance(QApplication.focusWidget(), ChapterKey):
             break
@@ -154,7 +157,8 @@ def test_presenter_arrows_step_states_even_when_the_strip_has_focus(lessons_wind
     settle(w, 2, 0)
     key = w.lessons.strip.keys[1]
     key.setFocus()
-    qtbot.waitUntil(key.hasFocus, timeout=2000)
+    deliver()
+    assert key.hasFocus()
     qtbot.keyClick(key, Qt.Key_Right)
     assert (w.lessons.number, w.lessons.index) == (2, 1)        # the presenter's step, not a focus move
     qtbot.keyClick(w.lessons.strip.keys[1], Qt.Key_Left)

@@ -7,6 +7,7 @@ from PySide6.QtCore import QPoint, QRectF, Qt
 from model.readouts.sentences import explain
 from model import Scenario, estimate
 from model.readouts.format import duration, percent, si, sig3
+from qt_events import deliver
 from ui.controls import batch_to_slider, slider_to_batch
 
 
@@ -41,13 +42,13 @@ def assert_shows(w, scenario):
 
 
 def act(qtbot, w, fn):
-    """Do one user action; exactly one estimate_changed must follow."""
+    """Do one user action; exactly one estimate_changed must follow, once everything the action
+    posted is delivered (tests/qt_events.deliver)."""
     seen = []
     w.controller.estimate_changed.connect(seen.append)
     try:
         fn()
-        qtbot.waitUntil(lambda: len(seen) >= 1, timeout=3000)
-        qtbot.wait(5)
+        deliver()
     finally:
         w.controller.estimate_changed.disconnect(seen.append)
     assert len(seen) == 1
@@ -159,7 +160,7 @@ def test_impossible_split_shows_reason_and_recovers(qtbot, window):
     act(qtbot, window, lambda: c.set(model="llama-3.1-8b"))
     before = c.estimate
     c.set(interconnect="network", gpus=64)          # 32 heads cannot split over 64 GPUs
-    qtbot.waitUntil(lambda: bool(c.problem), timeout=3000)
+    deliver()
     assert "heads" in c.problem
     assert window.problem.isVisibleTo(window) and "heads" in window.problem.text()
     assert c.estimate == before                       # the last good numbers stay
@@ -213,7 +214,7 @@ def test_tooltips_everywhere(qtbot, window):
 def test_themes_and_large_text(qtbot, window):
     size = window.gauges.gauges["ms_per_token"].value.font().pixelSize()
     window.controls.large_text.setChecked(True)
-    qtbot.wait(5)
+    deliver()
     assert window.gauges.gauges["ms_per_token"].value.font().pixelSize() > size
     qtbot.mouseClick(window.controls.theme_button, Qt.LeftButton)
     assert window.theme_name == "light"
@@ -226,7 +227,7 @@ def test_themes_and_large_text(qtbot, window):
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_gauge_numbers_fit_at_both_sizes(qtbot, window, size):
     window.resize(*size)
-    qtbot.wait(10)
+    deliver()
     for g in window.gauges.gauges.values():
         fm = g.value.fontMetrics()
         assert fm.horizontalAdvance(g.value.text()) <= g.value.width(), g.key
@@ -242,7 +243,7 @@ def test_roofline_labels_inside_and_apart(qtbot, window, size):
                                             output_len=256))
     window.controller.flush()
     window.resize(*size)
-    qtbot.wait(20)
+    deliver()
     rp = window.roofline
     view = QRectF(0, 0, rp.vb.width(), rp.vb.height())
     op = rp.op_label_rect()
@@ -290,5 +291,5 @@ def test_a_gauge_not_yet_laid_out_shows_its_full_title(qtbot):
     assert gauge.title.text() == readouts(c.estimate)["decode_time"].labels[0]
     panel.resize(900, 300)
     panel.show()
-    qtbot.waitExposed(panel)
+    deliver()
     assert gauge.title.text() in readouts(c.estimate)["decode_time"].labels
