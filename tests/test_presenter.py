@@ -21,8 +21,9 @@ TOTAL_STATES = sum(len(c.states) for c in CHAPTERS)
 
 
 @pytest.fixture
-def window(lessons_window):
-    return lessons_window
+def window(shared_window):
+    """One window for the module, reset before each test (tests/conftest.py)."""
+    return shared_window
 
 
 def where(w):

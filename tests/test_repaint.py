@@ -45,10 +45,10 @@ def _still(w) -> None:
     deliver()
 
 
-def test_a_batch_change_moves_no_panel(main_window, qtbot):
+def test_a_batch_change_moves_no_panel(shared_window, qtbot):
     """A sentence that needs a second line or a warning that appears keeps to its reserved room:
     dragging the batch re-lays out nothing (a re-layout resizes the plot and the chip: a frame lost)."""
-    w = main_window
+    w = shared_window
     w.resize(1600, 900)
     deliver()
     before = _geometry(w)
@@ -79,10 +79,10 @@ class _Paints(QObject):
         return False
 
 
-def test_the_first_paint_after_a_change_shows_it_and_the_plot_paints_once(main_window, qtbot, qapp):
+def test_the_first_paint_after_a_change_shows_it_and_the_plot_paints_once(shared_window, qtbot, qapp):
     """The recompute runs ahead of Qt's repaint, and the plot's changes reach its view in that
     same repaint: the first frame after a change already shows the new numbers."""
-    w = main_window
+    w = shared_window
     _still(w)
     paints = _Paints(w)
     qapp.installEventFilter(paints)
@@ -111,12 +111,12 @@ class _WindowPaints(QObject):
         return False
 
 
-def test_a_change_repaints_the_window_once(main_window, qtbot, qapp):
+def test_a_change_repaints_the_window_once(shared_window, qtbot, qapp):
     """One change, one repaint of the window. Two things asked for a second: a rich-text label
     (the HBM line under the gauges) laid out its new text in the paint, and that layout asked
     for another paint; and the layouts a change asked for (the badge's new width) ran after the
     plot's view had already repainted the window."""
-    w = main_window
+    w = shared_window
     _still(w)
     paints = _WindowPaints(w)
     qapp.installEventFilter(paints)
@@ -132,8 +132,8 @@ def test_a_change_repaints_the_window_once(main_window, qtbot, qapp):
         qapp.removeEventFilter(paints)
 
 
-def test_the_chip_draws_its_frame_once_per_layout(main_window, qtbot):
-    w = main_window
+def test_the_chip_draws_its_frame_once_per_layout(shared_window, qtbot):
+    w = shared_window
     v = w.hierarchy
     deliver()
     frame = v._frame[1]
@@ -147,14 +147,14 @@ def test_the_chip_draws_its_frame_once_per_layout(main_window, qtbot):
     assert "RF" in texts or "SMEM" in texts
 
 
-def test_a_wrapped_rich_label_measures_other_widths_as_qlabel_does(main_window, qtbot):
+def test_a_wrapped_rich_label_measures_other_widths_as_qlabel_does(shared_window, qtbot):
     """ui.steady_label answers a layout's question about a width the label does not have from a
     document of its own (QLabel would re-lay its text out and ask for a paint): the same height,
     framed or not, with a style sheet's padding or not, for the window's and a chapter's labels."""
     from PySide6.QtWidgets import QLabel
 
     from ui.steady_label import WrapLabel
-    w = main_window
+    w = shared_window
     w.show_chapter(1)                         # laid out at the page's width (the Explore page keeps its own)
     deliver()
     labels = [lab for lab in w.findChildren(WrapLabel) if lab.width() > 1]
@@ -176,12 +176,12 @@ def test_a_wrapped_rich_label_measures_other_widths_as_qlabel_does(main_window, 
     assert compared >= 30
 
 
-def test_a_chapter_switch_repaints_the_window_once(main_window, qtbot, qapp):
+def test_a_chapter_switch_repaints_the_window_once(shared_window, qtbot, qapp):
     """A stacked widget that shows another page leaves a repaint for each of its widgets for
     later, and the chapter strip changed after the page's chart had repainted the window: each
     was a second repaint of the whole page (~5 ms at 1920×1080). (A page built ahead of its visit
     is tests/test_chapter_warming.py's: here no timer fires, so none is built while counting.)"""
-    w = main_window
+    w = shared_window
     w.resize(1920, 1080)
     _still(w)
     for n in (1, 2, 3):

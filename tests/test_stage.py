@@ -21,7 +21,15 @@ MIN_PX, KEY_PX = 18, 40
 
 
 @pytest.fixture
-def stage(lessons_window):
+def stage(shared_window):
+    """The module's window (reset before each test: tests/conftest.py), in presenter mode."""
+    shared_window.enter_presenter(fullscreen=False)
+    return shared_window
+
+
+@pytest.fixture
+def own_stage(lessons_window):
+    """A window of its own in presenter mode (for a test that breaks what it shows)."""
     lessons_window.enter_presenter(fullscreen=False)
     return lessons_window
 
@@ -58,8 +66,9 @@ def test_every_state_is_readable_on_stage(stage, qtbot, number, size):
         assert not bad, f"details of chapter {number} state {index + 1} at {size}:\n" + "\n".join(bad)
 
 
-def test_the_checker_finds_what_it_must(stage):
+def test_the_checker_finds_what_it_must(own_stage):
     """The stage check is not vacuous: a shrunken, overlapping text is caught."""
+    stage = own_stage
     v = settle(stage, 4, 0)
     v.key_label.setStyleSheet("font-size: 12px;")
     deliver()
@@ -70,8 +79,8 @@ def test_the_checker_finds_what_it_must(stage):
     assert any(b.startswith("overlap") for b in problems(stage))
 
 
-def test_lessons_hide_the_explore_footer_and_presenter_hides_the_controls(lessons_window, qtbot):
-    w = lessons_window
+def test_lessons_hide_the_explore_footer_and_presenter_hides_the_controls(shared_window, qtbot):
+    w = shared_window
     footer = w.findChild(QWidget, "footer")
     w.show_explore()
     assert footer.isVisible()
@@ -90,8 +99,8 @@ def test_lessons_hide_the_explore_footer_and_presenter_hides_the_controls(lesson
 
 
 @pytest.mark.parametrize("number", range(1, 9))
-def test_chapter_controls_are_keyboard_reachable_and_named(lessons_window, number):
-    w = lessons_window
+def test_chapter_controls_are_keyboard_reachable_and_named(shared_window, number):
+    w = shared_window
     w.show_lessons()
     v = settle(w, number, 0)
     controls = [c for c in v.findChildren(QWidget) if isinstance(c, (QAbstractButton, QAbstractSlider))
@@ -114,9 +123,9 @@ def _ring_pixels(strip, colour) -> int:
     return sum((img.pixel(x, y) & 0xFFFFFF) == want for x in range(0, img.width()) for y in range(0, img.height(), 2))
 
 
-def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(lessons_window, qtbot):
+def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(shared_window, qtbot):
     from ui.chapter_keys import ChapterKey
-    w = lessons_window
+    w = shared_window
     w.show_lessons()
     w.activateWindow()
     lv, strip = w.lessons, w.lessons.strip
@@ -150,8 +159,8 @@ def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(le
     assert _ring_pixels(strip, w.theme.op_point) < ring / 4, "no ring without focus"
 
 
-def test_presenter_arrows_step_states_even_when_the_strip_has_focus(lessons_window, qtbot):
-    w = lessons_window
+def test_presenter_arrows_step_states_even_when_the_strip_has_focus(shared_window, qtbot):
+    w = shared_window
     w.enter_presenter(fullscreen=False)
     w.activateWindow()
     settle(w, 2, 0)

@@ -12,8 +12,9 @@ from ui.controls import batch_to_slider, slider_to_batch
 
 
 @pytest.fixture
-def window(main_window):
-    return main_window
+def window(shared_window):
+    """One window for the module, reset before each test (tests/conftest.py)."""
+    return shared_window
 
 
 def expected_texts(e):
@@ -258,11 +259,11 @@ def test_roofline_labels_inside_and_apart(qtbot, window, size):
             assert not ra.intersected(rb).isValid() or ra.intersected(rb).isEmpty(), (a, b)
 
 
-def test_the_operating_point_label_covers_no_batch_dot(main_window, qtbot):
+def test_the_operating_point_label_covers_no_batch_dot(window, qtbot):
     """Its place is chosen clear of the trail's dots (they were once looked for at log10 of their
     log10 coordinates: 4 of these 132 scenarios put the label over a dot)."""
     from PySide6.QtCore import QRectF
-    r, c = main_window.roofline, main_window.controller
+    r, c = window.roofline, window.controller
     covered = []
     for gpu in ("h100-sxm5-80gb", "a100-sxm4-80gb", "l40s-48gb", "mi300x-192gb"):
         for model in ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b"):
