@@ -152,7 +152,7 @@ def one_seed(seed: int, actions: int) -> int:
               flush=True)
         same_state(w, app)
         at[done] = reading(f"after {done} actions", app)
-    with tempfile.TemporaryDirectory() as tmp, FuzzWalk(w, seed, Path(tmp)) as walk:
+    with tempfile.TemporaryDirectory() as tmp, FuzzWalk(w, seed, Path(tmp), real_time=True) as walk:
         try:
             walk.run(actions, every=every, every_n=1000)
         except Exception as exc:  # noqa: BLE001 - counted, and the seed stops

@@ -56,12 +56,17 @@ def _fail_on_qt_warnings(request):
 
 @pytest.fixture
 def shown(qtbot):
-    """shown(widget, (w, h)) → the widget, owned by qtbot, resized, shown and exposed."""
+    """shown(widget, (w, h)) → the widget, owned by qtbot, resized, shown, exposed and painted,
+    with Qt's queue delivered (tests/qt_events.deliver: no timer fires, so what has happened by
+    then never depends on the machine's speed; a main window has built its Lessons page)."""
+    from qt_events import deliver
+
     def show(widget, size=(1600, 900)):
         qtbot.addWidget(widget)
         widget.resize(*size)
         widget.show()
-        qtbot.waitExposed(widget)
+        deliver()
+        assert widget.windowHandle() is not None and widget.windowHandle().isExposed()
         return widget
     return show
 
@@ -79,6 +84,83 @@ def lessons_window(main_window):
     """The main window with the Lessons page's glides made instant."""
     main_window.lessons.glide.duration_ms = 0
     return main_window
+
+
+# ---------------------------------------------------------------- one window per module
+def reset_window(w) -> None:
+    """Put a main window back the way a fresh one starts: no presenter, Explore, dark, normal
+    text, the default scenario and no comparison, 1600×900, the chip running, glides instant
+    (as ``lessons_window``), the queue delivered. What a test changes beyond that (a chapter's
+    knobs, a page's Details) it puts back itself, or it takes a window of its own."""
+    from model import Scenario
+    from qt_events import deliver
+    if w.presenter.active:
+        w.presenter.leave()
+    stage = w.presenter.stage
+    if stage.rehearsal:
+        stage.toggle_rehearsal()
+    if getattr(w, "chip_focus", False):
+        w.set_chip_focus(False)
+    w.show_explore()
+    if w.theme_name != "dark":
+        w.toggle_theme()
+    if w.large_text:
+        w.controls.large_text.setChecked(False)
+    glide = w.lessons.glide
+    glide.anim.stop()
+    glide.duration_ms = 0
+    w.lessons.show_chapter(1, 0, animate=False)
+    c = w.controller
+    c.set_compare(None)
+    c.set_scenario(Scenario())
+    c.flush()
+    if w.isFullScreen() or w.isMaximized():
+        w.showNormal()
+    w.resize(1600, 900)
+    w.hierarchy.resume()
+    if w.hierarchy.isVisible() and not w.hierarchy.ticking:
+        w.hierarchy._timer.start()
+    w.statusBar().clearMessage()
+    deliver()
+
+
+@pytest.fixture(scope="module")
+def module_window(qapp):
+    """One main window for a whole test module (a window costs ~1 s to build, show and close
+    on a busy 2-core machine): built, shown at 1600×900 and delivered once; tests take it
+    through ``shared_window``, which resets it first. Qt warnings while it is built fail the
+    module's first test (its own handler), like any test's."""
+    from PySide6.QtCore import qInstallMessageHandler, QtMsgType
+    from model import Scenario
+    from qt_events import deliver
+    from ui.app import build_window
+    bad: list[str] = []
+
+    def handler(kind, _context, message):
+        if kind in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg):
+            if not any(message.startswith(n) for n in _PLATFORM_NOISE):
+                bad.append(f"{kind.name}: {message}")
+    previous = qInstallMessageHandler(handler)
+    try:
+        w = build_window(Scenario(), st=None)
+        w.resize(1600, 900)
+        w.show()
+        deliver()
+    finally:
+        qInstallMessageHandler(previous)
+    assert not bad, "Qt printed warnings while the window was built:\n" + "\n".join(bad[:10])
+    yield w
+    reset_window(w)
+    w.close()
+    w.deleteLater()
+    deliver()
+
+
+@pytest.fixture
+def shared_window(module_window, qtbot):
+    """The module's window, reset (``reset_window``); Qt warnings fail the test (``qtbot``)."""
+    reset_window(module_window)
+    return module_window
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,13 @@ file action, as a user (or a cat on the keyboard) would do them.
         walk.run(500)                 # raises on the first exception an action raises
 
 Used by tests/test_fuzz_ui.py (≥ 1 500 actions per CI run) and benches/soak_ui.py (`make soak`).
+
+Time: the test's walk (the default) never looks at a clock, so a seed takes the same path on
+any machine, busy or not: after each action Qt's queue is delivered with no timer firing
+(tests/qt_events.deliver), and a "wait" moves what the app moves by time by hand, by the
+chosen milliseconds: the glide's clock, the chip's frames, the page's 0 ms redraw, a chapter
+page warmed ahead, a running measurement's poll (the slots those timers call). The soak
+(``real_time=True``) waits for real: its timers fire as they fall.
 File dialogs are replaced for the walk by a chooser that returns hostile and ordinary paths
 (a FIFO named x.json, /dev/zero, 100 000 nested brackets, a 400-digit batch, a missing folder,
 a read-only file, an empty path), so Save…/Open…/Export go through the window's real code.
@@ -23,6 +30,8 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QComboBox, QDialog,
                                QFileDialog, QSpinBox)
+
+from qt_events import deliver
 
 KEYS = [Qt.Key_Space, Qt.Key_Right, Qt.Key_Left, Qt.Key_Up, Qt.Key_Down, Qt.Key_PageUp, Qt.Key_PageDown,
         Qt.Key_Home, Qt.Key_End, Qt.Key_R, Qt.Key_B, Qt.Key_C, Qt.Key_Escape, Qt.Key_F5, Qt.Key_Tab,
@@ -69,8 +78,9 @@ def hostile_files(folder: Path) -> dict[str, str]:
 class FuzzWalk:
     """Random actions on ``window`` (a MainWindow), reproducible from ``seed``."""
 
-    def __init__(self, window, seed: int, folder: Path):
+    def __init__(self, window, seed: int, folder: Path, real_time: bool = False):
         self.w = window
+        self.real_time = real_time
         self.app = QApplication.instance()
         self.rng = random.Random(seed)
         self.files = hostile_files(Path(folder))
@@ -105,7 +115,7 @@ class FuzzWalk:
 
         def modal(dialog) -> int:             # shown, then accepted or cancelled: never waits
             dialog.show()
-            QApplication.processEvents()
+            self._turn()
             done = rng.random() < 0.5
             dialog.accept() if done else dialog.reject()
             return int(done)
@@ -130,12 +140,19 @@ class FuzzWalk:
         for _ in range(n):
             action = self.rng.choices(self.actions, self._weights)[0][1]
             action()
-            self.app.processEvents()
+            self._turn()
             self.done += 1
             if every is not None and self.done % every_n == 0:
                 every(self.done)
 
     # ---------------------------------------------------------------- helpers
+    def _turn(self) -> None:
+        """One turn of the event loop: with timers (the soak) or without (the test)."""
+        if self.real_time:
+            self.app.processEvents()
+        else:
+            deliver()
+
     def _visible(self, kind):
         return [c for c in self.w.findChildren(kind) if c.isVisibleTo(self.w) and c.isEnabled()]
 
@@ -248,4 +265,28 @@ class FuzzWalk:
             QTest.mouseClick(child, Qt.LeftButton, Qt.NoModifier, local)
 
     def wait(self) -> None:
-        QTest.qWait(self.rng.choice([0, 5, 20]))
+        ms = self.rng.choice([0, 5, 20])
+        if self.real_time:
+            QTest.qWait(ms)
+            return
+        w = self.w
+        if w.lessons_built():
+            lessons = w.lessons
+            anim = lessons.glide.anim
+            if lessons.glide.running:                 # paused: only this moves it (tests/qt_events.drive)
+                anim.pause()
+                anim.setCurrentTime(min(anim.duration(), anim.currentTime() + ms))
+            if ms >= 20 and lessons.number < len(lessons.chapters):
+                lessons._warm_now(lessons.number + 1)  # what its single shot calls (it waits for a glide)
+            for view in lessons.views.values():
+                if view._timer.isActive():            # a page's 0 ms redraw: what it calls
+                    view.refresh()
+        if w.hierarchy.isVisible() and ms:
+            w.hierarchy.advance(ms / 1000)            # the chip's frames
+            w.hierarchy.canvas.update()
+        measurer = getattr(getattr(w, "custom_actions", None), "measurer", None)
+        if measurer is not None:
+            from shiboken6 import isValid
+            if isValid(measurer) and measurer.running:
+                measurer._poll()                      # what its 50 ms timer calls
+        deliver()

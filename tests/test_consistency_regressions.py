@@ -7,6 +7,7 @@ from model import Scenario, estimate
 from model.readouts.flow import flow
 from model.readouts.numbers import readouts
 from model.readouts.sentences import fit_note
+from qt_events import deliver
 from ui.controls import slider_to_batch
 
 
@@ -19,39 +20,39 @@ def show(w, s: Scenario, compare: str | None = None):
     return c.estimate
 
 
-def test_a_saved_batch_of_8192_shows_8192_in_the_controls(main_window):
-    e = show(main_window, Scenario(model="llama-3.1-8b", batch=8192))
-    ctl = main_window.controls
+def test_a_saved_batch_of_8192_shows_8192_in_the_controls(shared_window):
+    e = show(shared_window, Scenario(model="llama-3.1-8b", batch=8192))
+    ctl = shared_window.controls
     assert e.scenario.batch == 8192
     assert ctl.batch_spin.value() == 8192
     assert slider_to_batch(ctl.batch_slider.value()) == 8192
-    assert main_window.gauges.gauges["tps_group"].sub.text().startswith("batch 8192 ")
+    assert shared_window.gauges.gauges["tps_group"].sub.text().startswith("batch 8192 ")
 
 
-def test_the_comparison_roof_is_drawn_at_the_precision_the_comparison_runs_at(main_window):
-    e = show(main_window, Scenario(model="llama-3.1-8b", precision="fp8"), compare="a100-sxm4-80gb")
-    ce = main_window.controller.compare_estimate
-    a100 = main_window.controller.catalog.gpu("a100-sxm4-80gb")
+def test_the_comparison_roof_is_drawn_at_the_precision_the_comparison_runs_at(shared_window):
+    e = show(shared_window, Scenario(model="llama-3.1-8b", precision="fp8"), compare="a100-sxm4-80gb")
+    ce = shared_window.controller.compare_estimate
+    a100 = shared_window.controller.catalog.gpu("a100-sxm4-80gb")
     assert e.compute_dtype == "fp8" and ce.compute_dtype != "fp8"          # A100 has no FP8 path
-    _, log_y = main_window.roofline.compare_roof.getData()                  # log axes: log10 of FLOP/s
+    _, log_y = shared_window.roofline.compare_roof.getData()                  # log axes: log10 of FLOP/s
     assert 10 ** log_y[0] == pytest.approx(ce.peak_flops) and ce.peak_flops == a100.peak(ce.compute_dtype)
     assert ce.peak_flops < max(v for _, v in a100.peak_flops)               # not its INT4 roof
-    assert any(f"{ce.compute_dtype.upper()} (emulated) peak" in t for t in main_window.roofline.tips.texts)
+    assert any(f"{ce.compute_dtype.upper()} (emulated) peak" in t for t in shared_window.roofline.tips.texts)
 
 
-def test_the_mean_context_is_input_plus_half_the_output_everywhere(main_window):
-    show(main_window, Scenario(input_len=1000, output_len=501))
-    r = readouts(main_window.controller.estimate)
+def test_the_mean_context_is_input_plus_half_the_output_everywhere(shared_window):
+    show(shared_window, Scenario(input_len=1000, output_len=501))
+    r = readouts(shared_window.controller.estimate)
     assert r["mean_context"].value == 1250.5 and r["mean_context"].text == "1,250.5 tokens"
-    tip = main_window.gauges.gauges["ms_per_token"].toolTip()
+    tip = shared_window.gauges.gauges["ms_per_token"].toolTip()
     assert "Mean context: 1,250.5 tokens" in tip
     assert "1,250 tokens" not in tip
 
 
-def test_the_badge_tooltip_talks_about_the_phase_the_badge_names(main_window):
-    e = show(main_window, Scenario(model="llama-3.1-8b", batch=4, phase="prefill"))
+def test_the_badge_tooltip_talks_about_the_phase_the_badge_names(shared_window):
+    e = show(shared_window, Scenario(model="llama-3.1-8b", batch=4, phase="prefill"))
     r = readouts(e)
-    badge = main_window.gauges.badge
+    badge = shared_window.gauges.badge
     assert badge.text() == f"{e.bound.upper()}-BOUND"
     tip = badge.toolTip()
     assert f"this prefill step: {e.bound}" in tip
@@ -59,20 +60,20 @@ def test_the_badge_tooltip_talks_about_the_phase_the_badge_names(main_window):
     assert "decode" not in tip.lower()
 
 
-def test_moe_weights_read_per_token_are_not_the_weights_resident(main_window):
-    e = show(main_window, Scenario(model="mixtral-8x7b"))
+def test_moe_weights_read_per_token_are_not_the_weights_resident(shared_window):
+    e = show(shared_window, Scenario(model="mixtral-8x7b"))
     r = readouts(e)
     read, resident = r["weights_read_per_step"], r["weights_resident_per_gpu"]
     assert read.value < 0.5 * resident.value and read.label != resident.label
     assert "experts" in read.help and "more than a decode step reads" in resident.help.lower()
-    footer = main_window.explanation.text()
+    footer = shared_window.explanation.text()
     assert "reads all" not in footer
     assert read.text in footer and resident.text in footer
-    assert f"weights {resident.text}" in main_window.gauges.hbm_text.text()
+    assert f"weights {resident.text}" in shared_window.gauges.hbm_text.text()
 
 
-def test_the_does_not_fit_note_says_what_does_not_fit(main_window):
-    e = show(main_window, Scenario(gpu="v100-sxm2-32gb", model="llama-2-7b", precision="fp32"))
+def test_the_does_not_fit_note_says_what_does_not_fit(shared_window):
+    e = show(shared_window, Scenario(gpu="v100-sxm2-32gb", model="llama-2-7b", precision="fp32"))
     r = readouts(e)
     note = fit_note(e)
     assert r["weights_resident_per_gpu"].value < r["hbm_capacity"].value      # the weights alone do fit
@@ -81,30 +82,31 @@ def test_the_does_not_fit_note_says_what_does_not_fit(main_window):
                 "hbm_capacity"):
         assert r[key].text in note, key
     assert r["kv_per_sequence"].value > r["hbm_room_for_kv"].value
-    assert note in main_window.gauges.notes.text()
+    assert note in shared_window.gauges.notes.text()
 
 
-def test_search_boxes_drop_leftover_typed_text_when_focus_leaves(main_window, qtbot):
-    combo = main_window.controls.precision
+def test_search_boxes_drop_leftover_typed_text_when_focus_leaves(shared_window, qtbot):
+    combo = shared_window.controls.precision
     combo.setFocus()
-    qtbot.waitUntil(lambda: combo.lineEdit().hasFocus(), timeout=2000)
+    deliver()
+    assert combo.lineEdit().hasFocus()
     combo.lineEdit().selectAll()
     qtbot.keyClicks(combo.lineEdit(), "BF")                 # matches: the completer's popup opens
-    main_window.controls.batch_spin.setFocus()
-    qtbot.wait(20)
-    main_window.controller.flush()
-    assert main_window.controller.scenario.precision == "bf16"
+    shared_window.controls.batch_spin.setFocus()
+    deliver()
+    shared_window.controller.flush()
+    assert shared_window.controller.scenario.precision == "bf16"
     assert combo.lineEdit().text() == "BF16"
     assert not combo.completer().popup().isVisible()
 
 
-def test_tensor_cores_busy_and_mfu_are_two_quantities_with_two_labels(main_window):
-    e = show(main_window, Scenario(model="llama-3.1-8b", batch=999))
+def test_tensor_cores_busy_and_mfu_are_two_quantities_with_two_labels(shared_window):
+    e = show(shared_window, Scenario(model="llama-3.1-8b", batch=999))
     r = readouts(e)
     busy, mfu = r["tensor_cores_busy"], r["mfu"]
     assert busy.value > 2 * mfu.value                       # 59% of the step vs 16% of peak
     assert abs(busy.value - flow(e).tensor_busy) < 1e-9     # the chip's "busy" is this readout
-    gauge = main_window.gauges.gauges["mfu"]
+    gauge = shared_window.gauges.gauges["mfu"]
     assert "busy" not in gauge.title.text().lower()
     assert gauge.title.text() in mfu.labels and gauge.value.text() == mfu.text
     assert busy.labelled in gauge.toolTip() and "busy" not in mfu.label.lower()

@@ -5,13 +5,15 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject
 
 from model.readouts.numbers import readouts
+from qt_events import deliver
 
 
 def test_hidden_explore_panels_skip_estimates_and_catch_up_before_their_first_paint(main_window, qtbot):
     w = main_window
     roof, gauges = w.roofline, w.gauges
     w.show_lessons(6)
-    qtbot.waitUntil(lambda: not roof.isVisible())
+    deliver()
+    assert not roof.isVisible()
     before_title, before_value = roof.title.text(), gauges.value_text("ms_per_token")
     w.controller.set(gpu="b200-180gb", batch=64)
     w.controller.flush()
@@ -31,7 +33,7 @@ def test_hidden_explore_panels_skip_estimates_and_catch_up_before_their_first_pa
     probe = AtPaint()
     roof.installEventFilter(probe)
     w.show_explore()
-    qtbot.waitUntil(lambda: "title" in seen)
+    deliver()                                                        # its layouts and its first paint
     roof.removeEventFilter(probe)
     assert "B200" in seen["title"]                                   # the new GPU, at the first paint
     assert seen["value"] == readouts(e)["decode_time"].text

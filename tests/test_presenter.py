@@ -12,6 +12,7 @@ from PySide6.QtGui import QImage
 from model import Scenario
 from model.lessons.chapters import default_chapters
 from model.files.scenario_file import load_scenario_with_chapter
+from qt_events import deliver, drive
 from ui.app import run
 from ui.glide import glide_params, glide_scenario
 
@@ -20,8 +21,9 @@ TOTAL_STATES = sum(len(c.states) for c in CHAPTERS)
 
 
 @pytest.fixture
-def window(lessons_window):
-    return lessons_window
+def window(shared_window):
+    """One window for the module, reset before each test (tests/conftest.py)."""
+    return shared_window
 
 
 def where(w):
@@ -125,12 +127,16 @@ def test_outside_presenter_mode_a_focused_slider_keeps_its_arrows(window, qtbot)
     v.warps_slider.setFocus()
     qtbot.keyClick(v.warps_slider, Qt.Key_Right)
     assert where(window) == (2, 0)
-    qtbot.waitUntil(lambda: v.result.warps == 2, timeout=2000)
+    assert v._timer.isActive()                          # the page redraws on the next turn …
+    v.ensure_fresh()                                    # … (what that 0 ms timer runs, run here)
+    assert v.result.warps == 2
     qtbot.keyClick(v.warps_slider, Qt.Key_PageDown)     # a clicker still steps
     assert where(window) == (2, 1)
 
 
 def test_transitions_glide_and_land_exactly(window, qtbot):
+    """The glide's clock is driven by hand (tests/qt_events.drive): which batches it passes through
+    and how many recomputes it makes are the same on any machine."""
     window.show_chapter(6, 0)
     window.controller.flush()
     window.lessons.glide.duration_ms = 300
@@ -138,12 +144,13 @@ def test_transitions_glide_and_land_exactly(window, qtbot):
     window.controller.changed.connect(lambda snap: batches.append(snap.requested.batch))
     window.lessons.step(+1)                              # batch 1 → 64
     assert window.lessons.glide.running
-    qtbot.waitUntil(lambda: not window.lessons.glide.running, timeout=3000)
+    turns = drive(window.lessons.glide.anim, per_turn=2)   # two animation frames per event-loop turn
+    assert not window.lessons.glide.running
     window.controller.flush()
     assert window.controller.scenario == CHAPTERS[5].states[1].scenario
     assert any(1 < b < 64 for b in batches), batches     # it passed through the batches in between
     assert batches == sorted(batches)                    # monotone, no jumps back
-    assert len(batches) < 60                             # coalesced: one recompute per event-loop turn
+    assert len(batches) == turns > 5                     # coalesced: one recompute per turn, not per frame
     # discrete fields switch at once; chapter knobs glide too
     window.show_chapter(4, 0)
     window.lessons.glide.duration_ms = 300
@@ -156,7 +163,9 @@ def test_transitions_glide_and_land_exactly(window, qtbot):
         orig(**kw)
     v.set_params = spy
     window.lessons.step(+1)                              # intensity 1 → 30
-    qtbot.waitUntil(lambda: not window.lessons.glide.running, timeout=3000)
+    assert window.lessons.glide.running
+    drive(window.lessons.glide.anim)
+    assert not window.lessons.glide.running
     assert any(1 < x < 30 for x in seen if x is not None)
     assert v.params["intensity"] == 30.0
 

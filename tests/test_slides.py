@@ -17,8 +17,8 @@ CHAPTERS = default_chapters()
 
 
 @pytest.mark.parametrize("number", [c.number for c in CHAPTERS])
-def test_every_chapter_exports_a_slide_in_both_themes(lessons_window, tmp_path, number):
-    w = lessons_window
+def test_every_chapter_exports_a_slide_in_both_themes(shared_window, tmp_path, number):
+    w = shared_window
     w.show_chapter(number, len(CHAPTERS[number - 1].states) - 1)
     before = (w.controller.scenario, dict(w.lessons.current_view.params), w.theme_name)
     lightness = {}
@@ -48,8 +48,8 @@ def _drain(fifo) -> threading.Thread:
     return t
 
 
-def test_a_slide_into_a_fifo_folder_or_read_only_file_is_one_line_never_a_hang(lessons_window, tmp_path):
-    w = lessons_window
+def test_a_slide_into_a_fifo_folder_or_read_only_file_is_one_line_never_a_hang(shared_window, tmp_path):
+    w = shared_window
     w.show_chapter(4, 0)
     fifo = tmp_path / "x.json"
     os.mkfifo(fifo)
@@ -68,17 +68,17 @@ def test_a_slide_into_a_fifo_folder_or_read_only_file_is_one_line_never_a_hang(l
     drain.join(5)
 
 
-def test_the_window_offers_slides_and_record(lessons_window):
-    w = lessons_window
+def test_the_window_offers_slides_and_record(shared_window):
+    w = shared_window
     names = {a.objectName() for a in w.lessons.export_button.menu().actions()}
     assert {f"slide_{k}_{t}" for k in ("png", "svg") for t in ("dark", "light")} <= names
     lay = w.mode_bar.layout()       # (indexOf, not itemAt: a wrapped QLayoutItem outlives its C++ object)
     assert 0 <= lay.indexOf(w.record_button) < lay.indexOf(w.mode_bar.present_button)
 
 
-def test_record_from_the_window(lessons_window, tmp_path):
+def test_record_from_the_window(shared_window, tmp_path):
     from ui.record_dialog import RecordDialog
-    w = lessons_window
+    w = shared_window
     w.show_chapter(4, 0)
     d = RecordDialog(w)
     assert d.what.currentData() == 4                                  # this chapter, by default

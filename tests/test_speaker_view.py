@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from model.errors import ModelError
 from model.lessons.chapters import default_chapters
 from model.lessons.speaker_notes import neighbour_state, speaker_notes, state_claim
+from qt_events import EVENTUALLY_MS, deliver
 
 CHAPTERS = default_chapters()
 COUNTS = [len(c.states) for c in CHAPTERS]
@@ -88,19 +89,20 @@ def test_the_speaker_view_shows_notes_next_state_and_the_clock(window, qtbot):
     assert sp.next_state == (6, 1)
     assert sp.next_caption.text() == state_claim(6, 1)
     assert "{" not in sp.next_caption.text() and sp.next_caption.text()
-    qtbot.waitUntil(lambda: sp.thumbs.get(6, 1) is not None or bool(sp.thumbs.failed), timeout=60000)
+    # drawn on a later turn by the previews' own timer (real): waited for, never timed
+    qtbot.waitUntil(lambda: sp.thumbs.get(6, 1) is not None or bool(sp.thumbs.failed), timeout=EVENTUALLY_MS)
     assert not sp.thumbs.failed
-    qtbot.waitUntil(lambda: sp.next.pixmap is not None, timeout=2000)
-    pm = sp.next.pixmap
+    pm = sp.next.pixmap                      # shown as it was drawn (the same turn)
+    assert pm is sp.thumbs.get(6, 1)
     assert pm.width() > 0 and abs(pm.width() / pm.height() - 16 / 9) < 0.02
     img = pm.toImage()                       # a picture of the chapter, not an empty frame
     colours = {img.pixel(x, y) for x in range(0, img.width(), 37) for y in range(0, img.height(), 29)}
     assert len(colours) > 5
     rendered = sp.thumbs.renders
     window.show_chapter(6, 1)
-    window.show_chapter(6, 0)                # back: the preview comes from the cache
-    qtbot.wait(50)
-    assert sp.thumbs.get(6, 1) is pm and sp.thumbs.renders <= rendered + 1
+    window.show_chapter(6, 0)                # back: the preview comes from the cache, at once
+    deliver()
+    assert sp.next.pixmap is pm and sp.thumbs.get(6, 1) is pm and sp.thumbs.renders == rendered
     sp.clock.restart()
     sp.tick()
     assert sp.elapsed_label.text().startswith("00:0")
@@ -135,7 +137,7 @@ def test_a_preview_that_cannot_be_drawn_says_so_and_the_talk_goes_on(window, qtb
         raise RuntimeError("no chart here")
     monkeypatch.setattr(sp.thumbs, "render", broken)
     window.show_chapter(7, 0)
-    qtbot.waitUntil(lambda: (7, 1) in sp.thumbs.failed, timeout=5000)
+    qtbot.waitUntil(lambda: (7, 1) in sp.thumbs.failed, timeout=EVENTUALLY_MS)
     assert sp.next.pixmap is None and "no chart here" in sp.next.empty_text
     qtbot.keyClick(window.lessons, Qt.Key_PageDown)
     assert (window.lessons.number, window.lessons.index) == (7, 1)

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QApplication, QWidget
 
 from model.lessons.chapters import default_chapters
+from qt_events import deliver
 from stage_text import problems, texts
 
 CHAPTERS = default_chapters()
@@ -20,7 +21,15 @@ MIN_PX, KEY_PX = 18, 40
 
 
 @pytest.fixture
-def stage(lessons_window):
+def stage(shared_window):
+    """The module's window (reset before each test: tests/conftest.py), in presenter mode."""
+    shared_window.enter_presenter(fullscreen=False)
+    return shared_window
+
+
+@pytest.fixture
+def own_stage(lessons_window):
+    """A window of its own in presenter mode (for a test that breaks what it shows)."""
     lessons_window.enter_presenter(fullscreen=False)
     return lessons_window
 
@@ -30,7 +39,7 @@ def settle(w, number, index):
     w.controller.flush()
     v = w.lessons.current_view
     v.ensure_fresh()
-    QApplication.processEvents()
+    deliver()
     assert v.error_text == "", v.error_text
     return v
 
@@ -39,7 +48,8 @@ def settle(w, number, index):
 @pytest.mark.parametrize("number", range(1, 9))
 def test_every_state_is_readable_on_stage(stage, qtbot, number, size):
     stage.resize(*size)
-    qtbot.waitUntil(lambda: stage.size().width() == size[0], timeout=2000)
+    deliver()
+    assert stage.size().width() == size[0]
     big = size[0] >= 1920
     for index in range(len(CHAPTERS[number - 1].states)):
         v = settle(stage, number, index)
@@ -49,18 +59,19 @@ def test_every_state_is_readable_on_stage(stage, qtbot, number, size):
         bad = problems(stage, MIN_PX if big else 0, KEY_PX if big else 0)
         assert not bad, f"chapter {number} state {index + 1} at {size}:\n" + "\n".join(bad)
         v.details_button.setChecked(True)            # the details fit too, when shown
-        QApplication.processEvents()
+        deliver()
         head = v.details_label.text()[:30]
         bad = [b for b in problems(stage, MIN_PX if big else 0) if repr(head)[1:-1][:20] in b]
         v.details_button.setChecked(False)
         assert not bad, f"details of chapter {number} state {index + 1} at {size}:\n" + "\n".join(bad)
 
 
-def test_the_checker_finds_what_it_must(stage):
+def test_the_checker_finds_what_it_must(own_stage):
     """The stage check is not vacuous: a shrunken, overlapping text is caught."""
+    stage = own_stage
     v = settle(stage, 4, 0)
     v.key_label.setStyleSheet("font-size: 12px;")
-    QApplication.processEvents()
+    deliver()
     bad = problems(stage, MIN_PX, KEY_PX)
     assert any("key number too small" in b for b in bad) and any("too small" in b for b in bad)
     v.key_label.setStyleSheet("")
@@ -68,8 +79,8 @@ def test_the_checker_finds_what_it_must(stage):
     assert any(b.startswith("overlap") for b in problems(stage))
 
 
-def test_lessons_hide_the_explore_footer_and_presenter_hides_the_controls(lessons_window, qtbot):
-    w = lessons_window
+def test_lessons_hide_the_explore_footer_and_presenter_hides_the_controls(shared_window, qtbot):
+    w = shared_window
     footer = w.findChild(QWidget, "footer")
     w.show_explore()
     assert footer.isVisible()
@@ -88,8 +99,8 @@ def test_lessons_hide_the_explore_footer_and_presenter_hides_the_controls(lesson
 
 
 @pytest.mark.parametrize("number", range(1, 9))
-def test_chapter_controls_are_keyboard_reachable_and_named(lessons_window, number):
-    w = lessons_window
+def test_chapter_controls_are_keyboard_reachable_and_named(shared_window, number):
+    w = shared_window
     w.show_lessons()
     v = settle(w, number, 0)
     controls = [c for c in v.findChildren(QWidget) if isinstance(c, (QAbstractButton, QAbstractSlider))
@@ -112,9 +123,9 @@ def _ring_pixels(strip, colour) -> int:
     return sum((img.pixel(x, y) & 0xFFFFFF) == want for x in range(0, img.width()) for y in range(0, img.height(), 2))
 
 
-def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(lessons_window, qtbot):
+def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(shared_window, qtbot):
     from ui.chapter_keys import ChapterKey
-    w = lessons_window
+    w = shared_window
     w.show_lessons()
     w.activateWindow()
     lv, strip = w.lessons, w.lessons.strip
@@ -125,7 +136,8 @@ def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(le
     assert [bool(k.focusPolicy() & Qt.TabFocus) for k in strip.keys] == [True] + [False] * (len(CHAPTERS) - 1)
     assert strip.keys[0].accessibleDescription().startswith("current chapter")
     w.mode_bar.lessons_button.setFocus()
-    qtbot.waitUntil(w.mode_bar.lessons_button.hasFocus, timeout=2000)
+    deliver()
+    assert w.mode_bar.lessons_button.hasFocus()
     for _ in range(30):                                   # Tab on until the strip's key has the focus
         if isinstance(QApplication.focusWidget(), ChapterKey):
             break
@@ -147,14 +159,15 @@ def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(le
     assert _ring_pixels(strip, w.theme.op_point) < ring / 4, "no ring without focus"
 
 
-def test_presenter_arrows_step_states_even_when_the_strip_has_focus(lessons_window, qtbot):
-    w = lessons_window
+def test_presenter_arrows_step_states_even_when_the_strip_has_focus(shared_window, qtbot):
+    w = shared_window
     w.enter_presenter(fullscreen=False)
     w.activateWindow()
     settle(w, 2, 0)
     key = w.lessons.strip.keys[1]
     key.setFocus()
-    qtbot.waitUntil(key.hasFocus, timeout=2000)
+    deliver()
+    assert key.hasFocus()
     qtbot.keyClick(key, Qt.Key_Right)
     assert (w.lessons.number, w.lessons.index) == (2, 1)        # the presenter's step, not a focus move
     qtbot.keyClick(w.lessons.strip.keys[1], Qt.Key_Left)

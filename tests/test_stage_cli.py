@@ -9,7 +9,10 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run(*args, env=None, stdout=subprocess.PIPE, timeout=60):
+HANG_S = 300     # a hang guard, never a speed test: a start takes seconds, ten times that on a busy machine
+
+
+def run(*args, env=None, stdout=subprocess.PIPE, timeout=HANG_S):
     return subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE,
                           text=True, timeout=timeout, env=dict(os.environ, **(env or {})))
 
@@ -50,7 +53,7 @@ def test_fifo_and_device_are_refused_without_hanging(tmp_path):
     fifo = tmp_path / "x.json"
     os.mkfifo(fifo)
     for path in (str(fifo), "/dev/zero"):
-        out = run(path, "--smoke", timeout=30)
+        out = run(path, "--smoke")          # a hang (blocked on the pipe) ends at HANG_S and fails
         assert out.returncode == 2 and "not a regular file" in one_line(out)
 
 

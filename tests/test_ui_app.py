@@ -18,7 +18,6 @@ def _close(c1: QColor, c2: QColor, tol: int = 40) -> bool:
 
 def _shot(qtbot, shown, scenario, size=(1600, 900)):
     w = shown(uiapp.build_window(scenario, st=None), size)
-    qtbot.wait(10)
     img = w.grab().toImage()
     return w, img, img.devicePixelRatio()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, Qt
 
 from model import Scenario
+from qt_events import deliver
 from ui import app as uiapp
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,13 +18,13 @@ def test_chip_focus_hides_the_rest_and_comes_back(qtbot, shown):
     w = shown(uiapp.build_window(Scenario(batch=64), st=None))
     normal = w.hierarchy.width()
     w.toggle_chip_focus()
-    qtbot.wait(20)
+    deliver()
     assert not w.controls_scroll.isVisible() and not w.right.isVisible()
     assert w.hierarchy.width() > 1.4 * normal
     _assert_parts_apart_and_inside(w.hierarchy.lay)     # the pure layout at the chip-focus size
     # double-clicking the chip returns to the full window
     qtbot.mouseDClick(w.hierarchy, Qt.LeftButton, pos=QPoint(40, 40))
-    qtbot.wait(20)
+    deliver()
     assert w.controls_scroll.isVisible() and w.right.isVisible()
 
 

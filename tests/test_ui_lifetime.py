@@ -7,6 +7,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 
+from qt_events import deliver
 from ui.pens import brush, pen
 
 
@@ -31,7 +32,7 @@ def test_theme_changes_and_updates_add_no_symbol_pictures(lessons_window, qtbot,
     def round_trip():
         for _ in range(2):
             w.toggle_theme()
-            qtbot.wait(1)
+            deliver()
         for state in range(len(w.lessons.current_view.chapter.states)):
             w.show_chapter(chapter, state)
             w.controller.flush()
@@ -65,10 +66,10 @@ def test_dialogs_from_menus_are_one_at_a_time_and_gone_when_closed(main_window, 
         acts.new_hardware()                       # opened again while open: the earlier one goes
         acts.add_model(str(config))
         _record_dialog(main_window)
-    qtbot.wait(10)                                # deferred deletes run
+    deliver()                                     # deferred deletes run
     assert (_alive(HardwareEditor), _alive(ModelImportDialog), _alive(RecordDialog)) == (0, 1, 0)
     acts.dialog.reject()
-    qtbot.wait(10)
+    deliver()
     assert _alive(ModelImportDialog) == 0
 
 
@@ -80,7 +81,7 @@ def test_a_measurement_is_one_at_a_time_and_gone_when_done(main_window, qtbot):
     assert acts.measure(quick=True) is m          # a second would skew the first
     m.cancelled.set()
     m.wait(240)
-    qtbot.wait(10)
+    deliver()
     assert not isValid(m) and not isValid(progress)
     assert acts.status.text() == "Measuring cancelled: nothing saved"
 
@@ -93,7 +94,7 @@ def test_the_explore_roofline_adds_no_symbol_pictures(main_window, qtbot):
     def round_trip():
         for _ in range(2):
             w.toggle_theme()
-            qtbot.wait(1)
+            deliver()
         for gpu in ("a100-sxm4-80gb", "h100-sxm5-80gb"):
             for batch in (1, 16, 4096):
                 c.set(gpu=gpu, batch=batch)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from model import Scenario
+from qt_events import deliver
 from ui import app as uiapp
 from ui import app_settings
 
@@ -183,6 +184,7 @@ def test_the_app_icon_comes_after_the_first_paint(qapp, qtbot):
     w.resize(1280, 720)
     assert qapp.windowIcon().isNull()
     w.show()
-    qtbot.waitUntil(lambda: w.built)
+    deliver()                                 # the first paint, then each later step (posted, no timer)
+    assert w.built
     sizes = {(s.width(), s.height()) for s in qapp.windowIcon().availableSizes()}
     assert {(16, 16), (48, 48), (256, 256)} <= sizes

@@ -16,6 +16,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from model.readouts.sentences import explain
 from model import Scenario
 from model.files.safe_io import json_depth
+from qt_events import deliver
 from ui.app import build_window
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +84,8 @@ def test_the_first_painted_frame_is_the_whole_explore_page(qtbot):
     QApplication.processEvents()
     assert not w.built and not w.lessons_built()
     first = w.screen().grabWindow(w.winId()).toImage()
-    qtbot.waitUntil(lambda: w.built)
+    deliver()                                 # every later step: each posts the next, no timer
+    assert w.built
     w.repaint()
     QApplication.processEvents()
     settled = w.screen().grabWindow(w.winId()).toImage()
@@ -137,8 +139,8 @@ def test_later_steps_run_in_order_after_the_first_paint_and_when_built_after_the
     assert ran == []
     w.resize(1280, 720)
     w.show()
-    qtbot.waitUntil(lambda: w.built)
-    assert ran == ["a", "b", "built"]
+    deliver()
+    assert w.built and ran == ["a", "b", "built"]
     w.later(lambda: ran.append("c"))     # once built: at once
     w.when_built(lambda: ran.append("built again"))
     assert ran[-2:] == ["c", "built again"]
@@ -190,18 +192,18 @@ def test_what_is_built_after_the_first_paint_repaints_nothing_on_screen(qtbot, q
     w.show()
     w.hierarchy.pause()                       # no animation frames in between
     w.hierarchy._timer.stop()
-    qtbot.waitUntil(lambda: w.built)
-    qtbot.wait(300)                           # the first frames, the bars' easing
+    deliver()                                 # the first paint and every later step
+    assert w.built
     paints = Paints()
     qapp.installEventFilter(paints)
     try:
-        qtbot.wait(50)
+        deliver()
         assert painted == [], "not idle yet"
         qapp.setWindowIcon(QIcon())
         assert not w.lessons_built()
         w.lessons
         _set_icon(qapp)
-        qtbot.wait(50)
+        deliver()
         assert w.lessons_built() and not qapp.windowIcon().isNull()
         assert painted == []
     finally:

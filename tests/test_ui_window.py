@@ -7,12 +7,14 @@ from PySide6.QtCore import QPoint, QRectF, Qt
 from model.readouts.sentences import explain
 from model import Scenario, estimate
 from model.readouts.format import duration, percent, si, sig3
+from qt_events import deliver
 from ui.controls import batch_to_slider, slider_to_batch
 
 
 @pytest.fixture
-def window(main_window):
-    return main_window
+def window(shared_window):
+    """One window for the module, reset before each test (tests/conftest.py)."""
+    return shared_window
 
 
 def expected_texts(e):
@@ -41,13 +43,13 @@ def assert_shows(w, scenario):
 
 
 def act(qtbot, w, fn):
-    """Do one user action; exactly one snapshot (controller.changed) must follow."""
+    """Do one user action; exactly one snapshot (controller.changed) must follow, once everything the action
+    posted is delivered (tests/qt_events.deliver)."""
     seen = []
     w.controller.changed.connect(seen.append)
     try:
         fn()
-        qtbot.waitUntil(lambda: len(seen) >= 1, timeout=3000)
-        qtbot.wait(5)
+        deliver()
     finally:
         w.controller.changed.disconnect(seen.append)
     assert len(seen) == 1
@@ -159,7 +161,7 @@ def test_impossible_split_shows_reason_and_recovers(qtbot, window):
     act(qtbot, window, lambda: c.set(model="llama-3.1-8b"))
     before = c.estimate
     c.set(interconnect="network", gpus=64)          # 32 heads cannot split over 64 GPUs
-    qtbot.waitUntil(lambda: bool(c.problem), timeout=3000)
+    deliver()
     assert "heads" in c.problem
     assert window.problem.isVisibleTo(window) and "heads" in window.problem.text()
     assert c.estimate == before                       # the last good numbers stay
@@ -213,7 +215,7 @@ def test_tooltips_everywhere(qtbot, window):
 def test_themes_and_large_text(qtbot, window):
     size = window.gauges.gauges["ms_per_token"].value.font().pixelSize()
     window.controls.large_text.setChecked(True)
-    qtbot.wait(5)
+    deliver()
     assert window.gauges.gauges["ms_per_token"].value.font().pixelSize() > size
     qtbot.mouseClick(window.controls.theme_button, Qt.LeftButton)
     assert window.theme_name == "light"
@@ -226,7 +228,7 @@ def test_themes_and_large_text(qtbot, window):
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_gauge_numbers_fit_at_both_sizes(qtbot, window, size):
     window.resize(*size)
-    qtbot.wait(10)
+    deliver()
     for g in window.gauges.gauges.values():
         fm = g.value.fontMetrics()
         assert fm.horizontalAdvance(g.value.text()) <= g.value.width(), g.key
@@ -242,7 +244,7 @@ def test_roofline_labels_inside_and_apart(qtbot, window, size):
                                             output_len=256))
     window.controller.flush()
     window.resize(*size)
-    qtbot.wait(20)
+    deliver()
     rp = window.roofline
     view = QRectF(0, 0, rp.vb.width(), rp.vb.height())
     op = rp.op_label_rect()
@@ -257,11 +259,11 @@ def test_roofline_labels_inside_and_apart(qtbot, window, size):
             assert not ra.intersected(rb).isValid() or ra.intersected(rb).isEmpty(), (a, b)
 
 
-def test_the_operating_point_label_covers_no_batch_dot(main_window, qtbot):
+def test_the_operating_point_label_covers_no_batch_dot(window, qtbot):
     """Its place is chosen clear of the trail's dots (they were once looked for at log10 of their
     log10 coordinates: 4 of these 132 scenarios put the label over a dot)."""
     from PySide6.QtCore import QRectF
-    r, c = main_window.roofline, main_window.controller
+    r, c = window.roofline, window.controller
     covered = []
     for gpu in ("h100-sxm5-80gb", "a100-sxm4-80gb", "l40s-48gb", "mi300x-192gb"):
         for model in ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b"):
@@ -290,5 +292,5 @@ def test_a_gauge_not_yet_laid_out_shows_its_full_title(qtbot):
     assert gauge.title.text() == readouts(c.estimate)["decode_time"].labels[0]
     panel.resize(900, 300)
     panel.show()
-    qtbot.waitExposed(panel)
+    deliver()
     assert gauge.title.text() in readouts(c.estimate)["decode_time"].labels

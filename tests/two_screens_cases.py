@@ -11,6 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from qt_events import EVENTUALLY_MS, deliver
+
 
 @pytest.fixture
 def window(lessons_window, qtbot):
@@ -32,7 +34,8 @@ def fills(widget, screen) -> bool:
 def present(window, qtbot):
     qtbot.keyClick(window.controls, Qt.Key_F5)
     stage = window.presenter.stage
-    qtbot.waitUntil(lambda: stage.speaker_window is not None and stage.speaker_window.isVisible(), timeout=3000)
+    deliver()
+    assert stage.speaker_window is not None and stage.speaker_window.isVisible()
     return stage
 
 
@@ -47,8 +50,9 @@ def test_f5_puts_the_audience_view_on_the_projector_and_the_speaker_window_on_th
     assert screen_name(sw) == "laptop" and sw.isFullScreen() and fills(sw, laptop)
     assert stage.speaker.isVisible() and stage.speaker.window() is sw
     sp = stage.speaker
-    qtbot.waitUntil(lambda: sp.mirrors > 0 and sp.now.pixmap is not None, timeout=5000)   # "now": the audience view
-    qtbot.waitUntil(lambda: sp.next.pixmap is not None, timeout=10000)                      # "next": its preview
+    # both drawn by real timers (the mirror after its 350 ms, the preview on a later turn): waited for, not timed
+    qtbot.waitUntil(lambda: sp.mirrors > 0 and sp.now.pixmap is not None, timeout=EVENTUALLY_MS)  # "now": the audience view
+    qtbot.waitUntil(lambda: sp.next.pixmap is not None, timeout=EVENTUALLY_MS)                     # "next": its preview
 
 
 def test_keys_in_either_window_advance_both(window, qtbot):

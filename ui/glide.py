@@ -77,7 +77,9 @@ class ScenarioGlide(QObject):
 
     @property
     def running(self) -> bool:
-        return self.anim.state() == QVariantAnimation.Running
+        """Under way: started and not finished (paused counts: tests drive its clock by hand,
+        tests/qt_events.drive, so that no wall-clock tick can move it)."""
+        return self.anim.state() != QVariantAnimation.Stopped
 
     def start(self, scenario, view=None, index: int = 0) -> None:
         self.anim.stop()

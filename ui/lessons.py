@@ -202,6 +202,7 @@ class LessonsView(QWidget):
             ch = self.chapters[number - 1]
             v = chapter_class(number)(ch, self.controller, self.theme)
             self.views[number] = v
+            v.resize(0, 0)                  # hidden: its default 640×480 would repaint the page shown
             self.stack.addWidget(v)
         return v
 
