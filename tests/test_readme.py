@@ -32,6 +32,9 @@ NAMES = {
     "Lesson 8": "the chapter of the screenshot it captions (ch08-s1)",
     "exit 0": "the exit status of --smoke (tests/test_ui_app.py runs it)",
     "sha256": "a hash's name in the signing command's example",
+    "batch 1": "the regime of one sequence per step (model/machine/validate.py batch_regime)",
+    "RTX 4090": "a GPU's name", "4090's": "a GPU's name", "g128": "a group size in a format's name",
+    "MLX 4-bit": "a weight format's name",
 }
 MEASURED = re.compile(r"measured on \d{4}-\d{2}-\d{2}")
 

@@ -42,7 +42,7 @@ class DecodeJumps:
         if arrival:
             wait = self.arr[self.next_arrival] - self.t
             c0 = float(tb.cap(self.K0 + B * tau, B))
-            dt0 = g + float(tb.attention(c0 + B * q, q * c0 + B * q * (q - 1) / 2.0, q * c0, False))
+            dt0 = tb.finish_s(g + float(tb.attention(c0 + B * q, q * c0 + B * q * (q - 1) / 2.0, q * c0, False)))
             horizon = min(horizon, int(wait / dt0) + 2)
         limit = int(min(JUMP_CAP, max(1, horizon)))
         if limit <= SMALL_JUMP and spec.draft in ("none", "ngram"):
@@ -55,7 +55,7 @@ class DecodeJumps:
         steps_fin = int(np.searchsorted(taus, tau + k_fin, side="left"))      # τ reaches the finish
         k = max(1, min(limit, steps_fin))
         ctx = tb.cap(self.K0 + B * taus[:k].astype(float), B)
-        dt = g + tb.attention(ctx + B * q, q * ctx + B * q * (q - 1) / 2.0, q * ctx, False)
+        dt = tb.finish(g + tb.attention(ctx + B * q, q * ctx + B * q * (q - 1) / 2.0, q * ctx, False))
         if spec.k:
             dt = dt + spec.draft_s(tb, float(B), ctx)
         cum = np.cumsum(dt)
@@ -99,7 +99,7 @@ class DecodeJumps:
             c = float(base + B * (tau - self.tau))
             if window is not None and c > window:
                 c = float(window)
-            span += g + tb.attention_s(c + B * q, q * c + B * q * (q - 1) / 2.0, q * c, False)
+            span += tb.finish_s(g + tb.attention_s(c + B * q, q * c + B * q * (q - 1) / 2.0, q * c, False))
             tau += a
             ns += 1
             k += 1

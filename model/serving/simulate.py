@@ -353,7 +353,7 @@ class _Sim(DecodeJumps):
             kv += p + n
             pairs += pp
             spairs += sp
-        dt = tb.gemm(dec * q + prompt_tokens, prefill) + tb.attention_s(kv, pairs, spairs, prefill)
+        dt = tb.finish_s(tb.gemm(dec * q + prompt_tokens, prefill) + tb.attention_s(kv, pairs, spairs, prefill))
         if new_prompts:
             dt += tb.request_overhead_s
         if dec and self.spec.k:

@@ -11,6 +11,10 @@ model/physics/step.py, each its own roofline, split where the serving mix change
                                                    KV read and written, FLOPs per (query, key) pair
                + score_pairs · s / BW               scores written to memory (no flash attention)
                + request overhead                  once per step that starts prompts (as a prefill pass)
+               + host wait                         eager engines only: ‖GPU, host‖₆ − GPU, with the
+                                                   host issue time L·host time per layer per step
+                                                   (queue_wait in model/physics/step.py), added to
+                                                   each step's whole GPU time, never to its parts
 
     decode of a sequence at context c:  kv tokens c + q,  pairs q·c + q(q−1)/2
     a prompt chunk of n tokens after p: kv tokens p + n,  pairs n·(p + n/2)    (causal)
@@ -25,12 +29,15 @@ Sliding-window attention caps the summed context at B × window (the aggregate, 
 """
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
 
 from model.catalog.engines import Efficiency
 from model.errors import ScenarioError
 from model.physics.scenario import ResolvedScenario
-from model.physics.step import GEMM_KERNELS, KERNELS, decode_terms, pass_cost
+from model.physics.step import GEMM_KERNELS, KERNELS, QUEUE_NORM, decode_terms, pass_cost
 from model.values import frozen
 
 EXACT_TOKENS = 4096
@@ -58,6 +65,26 @@ class StepTable:
     window: int | None
     layers: int
     max_tokens: int
+    step_overhead_s: float = 0.0  # inside G: the step's fixed cost, not GPU work the host races
+    host_s: float = 0.0          # the host's issue time per step (eager engines; 0 with CUDA graphs)
+
+    def finish(self, body):
+        """A step's time from its body (G + attention, arrays broadcast): the body plus the time
+        the GPU waits for an eager host, ‖GPU, host‖₆ − GPU with GPU = body − step overhead."""
+        if not self.host_s:
+            return body
+        gpu = np.maximum(np.asarray(body, dtype=float) - self.step_overhead_s, 0.0)
+        big = np.maximum(gpu, self.host_s)
+        return body + big * ((gpu / big) ** QUEUE_NORM + (self.host_s / big) ** QUEUE_NORM) ** (1.0 / QUEUE_NORM) - gpu
+
+    def finish_s(self, body: float) -> float:
+        """``finish`` for one step's plain number (the scheduler calls it per step)."""
+        h = self.host_s
+        if not h:
+            return body
+        gpu = max(body - self.step_overhead_s, 0.0)
+        big = gpu if gpu > h else h
+        return body + big * math.pow((gpu / big) ** QUEUE_NORM + (h / big) ** QUEUE_NORM, 1.0 / QUEUE_NORM) - gpu
 
     def gemm(self, tokens: float, prefill: bool) -> float:
         """G(T): the step's weight kernels, communication and fixed overhead at ``tokens`` tokens."""
@@ -88,7 +115,7 @@ class StepTable:
         b = np.asarray(batch, dtype=float)
         ctx = self.cap(b * np.asarray(mean_context, dtype=float), b)
         g = np.interp(b * q, self.tokens, self.gemm_decode_s)
-        return g + self.attention(ctx + b * q, q * ctx + b * q * (q - 1) / 2.0, q * ctx, False)
+        return self.finish(g + self.attention(ctx + b * q, q * ctx + b * q * (q - 1) / 2.0, q * ctx, False))
 
     def chunk_pairs(self, n: float, p: float) -> tuple[float, float]:
         """(attention pairs, score pairs) of a prompt chunk of ``n`` tokens after ``p`` computed ones:
@@ -103,7 +130,7 @@ class StepTable:
         """One prompt alone in a step: ``prompt_len − cached`` new tokens after ``cached`` cached ones."""
         n, p = float(prompt_len - cached), float(cached)
         pairs, spairs = self.chunk_pairs(n, p)
-        return self.gemm(n, True) + float(self.attention(p + n, pairs, spairs, True)) + self.request_overhead_s
+        return self.finish_s(self.gemm(n, True) + float(self.attention(p + n, pairs, spairs, True))) + self.request_overhead_s
 
     def cap(self, context_sum, batch):
         """Summed context, capped at batch × window for sliding-window attention."""
@@ -122,8 +149,9 @@ def _grid(max_tokens: int) -> np.ndarray:
 
 
 def _gemm_part(rs: ResolvedScenario, tokens: np.ndarray, eff: Efficiency, fraction: float):
-    """G(T) and the LM head kernel: a decode pass of T tokens at no context, less its attention."""
-    cost = pass_cost(decode_terms(rs, tokens, 0.0), eff, fraction)
+    """G(T) and the LM head kernel: a decode pass of T tokens at no context, less its attention
+    (without the host's wait: ``StepTable.finish`` adds it to the whole step)."""
+    cost = pass_cost(decode_terms(rs, tokens, 0.0), dataclasses.replace(eff, eager=0.0), fraction)
     ks = cost.kernel_s
     return cost.time_s - ks[ATTN] - ks[SCORES], ks[LM_HEAD]
 
@@ -151,4 +179,5 @@ def step_table(rs: ResolvedScenario, eff: Efficiency, max_tokens: int) -> StepTa
         score_s_per_pair=float(dec.kernel_memory_s[SCORES]) / c if scores else 0.0,
         request_overhead_s=eff.request_overhead_s, window=rs.llm.shape.sliding_window,
         layers=rs.llm.layers, max_tokens=int(grid[-1]),
+        step_overhead_s=float(eff.step_overhead_s), host_s=float(rs.llm.layers * eff.host_layer_s * eff.eager),
     )
