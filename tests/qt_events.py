@@ -32,9 +32,12 @@ class _Delivered(QObject):
     def __init__(self):
         super().__init__()
         self.count = 0
+        self.last: list[str] = []        # what the last rounds delivered, for the error message
 
-    def eventFilter(self, _obj, _ev) -> bool:  # noqa: N802 (Qt name)
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
         self.count += 1
+        if len(self.last) < 12:
+            self.last.append(f"{ev.type().name} to {type(obj).__name__} {obj.objectName()!r}")
         return False
 
 
@@ -48,13 +51,15 @@ def deliver(max_rounds: int = MAX_ROUNDS) -> int:
     try:
         for rounds in range(max_rounds):
             seen.count = 0
+            seen.last = []
             QCoreApplication.processEvents(NO_TIMERS)
             QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
             if seen.count == 0:
                 return rounds
     finally:
         app.removeEventFilter(seen)
-    raise AssertionError(f"Qt's event queue was not empty after {max_rounds} rounds")
+    raise AssertionError(f"Qt's event queue was not empty after {max_rounds} rounds; the last delivered: "
+                         + "; ".join(seen.last))
 
 
 def drive(anim, to_ms: int | None = None, step_ms: int = 16, per_turn: int = 1) -> int:

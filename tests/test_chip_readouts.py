@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from model import estimate
+from model import Scenario, estimate
 from model.readouts.chip import packet_scale, packet_texts, scale_forms, shorter_sizes
 from model.readouts.flow import chip_readouts, flow
 from model.readouts.numbers import readouts
@@ -59,3 +59,14 @@ def test_the_chip_paints_its_readouts(shown):
         assert sh[key].text in painted, key
     assert f"{sh['use_tensor_cores'].text} of step time" in painted       # busy time, not MFU
     assert f"MFU {readouts(e)['mfu'].text}" in painted
+
+
+def test_the_view_settles_at_every_height(shown):
+    """The bar's type follows the view, not the canvas the bar leaves: a type that shrank the
+    canvas that set the type looped at a 1568×825 view (the fuzz walk's "queue never empties")."""
+    from qt_events import deliver
+    v = shown(HierarchyView(estimate_=estimate(Scenario())), (1568, 825))
+    for h in range(760, 900, 3):
+        v.resize(1568, h)
+        deliver()                                         # raises when the layout never settles
+        assert v._bar.geometry().bottom() == v.height() - 1

@@ -18,7 +18,7 @@ NAMES = {
     "Llama 3.1 70B": "a model's name",
     "70B": "a model's size in its name",
     "8B": "a model's size in its name",
-    "V100": "a GPU's name", "H100": "a GPU's name",
+    "V100": "a GPU's name", "H100": "a GPU's name", "H200": "a GPU's name",
     "BF16": "a precision's name", "FP8": "a precision's name", "EXL2": "a weight format's name",
     "Q4_K_M": "a weight format's name", "Q8_0": "a weight format's name", "16-bit": "BF16/FP16, named in words",
     "F5": "a key", "Ctrl+S": "a key", "Ctrl+O": "a key",

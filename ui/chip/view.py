@@ -256,7 +256,12 @@ class HierarchyView(QWidget):
         return not self._bar.isHidden()
 
     def _bar_px(self) -> int:
-        return max(13, (self.lay.fs if self.lay else 13) - 1)
+        """The bar's type: one below the chip's body size, from the whole view's size. (From the
+        canvas's it would loop: a bigger type makes the bar taller, the canvas shorter, the type
+        smaller again; the fuzz walk found a 1600×900 window where it never settled.)"""
+        if self.lay is None:
+            return 13
+        return max(13, font_px(self.width(), self.height(), self._boost) - 1)
 
     # ---------------------------------------------------------------- speed, pause, step
     def set_speed(self, speed: float) -> None:
