@@ -159,19 +159,20 @@ class CustomActions(QObject):
             self.remove_menu.addAction("(nothing of your own yet)").setEnabled(False)
         for ident, kind in entries:
             name = (cat.gpu(ident) if kind == "hardware" else cat.model(ident)).name
-            self.remove_menu.addAction(name, lambda i=ident: self.remove(i))
+            self.remove_menu.addAction(name, lambda i=ident, k=kind: self.remove(i, k))
 
-    def remove(self, ident: str) -> None:
-        """Forget an entry; a scenario using it moves to the defaults first."""
+    def remove(self, ident: str, kind: str | None = None) -> None:
+        """Forget an entry (of ``kind``: a hardware and a model may share an id; None: both); a
+        scenario using it moves to the defaults first."""
         s, d = self.controller.scenario, Scenario()
-        if s.gpu == ident:
+        if s.gpu == ident and kind in (None, "hardware"):
             self.controller.set(gpu=d.gpu)
-        if s.model == ident:
+        if s.model == ident and kind in (None, "model"):
             self.controller.set(model=d.model)
-        if self.controller.compare_gpu == ident:
+        if self.controller.compare_gpu == ident and kind in (None, "hardware"):
             self.controller.set_compare(None)
         self.controller.flush()
-        custom_store.remove(ident)
+        custom_store.remove(ident, kind)
         self._removed(ident)
 
     def _removed(self, ident: str) -> None:

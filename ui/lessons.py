@@ -309,11 +309,12 @@ class LessonsView(QWidget):
         return True, chapter
 
     # ---------------------------------------------------------------- exports
-    def export(self, kind: str, path: str) -> bool:
+    def export(self, kind: str, path: str, overwrite: bool = False) -> bool:
+        """Export the chart; an existing file only with ``overwrite`` (the Export dialog asked)."""
         v = self.current_view
         try:
-            check_writable_target(path)      # a missing folder or read-only file: one line, no Qt warnings
-            ok = {"PNG": v.export_png, "SVG": v.export_svg, "CSV": v.export_csv}[kind.upper()](path)
+            check_writable_target(path, overwrite)   # a missing folder or read-only file: one line, no Qt warnings
+            ok = {"PNG": v.export_png, "SVG": v.export_svg, "CSV": v.export_csv}[kind.upper()](path, overwrite)
         except ModelError as exc:
             self.message(str(exc), error=True)
             return False
@@ -329,7 +330,7 @@ class LessonsView(QWidget):
         path, _ = QFileDialog.getSaveFileName(self, f"Export chapter {self.number} as {kind}", default,
                                               f"{kind} files (*.{ext})")
         if path:
-            self.export(kind, path)
+            self.export(kind, path, overwrite=True)      # the save dialog asked before replacing
 
     # ---------------------------------------------------------------- look
     def set_theme(self, t: th.Theme) -> None:

@@ -169,8 +169,9 @@ def load_hardware_file(path: str | os.PathLike) -> tuple[Hardware, str]:
     return hw, document_text(doc)
 
 
-def save_hardware_file(path: str | os.PathLike, doc: Mapping[str, Any]) -> Hardware:
-    """Check ``doc`` (nothing is written if it is broken), then write it atomically."""
+def save_hardware_file(path: str | os.PathLike, doc: Mapping[str, Any], overwrite: bool = False) -> Hardware:
+    """Check ``doc`` (nothing is written if it is broken), then write it atomically (an existing
+    file only with ``overwrite``)."""
     hw = hardware_from_document(doc, Path(path).name)
-    atomic_write_text(path, document_text(doc))
+    atomic_write_text(path, document_text(doc), overwrite=overwrite)
     return hw
