@@ -27,6 +27,7 @@ from model.files.hardware_file import FORMAT_KEY, load_hardware_file, read_json_
 from model.physics.scenario import Scenario
 from model.files.scenario_file import FORMAT_KEY as SCENARIO_KEY
 from ui import custom_store
+from ui.dialog_buttons import plain_tip
 
 if TYPE_CHECKING:       # the dialogs' modules load when a dialog opens, not before the first paint
     from ui.hardware_editor import HardwareEditor
@@ -57,6 +58,7 @@ class CustomActions(QObject):
         self.button.setMenu(self.menu)
         self.status = QLabel("")
         self.status.setObjectName("customStatus")
+        self.status.setTextFormat(Qt.PlainText)
         self.status.setWordWrap(True)
         self.status.setVisible(False)
         lay = window.controls.layout()
@@ -73,7 +75,7 @@ class CustomActions(QObject):
         from ui.hardware_editor import ERROR_STYLE, OK_STYLE
         self.status.setStyleSheet(ERROR_STYLE if error else OK_STYLE)
         self.status.setText(text)
-        self.status.setToolTip(text)
+        self.status.setToolTip(plain_tip(text))
         self.status.setVisible(bool(text))
 
     # ---------------------------------------------------------------- hardware

@@ -101,6 +101,7 @@ class HardwareEditor(QDialog):
             grid.addWidget(QLabel(f.unit), row, 2)
             reason = QLabel("")
             reason.setStyleSheet(ERROR_STYLE)
+            reason.setTextFormat(Qt.PlainText)
             reason.setWordWrap(True)
             reason.setMinimumWidth(240)
             grid.addWidget(reason, row, 3)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from model.errors import ModelError
 from model.files.hardware_file import read_json_file
 from model.files.hf_config import default_name, llm_from_config
+from model.files.limits import MAX_NAME_CHARS
 from model.readouts.catalog_text import model_import_rows
 from ui import custom_store
 from ui.dialog_buttons import action_row, status_line
@@ -32,10 +33,12 @@ class ModelImportDialog(QDialog):
         lay = QVBoxLayout(self)
         title = QLabel(f"From {self.path.name}" + (f" in {self.path.parent.name}/" if self.path.parent.name else ""))
         title.setObjectName("sectionTitle")
+        title.setTextFormat(Qt.PlainText)
         lay.addWidget(title)
         form = QFormLayout()
         self.name = QLineEdit()
         self.name.setObjectName("modelName")
+        self.name.setMaxLength(MAX_NAME_CHARS)
         self.name.textEdited.connect(lambda _t: self.read())
         form.addRow("Name", self.name)
         lay.addLayout(form)
@@ -72,6 +75,7 @@ class ModelImportDialog(QDialog):
         if self.llm is not None:
             for label, text in model_import_rows(self.llm):
                 value = QLabel(text)
+                value.setTextFormat(Qt.PlainText)
                 value.setWordWrap(True)
                 self.rows.addRow(label, value)
         self.add_button.setEnabled(self.llm is not None)
