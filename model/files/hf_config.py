@@ -17,6 +17,7 @@ Architectures it does not know (``model_type``) are refused, naming what is miss
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -67,7 +68,8 @@ def _model_type(cfg: Mapping[str, Any]) -> str:
 
 def _int(cfg: Mapping[str, Any], key: str, *, default: Any = None, minimum: int = 1) -> int:
     value = cfg.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value):
         raise ModelConfigError(f"{key} must be a whole number, got {value!r}"[:120])
     if value < minimum:
         raise ModelConfigError(f"{key} must be at least {minimum}, got {value:g}")
