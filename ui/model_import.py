@@ -52,10 +52,12 @@ class ModelImportDialog(QDialog):
         lay.addWidget(self.status)
         buttons, self.add_button = action_row(self, "Add model", self.add)
         lay.addLayout(buttons)
+        self.unreadable = False
         try:
             self.cfg = read_json_file(self.path)
             self.name.setText(default_name(self.cfg, self.path))
         except ModelError as exc:
+            self.unreadable = True
             self.status.setText(str(exc))
         self.read()
         self.resize(620, 420)
@@ -65,7 +67,7 @@ class ModelImportDialog(QDialog):
         while self.rows.rowCount():
             self.rows.removeRow(0)
         self.llm = None
-        if self.cfg is not None:
+        if not self.unreadable:          # read (it may still be no config at all: JSON null, a list)
             try:
                 self.llm = llm_from_config(self.cfg, self.name.text() or self.path.stem,
                                            source=f"Hugging Face config.json ({self.path.name})")

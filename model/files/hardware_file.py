@@ -157,7 +157,7 @@ def read_json_file(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES) -> 
     """A JSON file through model/files/safe_io.py's guards (size, depth and integer limits; FIFOs and
     devices refused; NaN/Infinity refused). Raises HardwareFileError with safe_io's one line."""
     try:
-        return read_json(path, max_bytes=max_bytes)
+        return read_json(path, max_bytes=max_bytes, unique_keys=True)     # a user's file: no key twice
     except SafeIOError as exc:
         raise HardwareFileError(str(exc)) from None
 

@@ -151,9 +151,22 @@ def _no_constant(name: str):
     return parse
 
 
+def _unique_keys(name: str):
+    def build(pairs):
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen: set = set()
+            twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise SafeIOError(f"{name} holds the key {str(twice)[:40]!r} twice (which one is meant?)")
+        return out
+    return build
+
+
 def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPTH,
-               max_int_digits: int = MAX_INT_DIGITS, max_bytes: int = MAX_JSON_BYTES) -> Any:
-    """Parse JSON text with the depth, integer and size limits; SafeIOError on any problem."""
+               max_int_digits: int = MAX_INT_DIGITS, max_bytes: int = MAX_JSON_BYTES,
+               unique_keys: bool = False) -> Any:
+    """Parse JSON text with the depth, integer and size limits (and, ``unique_keys``: no key twice
+    in one object — a user's file where the last one would silently win); SafeIOError on any problem."""
     if not isinstance(text, str):
         raise SafeIOError(f"{name} is not text")
     if len(text) > max_bytes:
@@ -162,7 +175,8 @@ def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPT
     if depth > max_depth:
         raise SafeIOError(f"{name} is nested {depth} levels deep (at most {max_depth})")
     try:
-        return json.loads(text, parse_int=_bounded_int(max_int_digits, name), parse_constant=_no_constant(name))
+        return json.loads(text, parse_int=_bounded_int(max_int_digits, name), parse_constant=_no_constant(name),
+                          object_pairs_hook=_unique_keys(name) if unique_keys else None)
     except json.JSONDecodeError as exc:
         raise SafeIOError(f"{name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except (RecursionError, ValueError, OverflowError) as exc:
@@ -172,9 +186,9 @@ def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPT
 
 
 def read_json(path: str | os.PathLike, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH,
-              max_int_digits: int = MAX_INT_DIGITS) -> Any:
+              max_int_digits: int = MAX_INT_DIGITS, unique_keys: bool = False) -> Any:
     """A JSON file read through every guard above."""
-    return loads_json(read_text(path, max_bytes), Path(path).name, max_depth, max_int_digits, max_bytes)
+    return loads_json(read_text(path, max_bytes), Path(path).name, max_depth, max_int_digits, max_bytes, unique_keys)
 
 
 def current_umask() -> int:

@@ -67,7 +67,7 @@ def parse_scenario_document(doc, name: str = "scenario") -> tuple[Scenario, int 
 
 def load_scenario_with_chapter(path: str | os.PathLike) -> tuple[Scenario, int | None]:
     try:
-        doc = read_json(path, max_bytes=MAX_FILE_BYTES)
+        doc = read_json(path, max_bytes=MAX_FILE_BYTES, unique_keys=True)
     except SafeIOError as exc:
         raise ScenarioError(str(exc)) from None
     return parse_scenario_document(doc, Path(path).name)
@@ -76,7 +76,7 @@ def load_scenario_with_chapter(path: str | os.PathLike) -> tuple[Scenario, int |
 def read_scenario_document(path: str | os.PathLike) -> dict:
     """The file's JSON object as it is (through the safe reader); ScenarioError when it is not one."""
     try:
-        doc = read_json(path, max_bytes=MAX_FILE_BYTES)
+        doc = read_json(path, max_bytes=MAX_FILE_BYTES, unique_keys=True)
     except SafeIOError as exc:
         raise ScenarioError(str(exc)) from None
     if not isinstance(doc, dict) or FORMAT_KEY not in doc:
