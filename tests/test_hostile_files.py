@@ -20,7 +20,7 @@ import pytest
 import main
 from model import Scenario
 from model.catalog.active import default_catalog, set_default_catalog, shipped_catalog
-from model.files.hardware_file import document_text, export_document, hardware_from_document
+from model.files.hardware_file import export_document, hardware_from_document
 from qt_events import deliver
 from ui import custom_store
 
@@ -143,14 +143,8 @@ def _one_line(text: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "appdata"
-    monkeypatch.setattr(custom_store, "data_dir", lambda: folder)
-    custom_store.last_problems.clear()
-    set_default_catalog(None)
-    yield folder
-    set_default_catalog(None)
-    custom_store.last_problems.clear()
+def data_dir(own_data_dir):
+    return own_data_dir
 
 
 # ---------------------------------------------------------------- the command line

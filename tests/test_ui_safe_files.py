@@ -20,14 +20,8 @@ CONFIGS = pathlib.Path(__file__).resolve().parent / "data" / "hf_configs"
 
 
 @pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "appdata"
-    monkeypatch.setattr(custom_store, "data_dir", lambda: folder)
-    custom_store.last_problems.clear()
-    set_default_catalog(None)
-    yield folder
-    set_default_catalog(None)
-    custom_store.last_problems.clear()
+def data_dir(own_data_dir):
+    return own_data_dir
 
 
 def _my_gpu(ident: str = "my-gpu") -> dict:
