@@ -193,3 +193,14 @@ def test_the_import_dialog_refuses_heads_that_do_not_divide_the_hidden_size(qtbo
         assert needle in _one_line(dialog.status.text())
         dialog.name.setText("x" * 500)
         assert len(dialog.name.text()) == 80
+
+
+def test_two_saved_files_with_one_id_load_the_first_and_name_the_second(data_dir):
+    folder = data_dir / "hardware"
+    folder.mkdir(parents=True)
+    first, second = _my_gpu(), {**_my_gpu(), "name": "Another"}
+    (folder / "a.json").write_text(json.dumps(first))
+    (folder / "b.json").write_text(json.dumps(second))
+    problems = custom_store.load_saved()
+    assert len(problems) == 1 and "b.json" in _one_line(problems[0]) and "'my-gpu'" in problems[0]
+    assert default_catalog().gpu("my-gpu").name == "My MI300X"

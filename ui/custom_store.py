@@ -50,10 +50,19 @@ def load_saved() -> list[str]:
     """Add every saved entry to the default catalogue; one line per file that cannot be used."""
     from model.files.hf_config import llm_from_config
     problems: list[str] = []
+    first: dict[tuple[str, str], str] = {}        # (kind, id) → the file it came from: one file per id
+
+    def taken(kind: str, ident: str, path: Path) -> bool:
+        if (kind, ident) in first:
+            problems.append(f"saved {kind} not loaded: {path.name} has the id '{ident}' of {first[kind, ident]}")
+            return True
+        first[kind, ident] = path.name
+        return False
     for path in sorted(_folder("hardware").glob("*.json")):
         try:
             hw, text = load_hardware_file(path)
-            add_to_default(hw=hw, text=text)
+            if not taken("hardware", hw.id, path):
+                add_to_default(hw=hw, text=text)
         except ModelError as exc:
             problems.append(f"saved hardware not loaded: {exc}")
     for path in sorted(_folder("models").glob("*.json")):
@@ -61,7 +70,8 @@ def load_saved() -> list[str]:
             cfg = read_json_file(path)
             name = cfg.get(NAME_KEY) if isinstance(cfg, dict) else None
             llm = llm_from_config(cfg, str(name or path.stem), source=f"Hugging Face config.json ({path.name})")
-            add_to_default(llm=llm, text=json.dumps(cfg))
+            if not taken("model", llm.id, path):
+                add_to_default(llm=llm, text=json.dumps(cfg))
         except ModelError as exc:
             problems.append(f"saved model not loaded: {path.name}: {exc}")
     last_problems[:] = problems
