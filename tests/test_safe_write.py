@@ -123,6 +123,16 @@ def test_stale_temporaries_are_cleaned_and_nothing_else(tmp_path):
     assert clean_stale_temps([tmp_path], legacy=False) == []
 
 
+def test_a_save_clears_its_own_stale_temporaries_beside_it(tmp_path):
+    old = time.time() - 2 * safe_io.STALE_TEMP_S
+    stale, other = tmp_path / ".memory-wall-killed99.tmp.gif", tmp_path / "talk.gif.part.gif"
+    for f in (stale, other):
+        f.write_text("x")
+        os.utime(f, (old, old))
+    atomic_write_text(tmp_path / "chart.csv", "a,b\n")
+    assert not stale.exists() and other.read_text() == "x"
+
+
 def test_hardware_export_needs_force_to_replace(tmp_path, capsys):
     out = tmp_path / "mine.json"
     out.write_text("my own notes")
@@ -141,6 +151,19 @@ def test_record_refuses_an_existing_file_without_force(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "already exists" in err and "--force" in err
     assert out.read_bytes() == b"my own gif"
+
+
+def test_a_recording_never_touches_a_file_named_like_its_old_temporary(tmp_path, capsys):
+    out, part = tmp_path / "talk.gif", tmp_path / "talk.gif.part.gif"
+    part.write_bytes(b"an unrelated file of yours")
+    argv = ["--record", str(out), "--seconds", "0.5", "--size", "320x240", "--fps", "10"]
+    assert main.main(argv) == 0, capsys.readouterr().err
+    assert out.read_bytes()[:6] == b"GIF89a" and part.read_bytes() == b"an unrelated file of yours"
+    first = out.read_bytes()
+    out.write_bytes(b"old")
+    assert main.main(argv + ["--force"]) == 0
+    assert out.read_bytes() == first                             # replaced, as asked
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["talk.gif", "talk.gif.part.gif"]
 
 
 # ---------------------------------------------------------------- custom entries in scenario files

@@ -241,9 +241,11 @@ def check_writable_target(path: str | os.PathLike, overwrite: bool = False) -> P
 
 def new_temp_file(path: str | os.PathLike) -> str:
     """A new, empty, uniquely named file beside ``path`` (``.memory-wall-XXXXXXXX.tmp.EXT``: the
-    target's extension last, for writers that choose a format by it). SafeIOError when impossible."""
+    target's extension last, for writers that choose a format by it). SafeIOError when impossible.
+    Our own temporaries there that a killed save left (over an hour old) go first."""
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
+    clean_stale_temps([parent], legacy=False)
     ext = p.suffix if re.fullmatch(r"\.[A-Za-z0-9]{1,8}", p.suffix or "") else ""
     try:
         fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp" + ext, dir=str(parent))
