@@ -204,3 +204,18 @@ def test_two_saved_files_with_one_id_load_the_first_and_name_the_second(data_dir
     problems = custom_store.load_saved()
     assert len(problems) == 1 and "b.json" in _one_line(problems[0]) and "'my-gpu'" in problems[0]
     assert default_catalog().gpu("my-gpu").name == "My MI300X"
+
+
+def test_the_hardware_editor_refuses_what_the_command_line_refuses(main_window):
+    ed = main_window.custom_actions.new_hardware()
+    ident = next(f for f in ed.fields if f.key == "id")
+    ed.edit(ident, "my-slow-gpu")
+    assert ed.save_button.isEnabled()
+    flops = next(f for f in ed.fields if f.key == "compute.peak_flops_per_s.bf16")
+    ed.edit(flops, "1e-300")                                   # TFLOP/s: FLOP/s of 1e-288
+    assert "below" in _one_line(ed.reasons[flops.key].text()) and not ed.save_button.isEnabled()
+    ed.edit(flops, "989")
+    name = next(f for f in ed.fields if f.key == "name")
+    ed.edit(name, "x" * 200_000)
+    assert "200,000 characters" in ed.reasons[name.key].text() and not ed.save_button.isEnabled()
+    ed.close()

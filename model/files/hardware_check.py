@@ -83,7 +83,7 @@ def check_number(value: Any, kind: str, *, optional: bool = False, whole: bool =
         return f"must be {'at least 0' if allow_zero else 'greater than 0'} (got {value:g})"
     low = floor(kind)
     if low and value < low[0] and not (value == 0 and allow_zero):
-        return f"physically implausible: below {low[0]:.3g} ({low[1]}; got {value:.3g})"
+        return f"physically implausible: below {low[0]:.3g}, {low[1]} (got {value:.3g})"
     top = ceilings().get(kind)
     if top and value > top:
         return (f"physically implausible: over 100× the largest in the catalogue "
