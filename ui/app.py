@@ -125,7 +125,7 @@ def _save_grab(widget, path: str) -> bool:
     try:
         atomic_write_bytes(path, image_bytes(widget.grab()), overwrite=True)
     except ModelError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: could not write the screenshot: {exc}", file=sys.stderr)
         return False
     return True
 
@@ -232,8 +232,7 @@ def _headless(scenario, st, *, screenshot, size, view, chapter, presenter, smoke
     else:
         ok = render_png(window, screenshot, size or DEFAULT_SIZE)
     window.close()
-    if not ok:
-        print(f"could not write the screenshot to {screenshot}", file=sys.stderr)
+    if not ok:          # _save_grab has said why, in one line
         return 1
     return 0
 
