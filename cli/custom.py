@@ -71,7 +71,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
             return 0
         _refuse_overwrite(args.output, args.force)
-        atomic_write_text(args.output, text)          # SafeIOError: one line
+        atomic_write_text(args.output, text, overwrite=args.force)   # SafeIOError: one line
         print(f"wrote {args.output}: change its id and name, edit the numbers, then use it with "
               f"--hardware-file {args.output}", file=sys.stderr)
         return 0
@@ -98,7 +98,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             print(f"[{done + 1}/{total}] {label}…", file=sys.stderr)
     m = measure.run(quick=args.quick, backend=args.backend, progress=progress)
     doc = measured_document(m)
-    save_hardware_file(out, doc)                      # SafeIOError: one line
+    save_hardware_file(out, doc, overwrite=args.force)             # SafeIOError: one line
     if args.json:
         print(json.dumps({**report_json(m), "hardware_file": str(out), "hardware_id": doc["id"]}, indent=2))
     else:

@@ -35,6 +35,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)  # benches: paint once, exit
     p.add_argument("--record", metavar="OUT.gif", help="record the chip (or --chapter N gliding through its "
                    "states) as a looping GIF or an MP4, then exit (ui/recording.py)")
+    p.add_argument("--force", action="store_true", help="let --record replace an existing file")
     p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
     p.add_argument("--fps", type=float, default=None, help="frames per second of --record (default 20)")
     add_custom_flags(p)
@@ -89,7 +90,8 @@ def run_app(argv: list[str]) -> int:
         quick_start.end()       # no main window paints here
         from ui.recording import record_cli
         return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
-                          size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page, serving=serving)
+                          size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page, serving=serving,
+                          overwrite=args.force)
     from ui.app import run
     return run(scenario, screenshot=args.screenshot, size=parse_size(args.size), view=args.view,
                chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,

@@ -163,6 +163,21 @@ def shared_window(module_window, qtbot):
     return module_window
 
 
+@pytest.fixture
+def own_data_dir(tmp_path, monkeypatch):
+    """The app's data folder (your own hardware and models, ui/custom_store.py) in a temporary
+    folder, the catalogue shipped-only before and after."""
+    from model.catalog.active import set_default_catalog
+    from ui import custom_store
+    folder = tmp_path / "appdata"
+    monkeypatch.setattr(custom_store, "data_dir", lambda: folder)
+    custom_store.last_problems.clear()
+    set_default_catalog(None)
+    yield folder
+    set_default_catalog(None)
+    custom_store.last_problems.clear()
+
+
 @pytest.fixture(autouse=True)
 def _shipped_catalogue_after_each_test():
     """A test that installs custom hardware or models (the window loads the user's saved ones)

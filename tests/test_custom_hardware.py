@@ -42,7 +42,7 @@ def test_export_edit_double_bandwidth_halves_the_decode_floor(tmp_path):
     assert "bandwidth_bytes_per_s" in doc["memory"]["hbm"] and doc["compute"]["source"]
     doc = apply_what_if(doc, "hbm_bandwidth_x2")
     doc["id"], doc["name"] = "h100-hbm-x2", "H100 with twice the bandwidth"
-    save_hardware_file(path, doc)
+    save_hardware_file(path, doc, overwrite=True)
     cat, (hw,), _ = catalog_with_files([str(path)])
     base = estimate(Scenario(gpu="h100", model="llama-3.1-70b", precision="fp8"))
     fast = estimate(Scenario(gpu="h100-hbm-x2", model="llama-3.1-70b", precision="fp8"), cat)

@@ -64,7 +64,7 @@ def test_a_slide_into_a_fifo_folder_or_read_only_file_is_one_line_never_a_hang(s
             text = w.lessons.status.text()
             assert needle in text and "\n" not in text, text
     assert read_only.read_text() == "mine"
-    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))    # lets the reader finish
+    os.close(os.open(fifo, os.O_WRONLY))    # lets the reader finish (waits for its thread to open the FIFO)
     drain.join(5)
 
 

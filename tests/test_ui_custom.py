@@ -11,20 +11,13 @@ from model import Scenario, estimate
 from model.catalog.active import default_catalog, set_default_catalog
 from model.files.hardware_file import document_text, export_document
 from model.catalog.active import shipped_catalog
-from ui import custom_store
 
 CONFIGS = pathlib.Path(__file__).resolve().parent / "data" / "hf_configs"
 
 
 @pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "appdata"
-    monkeypatch.setattr(custom_store, "data_dir", lambda: folder)
-    custom_store.last_problems.clear()
-    set_default_catalog(None)
-    yield folder
-    set_default_catalog(None)
-    custom_store.last_problems.clear()
+def data_dir(own_data_dir):
+    return own_data_dir
 
 
 def _combo_groups(combo):

@@ -112,7 +112,22 @@ def render_png(window, path: str, size: tuple[int, int]) -> bool:
     if getattr(window, "serve_visible", lambda: False)():   # the queue a few seconds into the run
         window.serve.settle(240)
         settle(app)
-    return window.grab().save(path)
+    return _save_grab(window, path)
+
+
+def _save_grab(widget, path: str) -> bool:
+    """A screenshot written atomically (model/files/safe_io.py: unique temporary file, fsync,
+    rename; --screenshot names its output, so it may replace it); False and one line on stderr
+    when it cannot be written."""
+    from model.errors import ModelError
+    from model.files.safe_io import atomic_write_bytes
+    from ui.chapters.exports import image_bytes
+    try:
+        atomic_write_bytes(path, image_bytes(widget.grab()), overwrite=True)
+    except ModelError as exc:
+        print(f"error: could not write the screenshot: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int = 300,
@@ -131,7 +146,7 @@ def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int
     view.show()
     settle(app)
     view.settle(frames)
-    ok = view.grab().save(path)
+    ok = _save_grab(view, path)
     view.close()
     return ok
 
@@ -164,6 +179,7 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
         stored, _ = stored_scenario(st, set_aside=False)
     else:
         st, note = open_settings()
+        _load_own_files(st)          # your own hardware and models first: a saved scenario may use them
         stored, note2 = stored_scenario(st)
         notes = [n for n in (note, note2) if n]
     explicit, scenario = scenario, (stored if scenario is None else scenario)
@@ -191,6 +207,17 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
     return app.exec()
 
 
+def _load_own_files(st) -> None:
+    """Clean what a killed save left in the app's folders, then load your own hardware and models
+    (before the stored scenario is read, so one on your own hardware survives a restart)."""
+    if st is None:
+        return
+    from pathlib import Path
+    from ui.custom_store import clean_temporaries, load_saved
+    clean_temporaries([Path(st.fileName()).parent])
+    load_saved()
+
+
 def _headless(scenario, st, *, screenshot, size, view, chapter, presenter, smoke, theme, large_text,
               explicit=None, page=None, serving=None) -> int:
     theme = theme or (str(st.value("view/theme") or "dark") if st is not None else "dark")
@@ -205,8 +232,7 @@ def _headless(scenario, st, *, screenshot, size, view, chapter, presenter, smoke
     else:
         ok = render_png(window, screenshot, size or DEFAULT_SIZE)
     window.close()
-    if not ok:
-        print(f"could not write the screenshot to {screenshot}", file=sys.stderr)
+    if not ok:          # _save_grab has said why, in one line
         return 1
     return 0
 

@@ -120,7 +120,7 @@ def _parse_stored(raw):
     from model.physics.scenario import Scenario, resolve
     if not isinstance(raw, str):
         raise ValueError(f"it is a {type(raw).__name__}, not JSON text")
-    s = Scenario.from_dict(loads_json(raw, "the saved scenario", max_bytes=MAX_SCENARIO_CHARS))
+    s = Scenario.from_dict(loads_json(raw, "the saved scenario", max_bytes=MAX_SCENARIO_CHARS, unique_keys=True))
     resolve(s)
     return s
 

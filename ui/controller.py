@@ -12,8 +12,11 @@ The recompute is a posted event of normal priority, so it runs before the window
 (Qt posts UpdateRequest at low priority): one user action → one recompute → one paint that
 already shows the new numbers (a zero-timer would run after that paint and need a second).
 
-A scenario the model rejects (ModelError) is kept as the user's request, the reason goes in
-the snapshot's ``problem`` and the last good estimate stays on screen, so the app keeps
+A scenario the model rejects (ModelError) — or one it fails on (any other exception: a bug,
+named in the same one line) — is kept as the user's request, the reason goes in the
+snapshot's ``problem`` (the window says "Cannot run this: … — showing the last scenario that
+works"), a snapshot is emitted as for any change (controls and panels stay in step), and the
+last good estimate stays on screen, so the app keeps
 working and the user can move on from there. Custom hardware and models reach the views the
 same way: a new default catalogue (model.catalog.active) is a change like any other.
 """
@@ -31,6 +34,16 @@ from model.physics.sweep import BatchSweep, default_batches, sweep_batch
 from model.values import frozen
 
 _RECOMPUTE = QEvent.Type(QEvent.registerEventType())
+MAX_PROBLEM_CHARS = 300
+
+
+def one_line(exc: BaseException) -> str:
+    """The problem line for an exception: a ModelError's own message; anything else (a bug in the
+    model) named as such, so the window never goes on as if nothing happened."""
+    text = " ".join(str(exc).split())
+    if not isinstance(exc, ModelError):
+        text = f"the model failed on this scenario ({type(exc).__name__}{': ' + text if text else ''})"
+    return text[:MAX_PROBLEM_CHARS] or type(exc).__name__
 SWEEP_MAX_BATCH = 4096
 
 
@@ -155,10 +168,11 @@ class Controller(QObject):
         try:
             e = estimate(s, cat)
             sw = sweep_batch(e.scenario, default_batches(SWEEP_MAX_BATCH), resolved=e.resolved)
-        except ModelError as exc:
+        except Exception as exc:          # ModelError: its one line; anything else: a model bug, said in one line
+            reason = one_line(exc)
             if self._snapshot is not None:
-                self._snapshot = self._next(self._snapshot, problem=str(exc), catalog=cat)
-            return str(exc)
+                self._snapshot = self._next(self._snapshot, problem=reason, catalog=cat)
+            return reason
         if s is self._requested:      # normalise aliases; keep "auto" KV precision as the user's choice
             self._requested = e.scenario.with_(kv_precision=e.scenario.kv_precision if s.kv_precision else None)
         hw, ce, cs = self._comparison(s, e, cat)
@@ -186,7 +200,7 @@ class Controller(QObject):
         try:
             ce = estimate(s.with_(gpu=self.compare_gpu), cat)
             return hw, ce, sweep_batch(ce.scenario, default_batches(SWEEP_MAX_BATCH), resolved=ce.resolved)
-        except ModelError:
+        except Exception:                 # it cannot run this (or the model failed on it): roofs only
             return hw, None, None
 
     def _recompute(self) -> None:

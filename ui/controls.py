@@ -307,8 +307,8 @@ class ControlPanel(QWidget):
 
     def fill_selectors(self, cat) -> None:
         """(Re)list the catalogue's GPUs and models; user entries under "Custom"."""
-        def group(ident: str, name: str) -> str:
-            return "Custom" if cat.is_custom(ident) else name
+        def group(ident: str, name: str, kind: str = "hardware") -> str:
+            return "Custom" if cat.is_custom(ident, kind) else name
         groups: dict[str, list] = {}
         cgroups: dict[str, list] = {"": [(None, "none", "No comparison")]}
         for g in cat.gpus:
@@ -317,7 +317,7 @@ class ControlPanel(QWidget):
             cgroups.setdefault(group(g.id, f"{g.vendor} · {g.family}"), []).append((g.id, g.short_name, g.name))
         mgroups: dict[str, list] = {}
         for m in cat.models:
-            mgroups.setdefault(group(m.id, _model_family(m.name)), []).append((m.id, m.name, model_summary(m)))
+            mgroups.setdefault(group(m.id, _model_family(m.name), "model"), []).append((m.id, m.name, model_summary(m)))
         self.gpu.set_items(list(groups.items()))
         self.model.set_items(list(mgroups.items()))
         self.compare.set_items([(None, cgroups.pop(""))] + list(cgroups.items()))

@@ -27,6 +27,7 @@ from model.files.hardware_file import FORMAT_KEY, load_hardware_file, read_json_
 from model.physics.scenario import Scenario
 from model.files.scenario_file import FORMAT_KEY as SCENARIO_KEY
 from ui import custom_store
+from ui.dialog_buttons import plain_tip
 
 if TYPE_CHECKING:       # the dialogs' modules load when a dialog opens, not before the first paint
     from ui.hardware_editor import HardwareEditor
@@ -57,6 +58,7 @@ class CustomActions(QObject):
         self.button.setMenu(self.menu)
         self.status = QLabel("")
         self.status.setObjectName("customStatus")
+        self.status.setTextFormat(Qt.PlainText)
         self.status.setWordWrap(True)
         self.status.setVisible(False)
         lay = window.controls.layout()
@@ -73,7 +75,7 @@ class CustomActions(QObject):
         from ui.hardware_editor import ERROR_STYLE, OK_STYLE
         self.status.setStyleSheet(ERROR_STYLE if error else OK_STYLE)
         self.status.setText(text)
-        self.status.setToolTip(text)
+        self.status.setToolTip(plain_tip(text))
         self.status.setVisible(bool(text))
 
     # ---------------------------------------------------------------- hardware
@@ -159,19 +161,20 @@ class CustomActions(QObject):
             self.remove_menu.addAction("(nothing of your own yet)").setEnabled(False)
         for ident, kind in entries:
             name = (cat.gpu(ident) if kind == "hardware" else cat.model(ident)).name
-            self.remove_menu.addAction(name, lambda i=ident: self.remove(i))
+            self.remove_menu.addAction(name, lambda i=ident, k=kind: self.remove(i, k))
 
-    def remove(self, ident: str) -> None:
-        """Forget an entry; a scenario using it moves to the defaults first."""
+    def remove(self, ident: str, kind: str | None = None) -> None:
+        """Forget an entry (of ``kind``: a hardware and a model may share an id; None: both); a
+        scenario using it moves to the defaults first."""
         s, d = self.controller.scenario, Scenario()
-        if s.gpu == ident:
+        if s.gpu == ident and kind in (None, "hardware"):
             self.controller.set(gpu=d.gpu)
-        if s.model == ident:
+        if s.model == ident and kind in (None, "model"):
             self.controller.set(model=d.model)
-        if self.controller.compare_gpu == ident:
+        if self.controller.compare_gpu == ident and kind in (None, "hardware"):
             self.controller.set_compare(None)
         self.controller.flush()
-        custom_store.remove(ident)
+        custom_store.remove(ident, kind)
         self._removed(ident)
 
     def _removed(self, ident: str) -> None:

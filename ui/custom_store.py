@@ -14,12 +14,12 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths
 
 from model.catalog.parts import Hardware, LLM
-from model.files.custom_catalog import add_to_default, remove_from_default
+from model.files.custom_catalog import MODEL_NAME_KEY, add_to_default, remove_from_default
 from model.errors import ModelError
 from model.files.hardware_file import document_text, load_hardware_file, read_json_file
-from model.files.safe_io import atomic_write_text
+from model.files.safe_io import atomic_write_text, clean_stale_temps
 
-NAME_KEY = "memory_wall_name"      # the display name a user gave an imported config (kept beside it)
+NAME_KEY = MODEL_NAME_KEY          # the display name a user gave an imported config (kept beside it)
 last_problems: list[str] = []      # what the last load_saved could not use (the window shows it)
 
 
@@ -40,14 +40,29 @@ def model_path(ident: str) -> Path:
     return _folder("models") / f"{ident}.json"
 
 
+def clean_temporaries(extra_folders=()) -> list[str]:
+    """Temporary files a killed save left in the app's own folders (data, hardware, models, and
+    ``extra_folders``: the settings folder), older than an hour: removed. Nothing else is touched."""
+    return clean_stale_temps([data_dir(), _folder("hardware"), _folder("models"), *extra_folders])
+
+
 def load_saved() -> list[str]:
     """Add every saved entry to the default catalogue; one line per file that cannot be used."""
     from model.files.hf_config import llm_from_config
     problems: list[str] = []
+    first: dict[tuple[str, str], str] = {}        # (kind, id) → the file it came from: one file per id
+
+    def taken(kind: str, ident: str, path: Path) -> bool:
+        if (kind, ident) in first:
+            problems.append(f"saved {kind} not loaded: {path.name} has the id '{ident}' of {first[kind, ident]}")
+            return True
+        first[kind, ident] = path.name
+        return False
     for path in sorted(_folder("hardware").glob("*.json")):
         try:
             hw, text = load_hardware_file(path)
-            add_to_default(hw=hw, text=text)
+            if not taken("hardware", hw.id, path):
+                add_to_default(hw=hw, text=text)
         except ModelError as exc:
             problems.append(f"saved hardware not loaded: {exc}")
     for path in sorted(_folder("models").glob("*.json")):
@@ -55,7 +70,8 @@ def load_saved() -> list[str]:
             cfg = read_json_file(path)
             name = cfg.get(NAME_KEY) if isinstance(cfg, dict) else None
             llm = llm_from_config(cfg, str(name or path.stem), source=f"Hugging Face config.json ({path.name})")
-            add_to_default(llm=llm, text=json.dumps(cfg))
+            if not taken("model", llm.id, path):
+                add_to_default(llm=llm, text=json.dumps(cfg))
         except ModelError as exc:
             problems.append(f"saved model not loaded: {path.name}: {exc}")
     last_problems[:] = problems
@@ -67,7 +83,7 @@ def _keep_previous(path: Path, text: str) -> None:
     if path.is_file():
         old = path.read_text(encoding="utf-8", errors="replace")
         if old != text:
-            atomic_write_text(path.with_name(path.name + ".previous"), old)
+            atomic_write_text(path.with_name(path.name + ".previous"), old, overwrite=True)
 
 
 def save_hardware(doc: dict, hw: Hardware) -> Path:
@@ -76,7 +92,7 @@ def save_hardware(doc: dict, hw: Hardware) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = document_text(doc)
     _keep_previous(path, text)
-    atomic_write_text(path, text)
+    atomic_write_text(path, text, overwrite=True)         # your own entry, its old version kept beside it
     add_to_default(hw=hw, text=text)
     return path
 
@@ -87,14 +103,15 @@ def save_model(cfg: dict, llm: LLM) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({**cfg, NAME_KEY: llm.name}, indent=2, ensure_ascii=False) + "\n"
     _keep_previous(path, text)
-    atomic_write_text(path, text)
+    atomic_write_text(path, text, overwrite=True)         # your own entry, its old version kept beside it
     add_to_default(llm=llm, text=json.dumps(cfg))
     return path
 
 
-def remove(ident: str) -> None:
-    """Forget a custom entry: its file goes, and it leaves the catalogue."""
-    for path in (hardware_path(ident), model_path(ident)):
-        if path.is_file():
+def remove(ident: str, kind: str | None = None) -> None:
+    """Forget a custom entry of ``kind`` ("hardware" | "model"; None: both): its file goes, and it
+    leaves the catalogue. The other name space is not touched."""
+    for k, path in (("hardware", hardware_path(ident)), ("model", model_path(ident))):
+        if kind in (None, k) and path.is_file():
             path.unlink()
-    remove_from_default(ident)
+    remove_from_default(ident, kind)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+
+
+def plain_tip(text: str) -> str:
+    """A tooltip that shows ``text`` as it is (a tooltip that looks like HTML is drawn as HTML)."""
+    import html
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>" if text else ""
 
 
 def status_line(object_name: str) -> QLabel:
@@ -12,6 +19,7 @@ def status_line(object_name: str) -> QLabel:
     label = QLabel("")
     label.setObjectName(object_name)
     label.setWordWrap(True)
+    label.setTextFormat(Qt.PlainText)          # names from files are shown as they are, never as HTML
     return label
 
 

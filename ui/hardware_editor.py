@@ -48,7 +48,7 @@ class HardwareEditor(QDialog):
         self.start.setObjectName("startFrom")
         cat = default_catalog()
         for g in cat.gpus:
-            self.start.addItem(f"{g.name}{'  (yours)' if cat.is_custom(g.id) else ''}", g.id)
+            self.start.addItem(f"{g.name}{'  (yours)' if cat.is_custom(g.id, 'hardware') else ''}", g.id)
         top.addWidget(self.start, 1)
         lay.addLayout(top)
 
@@ -101,6 +101,7 @@ class HardwareEditor(QDialog):
             grid.addWidget(QLabel(f.unit), row, 2)
             reason = QLabel("")
             reason.setStyleSheet(ERROR_STYLE)
+            reason.setTextFormat(Qt.PlainText)
             reason.setWordWrap(True)
             reason.setMinimumWidth(240)
             grid.addWidget(reason, row, 3)
@@ -117,9 +118,9 @@ class HardwareEditor(QDialog):
         """Load an accelerator: a shipped one as a copy to rename, your own one to edit in place."""
         cat = default_catalog()
         self.start_id = ident
-        text = cat.custom_document(ident) if cat.is_custom(ident) else ""
+        text = cat.custom_document(ident, "hardware") if cat.is_custom(ident, "hardware") else ""
         self.doc = json.loads(text) if text else export_document(cat.gpu(ident))
-        self.delete_button.setVisible(cat.is_custom(ident))
+        self.delete_button.setVisible(cat.is_custom(ident, "hardware"))
         self.refresh_fields()
 
     def edit(self, f, text: str) -> None:
@@ -167,7 +168,7 @@ class HardwareEditor(QDialog):
 
     def remove_current(self) -> None:
         ident = self.start_id
-        if default_catalog().is_custom(ident):
-            custom_store.remove(ident)
+        if default_catalog().is_custom(ident, "hardware"):
+            custom_store.remove(ident, "hardware")
             self.removed.emit(ident)
             self.accept()

@@ -20,6 +20,7 @@ from model.files.safe_io import check_writable_target
 from model.lessons.chapters import default_chapters
 from model.files.scenario_file import load_scenario_with_chapter, save_scenario
 from ui import theme as th
+from ui.dialog_buttons import plain_tip
 from ui.chapter_keys import key_style, make_keys, set_current_key
 from ui.fit_text import first_fitting
 from ui.chapters import SHORT_TITLES, chapter_class
@@ -162,8 +163,10 @@ class LessonsView(QWidget):
         self.reset_button.clicked.connect(self.reset_state)
         self.position = QLabel("")
         self.position.setObjectName("controlLabel")
+        self.position.setTextFormat(Qt.PlainText)
         self.status = QLabel("")
         self.status.setObjectName("lessonsStatus")
+        self.status.setTextFormat(Qt.PlainText)
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.export_button = QToolButton()
         self.export_button.setText("Export ▾")
@@ -270,7 +273,7 @@ class LessonsView(QWidget):
     # ---------------------------------------------------------------- messages
     def message(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
-        self.status.setToolTip(text)
+        self.status.setToolTip(plain_tip(text))
         self.status.setStyleSheet(f"color: {th.VERMILLION}; font-weight: 600;" if error
                                   else f"color: {self.theme.secondary};")
 
@@ -309,11 +312,12 @@ class LessonsView(QWidget):
         return True, chapter
 
     # ---------------------------------------------------------------- exports
-    def export(self, kind: str, path: str) -> bool:
+    def export(self, kind: str, path: str, overwrite: bool = False) -> bool:
+        """Export the chart; an existing file only with ``overwrite`` (the Export dialog asked)."""
         v = self.current_view
         try:
-            check_writable_target(path)      # a missing folder or read-only file: one line, no Qt warnings
-            ok = {"PNG": v.export_png, "SVG": v.export_svg, "CSV": v.export_csv}[kind.upper()](path)
+            check_writable_target(path, overwrite)   # a missing folder or read-only file: one line, no Qt warnings
+            ok = {"PNG": v.export_png, "SVG": v.export_svg, "CSV": v.export_csv}[kind.upper()](path, overwrite)
         except ModelError as exc:
             self.message(str(exc), error=True)
             return False
@@ -329,7 +333,7 @@ class LessonsView(QWidget):
         path, _ = QFileDialog.getSaveFileName(self, f"Export chapter {self.number} as {kind}", default,
                                               f"{kind} files (*.{ext})")
         if path:
-            self.export(kind, path)
+            self.export(kind, path, overwrite=True)      # the save dialog asked before replacing
 
     # ---------------------------------------------------------------- look
     def set_theme(self, t: th.Theme) -> None:

@@ -160,6 +160,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         flay.setSpacing(2)
         self.problem = QLabel("")
         self.problem.setObjectName("problem")
+        self.problem.setTextFormat(Qt.PlainText)
         self.problem.setWordWrap(True)
         self.problem.setVisible(False)
         self.explanation = SteadyLabel(lines=2)      # a sentence of one or two lines moves nothing

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from model.errors import ModelError
 from model.files.hardware_file import read_json_file
 from model.files.hf_config import default_name, llm_from_config
+from model.files.limits import MAX_NAME_CHARS
 from model.readouts.catalog_text import model_import_rows
 from ui import custom_store
 from ui.dialog_buttons import action_row, status_line
@@ -32,10 +33,12 @@ class ModelImportDialog(QDialog):
         lay = QVBoxLayout(self)
         title = QLabel(f"From {self.path.name}" + (f" in {self.path.parent.name}/" if self.path.parent.name else ""))
         title.setObjectName("sectionTitle")
+        title.setTextFormat(Qt.PlainText)
         lay.addWidget(title)
         form = QFormLayout()
         self.name = QLineEdit()
         self.name.setObjectName("modelName")
+        self.name.setMaxLength(MAX_NAME_CHARS)
         self.name.textEdited.connect(lambda _t: self.read())
         form.addRow("Name", self.name)
         lay.addLayout(form)
@@ -49,10 +52,12 @@ class ModelImportDialog(QDialog):
         lay.addWidget(self.status)
         buttons, self.add_button = action_row(self, "Add model", self.add)
         lay.addLayout(buttons)
+        self.unreadable = False
         try:
             self.cfg = read_json_file(self.path)
             self.name.setText(default_name(self.cfg, self.path))
         except ModelError as exc:
+            self.unreadable = True
             self.status.setText(str(exc))
         self.read()
         self.resize(620, 420)
@@ -62,7 +67,7 @@ class ModelImportDialog(QDialog):
         while self.rows.rowCount():
             self.rows.removeRow(0)
         self.llm = None
-        if self.cfg is not None:
+        if not self.unreadable:          # read (it may still be no config at all: JSON null, a list)
             try:
                 self.llm = llm_from_config(self.cfg, self.name.text() or self.path.stem,
                                            source=f"Hugging Face config.json ({self.path.name})")
@@ -72,6 +77,7 @@ class ModelImportDialog(QDialog):
         if self.llm is not None:
             for label, text in model_import_rows(self.llm):
                 value = QLabel(text)
+                value.setTextFormat(Qt.PlainText)
                 value.setWordWrap(True)
                 self.rows.addRow(label, value)
         self.add_button.setEnabled(self.llm is not None)

@@ -92,7 +92,7 @@ class RecordDialog(QDialog):
         scenario = w.controller.valid_scenario
         try:
             result = rec.record(path, chapter=n, scenario=scenario, seconds=seconds, size=size, fps=fps,
-                                theme=w.theme_name, progress=progress)
+                                theme=w.theme_name, progress=progress, overwrite=True)   # the save dialog asked
         except rec.RecordingError as exc:
             bar.close()
             w.lessons.message(str(exc), error=True)

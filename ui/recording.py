@@ -234,14 +234,20 @@ def write_mp4(path: str, images: Iterator, size: tuple[int, int], fps: float,
 def record(path: str, *, chapter: int | None = None, scenario=None, seconds: float | None = None,
            size: tuple[int, int] = DEFAULT_SIZE, fps: float = DEFAULT_FPS, theme: str = "dark",
            progress: Callable[[int], None] = lambda _k: None, page: str | None = None,
-           serving=None) -> Recording:
-    """Draw and encode a recording; RecordingError (one line) when it cannot be made."""
+           serving=None, overwrite: bool = False) -> Recording:
+    """Draw and encode a recording; RecordingError (one line) when it cannot be made. An existing
+    file is replaced only with ``overwrite`` (the dialog asked; --force)."""
+    from model.files.safe_io import SafeIOError, atomic_write_with, check_writable_target
     from model.lessons.chapters import default_chapters
     if chapter is not None and not 1 <= int(chapter) <= len(default_chapters()):
         raise RecordingError(f"--chapter must be 1-{len(default_chapters())}, got {chapter}")
     if seconds is None:
         seconds = DEFAULT_CHIP_S if chapter is None else DEFAULT_STATE_S * len(default_chapters()[chapter - 1].states)
     suffix = check_request(path, size, float(seconds), float(fps))
+    try:
+        check_writable_target(path, overwrite)           # before a single frame is drawn
+    except SafeIOError as exc:
+        raise RecordingError(f"{exc}{'' if overwrite else ' (add --force to replace it)'}") from None
     frames = frame_count(seconds, fps)
     if page == "serve":
         from model import Scenario
@@ -251,18 +257,11 @@ def record(path: str, *, chapter: int | None = None, scenario=None, seconds: flo
         images, what = chip_frames(scenario or Scenario(), size, fps, frames, theme), "the chip"
     else:
         images, what = chapter_frames(int(chapter), size, fps, frames, theme), f"chapter {chapter}"
-    tmp = str(Path(path).with_name(Path(path).name + ".part" + suffix))
-    try:
-        if suffix == ".gif":
-            write_gif(tmp, images, frames, fps, progress)
-        else:
-            write_mp4(tmp, images, size, fps, progress)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise RecordingError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    try:       # a unique temporary file beside it (model/files/safe_io.py), placed when complete
+        atomic_write_with(path, lambda tmp: write_gif(tmp, images, frames, fps, progress) if suffix == ".gif"
+                          else write_mp4(tmp, images, size, fps, progress), overwrite=overwrite)
+    except SafeIOError as exc:
+        raise RecordingError(str(exc)) from None
     return Recording(str(path), what, frames, stored_frames(path, frames), frames / fps, tuple(size), float(fps),
                      os.path.getsize(path))
 
@@ -277,7 +276,8 @@ def stored_frames(path: str, drawn: int) -> int:
 
 
 def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | None, size: tuple[int, int] | None,
-               fps: float | None, theme: str | None, page: str | None = None, serving=None) -> int:
+               fps: float | None, theme: str | None, page: str | None = None, serving=None,
+               overwrite: bool = False) -> int:
     """main.py --record: 0 and one line on stdout, or 2 and one line on stderr."""
     import sys
     if os.environ.get("QT_QPA_PLATFORM") is None:
@@ -288,7 +288,8 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
         import pyqtgraph as pg
         pg.setConfigOptions(antialias=True, useOpenGL=False)
         rec = record(path, chapter=chapter, scenario=scenario, seconds=seconds, size=size or DEFAULT_SIZE,
-                     fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark", page=page, serving=serving)
+                     fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark", page=page, serving=serving,
+                     overwrite=overwrite)
     except RecordingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

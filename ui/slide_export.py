@@ -14,13 +14,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QPushButton, QWidget
 
+from model.files.safe_io import check_writable_target
 from ui import theme as th
 
 SLIDE_SIZE = (1920, 1080)
 THEME_NAMES = ("dark", "light")
 
 
-def export_slide(view, kind: str, theme_name: str, path: str, size: tuple[int, int] = SLIDE_SIZE) -> bool:
+def export_slide(view, kind: str, theme_name: str, path: str, size: tuple[int, int] = SLIDE_SIZE,
+                 overwrite: bool = False) -> bool:
     """Save ``view``'s chart (a ChapterView) at ``size`` as PNG or SVG in a theme."""
     from ui.offscreen import OffscreenChapter
     if kind.upper() not in ("PNG", "SVG"):
@@ -37,7 +39,7 @@ def export_slide(view, kind: str, theme_name: str, path: str, size: tuple[int, i
         if (oc.view.chart.width(), oc.view.chart.height()) != tuple(size):
             raise RuntimeError(f"the chart came out {oc.view.chart.width()}×{oc.view.chart.height()}")
         export = oc.view.export_png if kind.upper() == "PNG" else oc.view.export_svg
-        return bool(export(str(path)))
+        return bool(export(str(path), overwrite))
     finally:
         oc.close()
 
@@ -78,11 +80,17 @@ def add_slide_entries(window, lessons) -> None:
                 menu.addAction(act)
 
 
-def save_slide(window, kind: str, theme_name: str, path: str) -> bool:
-    """Export the current chapter's slide and say so in the lessons' status line."""
+def save_slide(window, kind: str, theme_name: str, path: str, overwrite: bool = False) -> bool:
+    """Export the current chapter's slide and say so in the lessons' status line (an existing
+    file only with ``overwrite``: the save dialog asked)."""
+    from model.errors import ModelError
     lessons = window.lessons
     try:
-        ok = export_slide(lessons.current_view, kind, theme_name, path)
+        check_writable_target(path, overwrite)        # before the slide is drawn
+        ok = export_slide(lessons.current_view, kind, theme_name, path, overwrite=overwrite)
+    except ModelError as exc:         # refused or not written: its one line
+        lessons.message(str(exc).splitlines()[0], error=True)
+        return False
     except Exception as exc:          # an export failure is a message, never a crash
         lessons.message(f"could not export the slide: {type(exc).__name__}: {exc}", error=True)
         return False
@@ -96,7 +104,7 @@ def _slide_dialog(window, kind: str, theme_name: str) -> None:
     path, _ = QFileDialog.getSaveFileName(window, f"Chapter {n} as a {theme_name} slide", f"chapter{n}-slide-{theme_name}.{ext}",
                                           f"{kind} files (*.{ext})")
     if path:
-        save_slide(window, kind, theme_name, path)
+        save_slide(window, kind, theme_name, path, overwrite=True)     # the save dialog asked
 
 
 def _record_dialog(window) -> None:

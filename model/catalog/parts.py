@@ -178,30 +178,34 @@ class Catalog:
     def with_hardware(self, hw: Hardware, document: str = "") -> "Catalog":
         """A new catalogue with ``hw`` added as a custom entry (replacing a custom one of the same id)."""
         gpus = tuple(g for g in self.gpus if g.id != hw.id) + (hw,)
-        return replace(self, gpus=gpus, custom_documents=self._docs_without(hw.id) + (("hardware", hw.id, document),))
+        docs = self._docs_without(hw.id, "hardware") + (("hardware", hw.id, document),)
+        return replace(self, gpus=gpus, custom_documents=docs)
 
     def with_model(self, llm: LLM, document: str = "") -> "Catalog":
         """A new catalogue with ``llm`` added as a custom entry (replacing a custom one of the same id)."""
         models = tuple(m for m in self.models if m.id != llm.id) + (llm,)
-        return replace(self, models=models, custom_documents=self._docs_without(llm.id) + (("model", llm.id, document),))
+        docs = self._docs_without(llm.id, "model") + (("model", llm.id, document),)
+        return replace(self, models=models, custom_documents=docs)
 
-    def without_custom(self, ident: str) -> "Catalog":
-        """A new catalogue without the custom entry ``ident`` (shipped entries stay)."""
-        if not self.is_custom(ident):
+    # Hardware and models are two name spaces: ``kind`` ("hardware" | "model") picks one; None: either.
+    def without_custom(self, ident: str, kind: str | None = None) -> "Catalog":
+        """A new catalogue without the custom entry ``ident`` of ``kind`` (shipped entries stay)."""
+        kinds = {k for k, i, _ in self.custom_documents if i == ident and kind in (None, k)}
+        if not kinds:
             return self
-        return replace(self, gpus=tuple(g for g in self.gpus if g.id != ident),
-                       models=tuple(m for m in self.models if m.id != ident),
-                       custom_documents=self._docs_without(ident))
+        return replace(self, gpus=tuple(g for g in self.gpus if not ("hardware" in kinds and g.id == ident)),
+                       models=tuple(m for m in self.models if not ("model" in kinds and m.id == ident)),
+                       custom_documents=self._docs_without(ident, kind))
 
-    def is_custom(self, ident: str) -> bool:
-        return any(i == ident for _, i, _ in self.custom_documents)
+    def is_custom(self, ident: str, kind: str | None = None) -> bool:
+        return any(i == ident and kind in (None, k) for k, i, _ in self.custom_documents)
 
-    def custom_document(self, ident: str) -> str:
+    def custom_document(self, ident: str, kind: str | None = None) -> str:
         """The JSON text a custom entry was read from ("" if none)."""
-        return next((doc for _, i, doc in self.custom_documents if i == ident), "")
+        return next((doc for k, i, doc in self.custom_documents if i == ident and kind in (None, k)), "")
 
-    def _docs_without(self, ident: str) -> tuple[tuple[str, str, str], ...]:
-        return tuple(d for d in self.custom_documents if d[1] != ident)
+    def _docs_without(self, ident: str, kind: str | None = None) -> tuple[tuple[str, str, str], ...]:
+        return tuple(d for d in self.custom_documents if not (d[1] == ident and kind in (None, d[0])))
 
     def gpu(self, key: str) -> Hardware:
         return _resolve(self.gpus, key, "GPU")

@@ -8,6 +8,7 @@ scenario file carries so it opens on another computer.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from model.catalog.parts import Catalog, Hardware, LLM
@@ -16,6 +17,8 @@ from model.files.hardware_file import HardwareFileError, document_text, hardware
 from model.files.hf_config import llm_from_config, load_model_config
 
 EMBED_KEY = "custom_entries"
+MODEL_NAME_KEY = "memory_wall_name"     # the display name kept beside a saved config.json (ui/custom_store.py)
+MAX_NAME_CHARS = 80
 
 
 def catalog_with_files(hardware_files: Iterable[str] = (), model_configs: Iterable[str] = (),
@@ -51,8 +54,8 @@ def add_to_default(hw: Hardware | None = None, llm: LLM | None = None, text: str
     return cat
 
 
-def remove_from_default(ident: str) -> Catalog:
-    cat = default_catalog().without_custom(ident)
+def remove_from_default(ident: str, kind: str | None = None) -> Catalog:
+    cat = default_catalog().without_custom(ident, kind)
     set_default_catalog(cat)
     return cat
 
@@ -64,34 +67,78 @@ def embed_custom(doc: dict[str, Any], gpu: str, model: str, catalog: Catalog | N
     cat = catalog or default_catalog()
     entries = []
     for kind, ident in (("hardware", gpu), ("model", model)):
-        if cat.is_custom(ident):
+        if cat.is_custom(ident, kind):
             name = (cat.gpu(ident) if kind == "hardware" else cat.model(ident)).name
             entries.append({"kind": kind, "id": ident, "name": name,
-                            "document": json.loads(cat.custom_document(ident) or "null")})
+                            "document": json.loads(cat.custom_document(ident, kind) or "null")})
     if entries:
         doc[EMBED_KEY] = entries
     return doc
 
 
-def install_embedded(doc: Mapping[str, Any], name: str = "scenario") -> None:
-    """Install the custom entries a scenario document carries (checked like any file)."""
+def _same_document(a: Any, b: Any) -> bool:
+    """Two entry documents with the same numbers (the name a config was given is kept apart)."""
+    def plain(d: Any) -> Any:
+        return {k: v for k, v in d.items() if k != MODEL_NAME_KEY} if isinstance(d, Mapping) else d
+    return json.dumps(plain(a), sort_keys=True) == json.dumps(plain(b), sort_keys=True)
+
+
+def _free_id(cat: Catalog, ident: str, kind: str) -> str:
+    """``ident-2``, ``ident-3``, … : the first id no entry of ``kind`` has (shipped or yours)."""
+    taken = {i for g in cat.gpus for i in (g.id, *g.aliases)} if kind == "hardware" else \
+            {i for m in cat.models for i in (m.id, *m.aliases)}
+    n = 2
+    while f"{ident[:60]}-{n}" in taken:
+        n += 1
+    return f"{ident[:60]}-{n}"
+
+
+def embedded_catalog(doc: Mapping[str, Any], name: str = "scenario",
+                     base: Catalog | None = None) -> tuple[Catalog, dict[tuple[str, str], str]]:
+    """``base`` plus the custom entries a scenario document carries (each checked like any file),
+    and the ids that had to change: {(kind, id in the file): id in the catalogue}. Nothing is
+    installed here. An entry whose id is already one of yours with other numbers is renamed
+    (``id-2``): your own entry is never replaced. Two entries of one kind with one id: refused."""
+    cat = base or default_catalog()
     entries = doc.get(EMBED_KEY) if isinstance(doc, Mapping) else None
+    renames: dict[tuple[str, str], str] = {}
     if entries is None:
-        return
+        return cat, renames
     if not isinstance(entries, list) or len(entries) > 8:
         raise HardwareFileError(f"{name}: {EMBED_KEY} must be a list of at most 8 entries")
-    cat = default_catalog()
+    seen: set[tuple[str, str]] = set()
     for entry in entries:
         if not isinstance(entry, Mapping) or entry.get("kind") not in ("hardware", "model"):
             raise HardwareFileError(f"{name}: each of {EMBED_KEY} needs kind 'hardware' or 'model'")
-        body = entry.get("document")
-        if entry["kind"] == "hardware":
-            hw = hardware_from_document(body, f"{name} (its hardware)")
-            cat = cat.with_hardware(hw, document_text(body))
+        kind, body = entry["kind"], entry.get("document")
+        if kind == "hardware":
+            item = hardware_from_document(body, f"{name} (its hardware)")
         else:
             try:
-                llm = llm_from_config(body, str(entry.get("name") or "model"), source=f"carried by {name}")
+                item = llm_from_config(body, str(entry.get("name") or "model")[:MAX_NAME_CHARS],
+                                       source=f"carried by {name}")
             except HardwareFileError as exc:
                 raise HardwareFileError(f"{name} (its model): {exc}") from None
-            cat = cat.with_model(llm, document_text(body))
+        ident = entry.get("id") if isinstance(entry.get("id"), str) else item.id
+        if (kind, ident) in seen or (kind, item.id) in seen:
+            raise HardwareFileError(f"{name}: {EMBED_KEY} holds two {kind} entries with the id '{item.id}'")
+        seen |= {(kind, ident), (kind, item.id)}
+        final = item.id
+        if cat.is_custom(item.id, kind) and not _same_document(json.loads(cat.custom_document(item.id, kind) or "null"), body):
+            final = _free_id(cat, item.id, kind)          # yours stays as it is
+            if kind == "hardware":
+                body = {**body, "id": final}
+                item = hardware_from_document(body, f"{name} (its hardware)")
+            else:
+                item = replace(item, id=final)
+        cat = cat.with_hardware(item, document_text(body)) if kind == "hardware" else cat.with_model(item, document_text(body))
+        if final != ident:
+            renames[(kind, ident)] = final
+    return cat, renames
+
+
+def install_embedded(doc: Mapping[str, Any], name: str = "scenario") -> dict[tuple[str, str], str]:
+    """embedded_catalog made the process default; the renamed ids."""
+    cat, renames = embedded_catalog(doc, name)
     set_default_catalog(cat)
+    return renames

@@ -5,23 +5,25 @@ Rules (each problem names the field's path, e.g. ``memory.hbm.bandwidth_bytes_pe
     counts whole numbers ≥ 1 (tensor cores ≥ 0);
     plausibility ceiling: no number above 100 × the largest of its kind in the shipped
     catalogue (so "what if ×2" works six times over, while FLOP/s of 1e30 is refused);
+    physical floor: none below the lowest of its kind (model/files/limits.py, with reasons:
+    FLOP/s of 1e-300 is refused instead of dividing by ~0 later);
+    names at most 80 characters on one line, sources and notes at most 2000;
     FLOP/s keys are data types the catalogue knows; at least one;
     the id is a new one (letters, digits, . _ -), not a shipped id or alias.
 """
 from __future__ import annotations
 
 import math
-import re
 from functools import lru_cache
 from typing import Any, Mapping
 
 from model.catalog.active import shipped_catalog
+from model.files.limits import MAX_TEXT_CHARS, check_id, check_text, floor
 from model.values import frozen
 
 FORMAT_KEY = "memory_wall_hardware"      # the key that makes a JSON object a hardware file
 FORMAT_VERSION = 1
 CEILING_FACTOR = 100.0
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 REQUIRED_LEVELS = ("hbm",)
 
 
@@ -79,6 +81,9 @@ def check_number(value: Any, kind: str, *, optional: bool = False, whole: bool =
         return f"must be a whole number (got {value:g})"
     if value < 0 or (value == 0 and not allow_zero):
         return f"must be {'at least 0' if allow_zero else 'greater than 0'} (got {value:g})"
+    low = floor(kind)
+    if low and value < low[0] and not (value == 0 and allow_zero):
+        return f"physically implausible: below {low[0]:.3g}, {low[1]} (got {value:.3g})"
     top = ceilings().get(kind)
     if top and value > top:
         return (f"physically implausible: over 100× the largest in the catalogue "
@@ -107,19 +112,15 @@ class _Checker:
         self.add(f"{path}.{key}", check_number(sec.get(key), kind, **kw))
 
     def text(self, sec: Mapping[str, Any], key: str, path: str, optional: bool = True) -> None:
-        value = sec.get(key)
-        if value is None and optional:
-            return
-        if not isinstance(value, str) or (not optional and not value.strip()):
-            self.add(f"{path}.{key}" if path else key, "must be a non-empty text" if not optional else "must be text")
+        self.add(f"{path}.{key}" if path else key, check_text(sec.get(key), required=not optional))
 
 
 def _check_identity(c: _Checker, doc: Mapping[str, Any]) -> None:
     ident = doc.get("id")
     if ident is None:
         c.add("id", "missing (give your hardware an id such as \"my-gpu\")")
-    elif not isinstance(ident, str) or not ID_PATTERN.match(ident):
-        c.add("id", "must be lower-case letters, digits, '.', '_' or '-' (at most 64), e.g. 'my-gpu'")
+    elif check_id(ident):
+        c.add("id", check_id(ident))
     elif ident in shipped_ids():
         c.add("id", f"'{ident}' is a catalogue entry: give your hardware its own id")
     c.text(doc, "name", "", optional=False)
@@ -180,6 +181,18 @@ def _check_links(c: _Checker, doc: Mapping[str, Any]) -> None:
         c.number(sec, "max_gpus", path, "link.max_gpus", optional=True, whole=True)
 
 
+def _check_long_texts(c: _Checker, value: Any, path: str, depth: int = 0) -> None:
+    """Every text anywhere in the document (sources, notes, labels): at most MAX_TEXT_CHARS."""
+    if isinstance(value, str):
+        c.add(path, check_text(value, max_chars=MAX_TEXT_CHARS))
+    elif isinstance(value, Mapping) and depth < 8:
+        for k, v in value.items():
+            _check_long_texts(c, v, f"{path}.{k}" if path else str(k), depth + 1)
+    elif isinstance(value, list) and depth < 8:
+        for k, v in enumerate(value[:100]):
+            _check_long_texts(c, v, f"{path}[{k}]", depth + 1)
+
+
 def check_document(doc: Any) -> list[Problem]:
     """Every problem with a hardware-file document ([] when it is usable)."""
     if not isinstance(doc, Mapping):
@@ -191,6 +204,7 @@ def check_document(doc: Any) -> list[Problem]:
         return [Problem(FORMAT_KEY, f"format {doc[FORMAT_KEY]!r}; this version reads {FORMAT_VERSION}")]
     c = _Checker()
     _check_identity(c, doc)
+    _check_long_texts(c, doc, "")
     _check_compute(c, doc)
     _check_memory(c, doc)
     _check_links(c, doc)

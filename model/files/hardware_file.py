@@ -157,7 +157,7 @@ def read_json_file(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES) -> 
     """A JSON file through model/files/safe_io.py's guards (size, depth and integer limits; FIFOs and
     devices refused; NaN/Infinity refused). Raises HardwareFileError with safe_io's one line."""
     try:
-        return read_json(path, max_bytes=max_bytes)
+        return read_json(path, max_bytes=max_bytes, unique_keys=True)     # a user's file: no key twice
     except SafeIOError as exc:
         raise HardwareFileError(str(exc)) from None
 
@@ -169,8 +169,9 @@ def load_hardware_file(path: str | os.PathLike) -> tuple[Hardware, str]:
     return hw, document_text(doc)
 
 
-def save_hardware_file(path: str | os.PathLike, doc: Mapping[str, Any]) -> Hardware:
-    """Check ``doc`` (nothing is written if it is broken), then write it atomically."""
+def save_hardware_file(path: str | os.PathLike, doc: Mapping[str, Any], overwrite: bool = False) -> Hardware:
+    """Check ``doc`` (nothing is written if it is broken), then write it atomically (an existing
+    file only with ``overwrite``)."""
     hw = hardware_from_document(doc, Path(path).name)
-    atomic_write_text(path, document_text(doc))
+    atomic_write_text(path, document_text(doc), overwrite=overwrite)
     return hw

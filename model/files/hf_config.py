@@ -17,6 +17,7 @@ Architectures it does not know (``model_type``) are refused, naming what is miss
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -26,6 +27,7 @@ from model.catalog.parts import LLM
 from model.files.assets import llm_from_entry
 from model.catalog.active import shipped_catalog
 from model.files.hardware_file import HardwareFileError, read_json_file
+from model.files.limits import check_text
 
 LLAMA_LIKE = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2")
 MIXTRAL_LIKE = ("mixtral",)
@@ -66,7 +68,8 @@ def _model_type(cfg: Mapping[str, Any]) -> str:
 
 def _int(cfg: Mapping[str, Any], key: str, *, default: Any = None, minimum: int = 1) -> int:
     value = cfg.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value):
         raise ModelConfigError(f"{key} must be a whole number, got {value!r}"[:120])
     if value < minimum:
         raise ModelConfigError(f"{key} must be at least {minimum}, got {value:g}")
@@ -104,7 +107,13 @@ def model_entry(cfg: Any) -> dict[str, Any]:
     heads = _int(cfg, "num_attention_heads")
     hidden = _int(cfg, "hidden_size")
     kv = _int(cfg, "num_key_value_heads", default=heads) if cfg.get("num_key_value_heads") is not None else heads
-    head_dim = _int(cfg, "head_dim") if cfg.get("head_dim") is not None else hidden // heads
+    if cfg.get("head_dim") is not None:
+        head_dim = _int(cfg, "head_dim")
+    elif hidden % heads:          # the head size is hidden / heads: it must come out whole (and ≥ 1)
+        raise ModelConfigError(f"hidden_size {hidden} is not a multiple of num_attention_heads {heads} "
+                               "(and no head_dim is given)")
+    else:
+        head_dim = hidden // heads
     if heads % kv:
         raise ModelConfigError(f"num_attention_heads {heads} is not a multiple of num_key_value_heads {kv}")
     entry: dict[str, Any] = {
@@ -174,6 +183,9 @@ def default_name(cfg: Any, path: str | os.PathLike | None = None) -> str:
 def llm_from_config(cfg: Any, name: str, source: str = "config.json") -> LLM:
     """The catalogue model for a config.json document, named ``name`` (id: its slug, kept clear
     of shipped ids)."""
+    problem = check_text(name, required=True)
+    if problem:
+        raise ModelConfigError(f"the model's name {problem}")
     entry = model_entry(cfg)
     ident = _slug(name)
     taken = {i for m in shipped_catalog().models for i in (m.id, *m.aliases)}

@@ -4,7 +4,9 @@
     read_text(path, max_bytes)                   -> str     (UTF-8, decoding errors caught)
     read_json(path, max_bytes, max_depth, ...)   -> object  (size, depth and integer limits)
     loads_json(text, name, max_depth, ...)       -> object  (the same checks on a string)
-    atomic_write_text(path, text, overwrite=True)           (temp file + rename, keeps the umask)
+    atomic_write_text(path, text, overwrite=False)          (unique temp file, fsync, link/rename; umask kept)
+    atomic_write_with(path, write, overwrite=False)         (the same for writers that need a file name)
+    clean_stale_temps(folders)                              (what a killed save left, in the app's folders)
     guard_output() / finish_output(exc=None) -> int         (stdout/stderr: encodings, full disks, pipes)
 
 Every failure raises ``SafeIOError`` (a ``ModelError``, so the CLI prints it as one line and
@@ -17,8 +19,10 @@ exits 2) whose message is one line naming the file. What is refused, and why:
 * JSON nested deeper than ``max_depth`` (Python's parser recurses: 100 000 brackets raise
   RecursionError), integers longer than ``max_int_digits`` (a 5 000-digit integer is slow to
   convert and refused by Python; a 400-digit one overflows ``float`` later), NaN/Infinity.
-* Writing: an empty path, a folder, a read-only target, a missing folder, and — with
-  ``overwrite=False`` — any existing file (``TargetExistsError``, so a caller can ask).
+* Writing: an empty path, a folder, a read-only target, a missing folder, and — unless the
+  caller passes ``overwrite=True`` (the window after asking, the command line with --force) —
+  any existing file (``TargetExistsError``, so a caller can ask). A failure (a full disk) keeps
+  the old file; a temporary file is ``.memory-wall-XXXXXXXX.tmp[.EXT]`` beside the target.
 """
 from __future__ import annotations
 
@@ -26,11 +30,13 @@ import codecs
 import errno
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -145,9 +151,22 @@ def _no_constant(name: str):
     return parse
 
 
+def _unique_keys(name: str):
+    def build(pairs):
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen: set = set()
+            twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise SafeIOError(f"{name} holds the key {str(twice)[:40]!r} twice (which one is meant?)")
+        return out
+    return build
+
+
 def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPTH,
-               max_int_digits: int = MAX_INT_DIGITS, max_bytes: int = MAX_JSON_BYTES) -> Any:
-    """Parse JSON text with the depth, integer and size limits; SafeIOError on any problem."""
+               max_int_digits: int = MAX_INT_DIGITS, max_bytes: int = MAX_JSON_BYTES,
+               unique_keys: bool = False) -> Any:
+    """Parse JSON text with the depth, integer and size limits (and, ``unique_keys``: no key twice
+    in one object — a user's file where the last one would silently win); SafeIOError on any problem."""
     if not isinstance(text, str):
         raise SafeIOError(f"{name} is not text")
     if len(text) > max_bytes:
@@ -156,7 +175,8 @@ def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPT
     if depth > max_depth:
         raise SafeIOError(f"{name} is nested {depth} levels deep (at most {max_depth})")
     try:
-        return json.loads(text, parse_int=_bounded_int(max_int_digits, name), parse_constant=_no_constant(name))
+        return json.loads(text, parse_int=_bounded_int(max_int_digits, name), parse_constant=_no_constant(name),
+                          object_pairs_hook=_unique_keys(name) if unique_keys else None)
     except json.JSONDecodeError as exc:
         raise SafeIOError(f"{name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except (RecursionError, ValueError, OverflowError) as exc:
@@ -166,9 +186,9 @@ def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPT
 
 
 def read_json(path: str | os.PathLike, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH,
-              max_int_digits: int = MAX_INT_DIGITS) -> Any:
+              max_int_digits: int = MAX_INT_DIGITS, unique_keys: bool = False) -> Any:
     """A JSON file read through every guard above."""
-    return loads_json(read_text(path, max_bytes), Path(path).name, max_depth, max_int_digits, max_bytes)
+    return loads_json(read_text(path, max_bytes), Path(path).name, max_depth, max_int_digits, max_bytes, unique_keys)
 
 
 def current_umask() -> int:
@@ -178,7 +198,19 @@ def current_umask() -> int:
     return mask
 
 
-def check_writable_target(path: str | os.PathLike, overwrite: bool = True) -> Path:
+# ---------------------------------------------------------------- writing
+# Every file the app writes goes through atomic_write_bytes / atomic_write_text / atomic_write_with:
+# a unique temporary file beside the target (TEMP_PREFIX, so clean_stale_temps can recognise its
+# own), written, fsynced, then moved into place — os.link when the target must not exist (a file
+# that appears meanwhile is not replaced), os.replace when the caller has asked the user. On any
+# failure the temporary file goes and the old file is untouched.
+TEMP_PREFIX = ".memory-wall-"
+STALE_TEMP_S = 3600.0        # a temporary file older than this is left over from a crash (a save takes seconds)
+_TEMP_NAME = re.compile(r"\.memory-wall-[a-z0-9_]{8}\.tmp(\.[A-Za-z0-9]{1,8})?")
+_LEGACY_TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")     # .NAME.XXXXXXXX.tmp (before TEMP_PREFIX)
+
+
+def check_writable_target(path: str | os.PathLike, overwrite: bool = False) -> Path:
     """Refuse, with one line, an empty path, a folder, a missing folder, a read-only or special
     target, and (overwrite=False) any existing file. Returns the path."""
     if not str(path).strip():
@@ -207,49 +239,107 @@ def check_writable_target(path: str | os.PathLike, overwrite: bool = True) -> Pa
     return p
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes, overwrite: bool = True) -> None:
-    """Write via a temporary file beside the target, fsync, rename; mode 0666 minus the umask
-    (or the existing file's mode). A crash never leaves a half-written file."""
-    p = check_writable_target(path, overwrite)
-    try:
-        mode = stat.S_IMODE(os.stat(p).st_mode)
-    except OSError:
-        mode = 0o666 & ~current_umask()
+def new_temp_file(path: str | os.PathLike) -> str:
+    """A new, empty, uniquely named file beside ``path`` (``.memory-wall-XXXXXXXX.tmp.EXT``: the
+    target's extension last, for writers that choose a format by it). SafeIOError when impossible.
+    Our own temporaries there that a killed save left (over an hour old) go first."""
+    p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
+    clean_stale_temps([parent], legacy=False)
+    ext = p.suffix if re.fullmatch(r"\.[A-Za-z0-9]{1,8}", p.suffix or "") else ""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(parent))
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp" + ext, dir=str(parent))
     except OSError as exc:
         raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None
+    os.close(fd)
+    return tmp
+
+
+def place_file(tmp: str, path: str | os.PathLike, overwrite: bool = False) -> None:
+    """Move a finished temporary file onto ``path``: fsync, the mode of the file it replaces (else
+    0666 minus the umask), then os.replace (``overwrite``) or os.link (never replaces). ``tmp`` is
+    gone afterwards; on failure the old file is untouched and SafeIOError says why in one line."""
+    p = Path(path)
     try:
-        with os.fdopen(fd, "wb") as fh:
+        try:
+            check_writable_target(p, overwrite)
+            try:
+                mode = stat.S_IMODE(os.stat(p).st_mode)
+            except OSError:
+                mode = 0o666 & ~current_umask()
+            if os.path.getsize(tmp) == 0:
+                raise SafeIOError(f"cannot save {p}: nothing was written")
+            fd = os.open(tmp, os.O_RDWR | getattr(os, "O_BINARY", 0))
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.chmod(tmp, mode)
+            if overwrite:
+                os.replace(tmp, p)
+            else:
+                _link_new(tmp, p)
+        except OSError as exc:
+            raise SafeIOError(f"cannot save {p}: {_reason(exc)}; the old file is kept" if p.exists()
+                              else f"cannot save {p}: {_reason(exc)}") from None
+    finally:
+        _discard(tmp)
+
+
+def _link_new(tmp: str, p: Path) -> None:
+    try:                       # link fails if the name appeared meanwhile
+        os.link(tmp, p)
+    except FileExistsError:
+        raise TargetExistsError(f"{p} already exists; not overwritten") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        if os.path.lexists(p):
+            raise TargetExistsError(f"{p} already exists; not overwritten") from None
+        os.replace(tmp, p)     # file systems without hard links
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, overwrite: bool = False) -> None:
+    """Write ``data`` to ``path`` atomically (see place_file). An existing file only with
+    ``overwrite`` (the window asks first; the command line needs --force)."""
+    p = check_writable_target(path, overwrite)
+    tmp = new_temp_file(p)
+    try:
+        with open(tmp, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        if not overwrite:
-            try:                       # link fails if the name appeared meanwhile
-                os.link(tmp, p)
-            except FileExistsError:
-                raise TargetExistsError(f"{p} already exists; not overwritten") from None
-            except OSError as exc:
-                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EOPNOTSUPP):
-                    raise
-                os.replace(tmp, p)     # file systems without hard links
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-        else:
-            os.replace(tmp, p)
+    except OSError as exc:
+        _discard(tmp)
+        raise SafeIOError(f"cannot save {p}: {_reason(exc)}" + ("; the old file is kept" if p.exists() else "")) from None
+    except BaseException:
+        _discard(tmp)
+        raise
+    place_file(tmp, p, overwrite)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, overwrite: bool = False) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), overwrite)
+
+
+def atomic_write_with(path: str | os.PathLike, write: Callable[[str], object], overwrite: bool = False) -> None:
+    """For writers that need a file name (Pillow, ffmpeg, Qt): ``write(tmp)`` fills a temporary file
+    beside ``path``; a False result, an exception or an empty file raise SafeIOError (one line), the
+    old file kept. Other exceptions pass through after the temporary file is removed."""
+    p = check_writable_target(path, overwrite)
+    tmp = new_temp_file(p)
+    try:
+        ok = write(tmp)
     except OSError as exc:
         _discard(tmp)
         raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None
     except BaseException:
         _discard(tmp)
         raise
-
-
-def atomic_write_text(path: str | os.PathLike, text: str, overwrite: bool = True) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), overwrite)
+    if ok is False:
+        _discard(tmp)
+        raise SafeIOError(f"cannot save {p}: the file could not be written")
+    place_file(tmp, p, overwrite)
 
 
 def _discard(tmp: str) -> None:
@@ -257,6 +347,32 @@ def _discard(tmp: str) -> None:
         os.unlink(tmp)
     except OSError:
         pass
+
+
+def clean_stale_temps(folders: Iterable[str | os.PathLike], max_age_s: float = STALE_TEMP_S,
+                      legacy: bool = True, now: float | None = None) -> list[str]:
+    """Remove the temporary files a killed save left in the app's own folders: names made by
+    new_temp_file (and, with ``legacy``, the older ``.NAME.XXXXXXXX.tmp``), regular files, older
+    than ``max_age_s``. Nothing else is touched. Returns the paths removed."""
+    now = time.time() if now is None else now
+    removed: list[str] = []
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if not (_TEMP_NAME.fullmatch(name) or (legacy and _LEGACY_TEMP_NAME.fullmatch(name))):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(st.st_mode) and now - st.st_mtime > max_age_s:
+                    os.unlink(entry.path)
+                    removed.append(entry.path)
+            except OSError:
+                continue
+    return removed
 
 
 # ---------------------------------------------------------------- streams

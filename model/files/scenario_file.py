@@ -18,7 +18,8 @@ import os
 from pathlib import Path
 
 from model.errors import ModelError, ScenarioError
-from model.files.custom_catalog import embed_custom, install_embedded
+from model.catalog.active import set_default_catalog
+from model.files.custom_catalog import embed_custom, embedded_catalog
 from model.files.safe_io import SafeIOError, TargetExistsError, atomic_write_text, read_json
 from model.physics.scenario import Scenario, resolve
 
@@ -51,20 +52,22 @@ def parse_scenario_document(doc, name: str = "scenario") -> tuple[Scenario, int 
         s = Scenario.from_dict(doc["scenario"])
     except ModelError as exc:
         raise ScenarioError(f"{name}: {exc}") from None
-    try:
-        install_embedded(doc, name)     # custom hardware/models the file carries
-        resolve(s)
-    except ModelError as exc:
-        raise ScenarioError(f"{name}: {exc}") from None
     chapter = doc.get("chapter")
     if chapter is not None and (not isinstance(chapter, int) or isinstance(chapter, bool) or not 1 <= chapter <= 8):
         raise ScenarioError(f"{name}: chapter must be 1-8, got {chapter!r}")
+    try:       # custom hardware/models the file carries: installed only once everything is checked
+        cat, renames = embedded_catalog(doc, name)
+        s = s.with_(gpu=renames.get(("hardware", s.gpu), s.gpu), model=renames.get(("model", s.model), s.model))
+        resolve(s, cat)
+    except ModelError as exc:
+        raise ScenarioError(f"{name}: {exc}") from None
+    set_default_catalog(cat)
     return s, chapter
 
 
 def load_scenario_with_chapter(path: str | os.PathLike) -> tuple[Scenario, int | None]:
     try:
-        doc = read_json(path, max_bytes=MAX_FILE_BYTES)
+        doc = read_json(path, max_bytes=MAX_FILE_BYTES, unique_keys=True)
     except SafeIOError as exc:
         raise ScenarioError(str(exc)) from None
     return parse_scenario_document(doc, Path(path).name)
@@ -73,7 +76,7 @@ def load_scenario_with_chapter(path: str | os.PathLike) -> tuple[Scenario, int |
 def read_scenario_document(path: str | os.PathLike) -> dict:
     """The file's JSON object as it is (through the safe reader); ScenarioError when it is not one."""
     try:
-        doc = read_json(path, max_bytes=MAX_FILE_BYTES)
+        doc = read_json(path, max_bytes=MAX_FILE_BYTES, unique_keys=True)
     except SafeIOError as exc:
         raise ScenarioError(str(exc)) from None
     if not isinstance(doc, dict) or FORMAT_KEY not in doc:

@@ -33,6 +33,7 @@ from model.files.assets import ASSETS_DIR
 from model.catalog.engines import Efficiency, EfficiencyTable
 from model.catalog.active import default_efficiency
 from model.files.assets import factors_as_json
+from model.files.safe_io import atomic_write_text
 from model.machine.measured import RowPlan, default_measured, plan
 from model.physics.step import PassTerms, pass_cost
 from model.values import frozen
@@ -326,7 +327,7 @@ def write(table: EfficiencyTable) -> None:
     for e in table.engines:
         doc["engines"][e.id]["fitted"] = {plat: {"factors": factors_as_json(f), "fitted_on": list(f.calibrated_on)}
                                          for plat, f in e.fitted}
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic_write_text(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", overwrite=True)   # the project's own asset, refitted
 
 
 def main(argv=None) -> int:

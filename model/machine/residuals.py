@@ -84,7 +84,7 @@ def residuals_text(rows) -> str:
 
 def write_residuals(path: Path = PATH) -> int:
     rows = compute_residuals()
-    atomic_write_text(path, residuals_text(rows))
+    atomic_write_text(path, residuals_text(rows), overwrite=True)     # the project's own file, regenerated
     return len(rows)
 
 
