@@ -211,12 +211,11 @@ def test_the_window_uses_or_refuses_in_one_line(shared_window, tmp_path, kind, c
     used = _window_load(w, kind, path)
     w.controller.flush()
     deliver()
-    if kind == "hardware" and used:
-        mine_text = mine_file.read_text()                      # you chose to replace yours (a copy is kept)
-        assert mine_file.with_name(mine_file.name + ".previous").is_file()
+    if kind == "hardware" and used:                            # a file with your id comes in beside yours
+        assert w.controller.scenario.gpu != "their-gpu" and custom_store.hardware_path(w.controller.scenario.gpu).is_file()
     assert mine_file.read_text() == mine_text, "your own hardware file changed"
     yours = default_catalog().gpu("their-gpu")
-    assert kind == "hardware" or yours.hbm_bandwidth_bytes_per_s == 1.234e12, "your entry was replaced"
+    assert yours.hbm_bandwidth_bytes_per_s == 1.234e12, "your entry was replaced"
     if CASES[case][2]:
         assert used, _status(w, kind)
     else:

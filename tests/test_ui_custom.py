@@ -97,11 +97,15 @@ def test_broken_hardware_files_get_one_line_and_keep_what_was_saved(main_window,
     ed.edit(next(f for f in ed.fields if f.key == "id"), "my-l40s")
     assert "already one of yours" in ed.reasons["id"].text() and not ed.save_button.isEnabled()
     ed.reject()
+    # a file with your entry's id and other numbers comes in beside it: yours is never replaced
     newer = {**good, "name": "my L40S, second try"}
     path.write_text(document_text(newer))
     assert acts.open_hardware(str(path))
-    assert (data_dir / "hardware" / "my-l40s.json.previous").read_text() == saved
-    assert json.loads((data_dir / "hardware" / "my-l40s.json").read_text())["name"] == "my L40S, second try"
+    assert (data_dir / "hardware" / "my-l40s.json").read_text() == saved
+    assert json.loads((data_dir / "hardware" / "my-l40s-2.json").read_text())["name"] == "my L40S, second try"
+    assert main_window.controller.scenario.gpu == "my-l40s-2" and "is kept" in acts.status.text()
+    assert acts.open_hardware(str(path)) and main_window.controller.scenario.gpu == "my-l40s-2"   # the same again: no -3
+    assert not (data_dir / "hardware" / "my-l40s-3.json").exists()
 
 
 def test_config_import_shows_the_count_and_adds_the_model(main_window):

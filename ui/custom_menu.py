@@ -23,6 +23,7 @@ from shiboken6 import isValid
 
 from model.catalog.active import default_catalog
 from model.errors import ModelError
+from model.files.custom_catalog import beside_yours
 from model.files.hardware_file import FORMAT_KEY, load_hardware_file, read_json_file
 from model.physics.scenario import Scenario
 from model.files.scenario_file import FORMAT_KEY as SCENARIO_KEY
@@ -109,12 +110,17 @@ class CustomActions(QObject):
     def open_hardware(self, path: str) -> bool:
         """Check a hardware file, keep a copy in the data folder, select it."""
         try:
-            hw, text = load_hardware_file(path)
-            custom_store.save_hardware(read_json_file(path), hw)
+            loaded, _text = load_hardware_file(path)
+            doc, hw = beside_yours(read_json_file(path), loaded, Path(path).name)
+            custom_store.save_hardware(doc, hw)
         except (ModelError, OSError) as exc:
             self.say(f"Not added: {exc}", error=True)
             return False
-        self._hardware_saved(hw.id)
+        self.controller.set(gpu=hw.id)
+        if hw.id != loaded.id:
+            self.say(f"Added '{hw.name}' as {hw.id}: your own {loaded.id} has other numbers and is kept")
+        else:
+            self._hardware_saved(hw.id)
         return True
 
     # ---------------------------------------------------------------- models

@@ -93,6 +93,24 @@ def _free_id(cat: Catalog, ident: str, kind: str) -> str:
     return f"{ident[:60]}-{n}"
 
 
+def beside_yours(doc: Mapping[str, Any], hw: Hardware, name: str = "hardware file",
+                 catalog: Catalog | None = None) -> tuple[dict[str, Any], Hardware]:
+    """A hardware file opened on its own, made safe to install: where its id is already one of
+    yours with other numbers, it comes in as ``id-2`` (your own entry is never replaced)."""
+    cat = catalog or default_catalog()
+    if not cat.is_custom(hw.id, "hardware") or _same_document(
+            json.loads(cat.custom_document(hw.id, "hardware") or "null"), doc):
+        return dict(doc), hw
+    n = 2
+    while cat.is_custom(ident := f"{hw.id[:60]}-{n}", "hardware"):       # opened before: the same entry again
+        body = {**doc, "id": ident}
+        if _same_document(json.loads(cat.custom_document(ident, "hardware") or "null"), body):
+            return body, hardware_from_document(body, name)
+        n += 1
+    body = {**doc, "id": _free_id(cat, hw.id, "hardware")}
+    return body, hardware_from_document(body, name)
+
+
 def embedded_catalog(doc: Mapping[str, Any], name: str = "scenario",
                      base: Catalog | None = None) -> tuple[Catalog, dict[tuple[str, str], str]]:
     """``base`` plus the custom entries a scenario document carries (each checked like any file),
