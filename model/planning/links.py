@@ -1,0 +1,96 @@
+"""What crosses the links when experts are spread over GPUs, and when prefill and decode are apart.
+
+Expert parallelism (EP = n GPUs, each holding E/n whole experts; the attention stays a
+tensor-parallel group of the same n GPUs, whose all-reduce after attention is kept). After the
+attention each GPU routes its own slice of the step's T tokens (T/n) to the experts it picked:
+
+    bytes one GPU sends per MoE layer = 2 × (T/n) × K × d × b × (n − 1)/n     dispatch + combine
+    (K experts per token, d hidden, b bytes per activation value; (n − 1)/n of the picks live
+    on another GPU). Within a node they cross the scale-up fabric (NVLink); on two nodes the
+    share (n − n_node)/n of them crosses the network, the rest NVLink, both at once:
+    time per MoE layer = 2·latency + max(intra bytes / NVLink B/s, inter bytes / network B/s)
+                         (latency: the network's when any byte leaves the node)
+    It replaces the tensor-parallel all-reduce after the FFN of each MoE layer:
+        2(n − 1)/n × T × d × c bytes over the group's link + its latency.
+
+Disaggregated serving moves each request's KV cache from the prefill pool to the decode pool:
+    KV bytes per request = L × KV values per token × KV bytes (all layers), per GPU ÷ tp_kv
+    transfer time = latency + bytes per GPU / link bytes/s per GPU      (one shard per GPU)
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from model.catalog.parts import Link
+from model.physics.scenario import ResolvedScenario
+from model.serving.steptable import StepTable
+
+PER_NODE = 8
+
+
+def all_to_all_bytes(rs: ResolvedScenario, tokens, ep: int):
+    """Bytes one GPU sends in one step's all-to-alls (dispatch + combine, every MoE layer)."""
+    p = rs.llm.params
+    if ep <= 1 or not p.moe_layers:
+        return 0.0 * np.asarray(tokens, dtype=float)
+    t = np.asarray(tokens, dtype=float)
+    per_layer = 2.0 * (t / ep) * p.experts_per_token * rs.llm.hidden * rs.precision.activation_bytes * (ep - 1) / ep
+    return p.moe_layers * per_layer
+
+
+def all_to_all_s(rs: ResolvedScenario, tokens, ep: int, per_node: int = PER_NODE):
+    """Seconds a step's all-to-alls take (see the module docstring); 0 without experts."""
+    total = all_to_all_bytes(rs, tokens, ep)
+    p = rs.llm.params
+    if ep <= 1 or not p.moe_layers:
+        return total
+    hw = rs.hw
+    local = min(ep, per_node)
+    intra_share = (local - 1) / (ep - 1)
+    fabric = hw.scale_up or hw.pcie or hw.network
+    intra = total * intra_share / fabric.bandwidth_bytes_per_s
+    if ep <= per_node:
+        return intra + 2 * p.moe_layers * fabric.latency_s
+    inter = total * (1.0 - intra_share) / hw.network.bandwidth_bytes_per_s
+    return np.maximum(intra, inter) + 2 * p.moe_layers * hw.network.latency_s
+
+
+def moe_allreduce_s(rs: ResolvedScenario, tokens):
+    """The tensor-parallel all-reduces after the MoE layers' FFN that expert parallelism removes."""
+    p = rs.llm.params
+    t = np.asarray(tokens, dtype=float)
+    if rs.tp == 1 or rs.tp_link is None or not p.moe_layers:
+        return 0.0 * t
+    link = rs.tp_link
+    bytes_ = p.moe_layers * 2.0 * (rs.tp - 1) / rs.tp * t * rs.llm.hidden * rs.precision.comm_bytes
+    return p.moe_layers * link.latency_s + bytes_ / link.bandwidth_bytes_per_s
+
+
+def expert_parallel_table(tb: StepTable, rs: ResolvedScenario, ep: int, latency_scale: float = 1.0) -> StepTable:
+    """``tb`` with the MoE layers' all-reduces replaced by the all-to-alls of EP = ``ep``."""
+    t = tb.tokens
+    delta = all_to_all_s(rs, t, ep) - moe_allreduce_s(rs, t) * latency_scale
+    return dataclasses.replace(tb, gemm_decode_s=tb.gemm_decode_s + delta, gemm_prefill_s=tb.gemm_prefill_s + delta)
+
+
+def kv_bytes_per_request(rs: ResolvedScenario, prompt_len: float) -> float:
+    """The KV cache of one prompt, per GPU of the prefill group (one shard of tp_kv)."""
+    shp = rs.llm.shape
+    ctx = min(prompt_len, shp.sliding_window) if shp.sliding_window else prompt_len
+    return ctx * shp.kv_values_per_token * rs.kv.bytes_per_value / rs.tp_kv
+
+
+def kv_transfer_s(rs: ResolvedScenario, prompt_len: float, link: Link | None) -> float:
+    """Time to move one prompt's KV cache from a prefill GPU to a decode GPU over ``link``
+    (None: a link that costs nothing)."""
+    if link is None:
+        return 0.0
+    return link.latency_s + kv_bytes_per_request(rs, prompt_len) / link.bandwidth_bytes_per_s
+
+
+def pool_link(prefill: ResolvedScenario, decode: ResolvedScenario) -> Link:
+    """The link between the pools: the slower of the two parts' networks (separate nodes)."""
+    a, b = prefill.hw.network, decode.hw.network
+    return a if a.bandwidth_bytes_per_s <= b.bandwidth_bytes_per_s else b

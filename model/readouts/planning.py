@@ -1,0 +1,135 @@
+"""Every number and sentence a plan shows (the Plan page and ``main.py plan``).
+
+The numbers are model/planning's: speed per user = 1/TPOT (tokens/s), throughput per GPU =
+output tokens/s ÷ GPUs, TTFT/TPOT p90 from the serving simulator on the frontier's points,
+$ per hour = GPUs × the catalogue's $/GPU-hour, $ per Mtok at the point's throughput.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+from model.planning.plan import Plan, Served
+from model.readouts.format import sig3
+
+FRONTIER_HEADER = ("setup", "batch cap", "chunk", "spec", "tok/s/user", "tok/s/GPU", "TTFT ms", "TPOT ms",
+                   "TTFT p90 ms", "TPOT p90 ms", "GPUs", "$/hour", "$/Mtok", "kWh/Mtok")
+
+
+def _n(x: float) -> str:
+    return sig3(x) if x is not None and math.isfinite(x) else "—"
+
+
+def setup_text(p: Plan, i: int) -> str:
+    """Point ``i``'s setup in words: GPUs and split, precision, engine, knobs, replicas."""
+    t = p.table
+    k = int(t["spec_k"][i])
+    spec = f", speculative k={k} α={t['spec_accept'][i]:g}" if k else ""
+    reps = int(t["replicas"][i])
+    copies = f" ×{reps} replicas" if reps > 1 else ""
+    return f"{t.label(i)}{copies}, batch cap {int(t['batch'][i])}, chunk {int(t['chunk'][i])}{spec}"
+
+
+def frontier_rows(p: Plan) -> list[tuple[str, ...]]:
+    """The frontier as table rows (fastest per user first), header first."""
+    t = p.table
+    served = {s.index: s for s in p.served}
+    rows = [FRONTIER_HEADER]
+    for i in p.frontier:
+        s = served.get(int(i))
+        k = int(t["spec_k"][i])
+        rows.append((t.label(i), str(int(t["batch"][i])), str(int(t["chunk"][i])), f"k={k}" if k else "off",
+                     _n(t["tokens_per_s_per_user"][i]), _n(t["tokens_per_s_per_gpu"][i]), _n(t["ttft_s"][i] * 1e3),
+                     _n(t["tpot_s"][i] * 1e3), _n(s.ttft_p90_ms) if s else "—", _n(s.tpot_p90_ms) if s else "—",
+                     str(int(t["gpus"][i])), f"{t['usd_per_hour'][i]:.2f}", f"{t['usd_per_mtok'][i]:.3f}",
+                     _n(t["kwh_per_mtok"][i])))
+    return rows
+
+
+def misses_text(s: Served) -> str:
+    """'TTFT p90 812 ms, 62% over the target' (every target it misses) or why it could not run."""
+    if s.error:
+        return s.error
+    return "; ".join(f"{name} {_n(v)} ms, {_n(over)}% over the target" for name, v, over in s.misses)
+
+
+def served_line(p: Plan, s: Served) -> str:
+    """One setup as the simulator served it, with its cost."""
+    t = p.table
+    i = s.index
+    return (f"{setup_text(p, i)}: {int(t['gpus'][i])} GPUs, ${t['usd_per_hour'][i]:.2f}/hour, "
+            f"${s.usd_per_mtok:.3f}/Mtok served (${t['usd_per_mtok'][i]:.3f} at full load), "
+            f"{_n(t['kwh_per_mtok'][i])} kWh/Mtok at TDP; TTFT p90 {_n(s.ttft_p90_ms)} ms, TPOT p90 {_n(s.tpot_p90_ms)} ms")
+
+
+def targets_text(p: Plan) -> str:
+    r = p.request
+    bits = []
+    if r.ttft_p90_ms is not None:
+        bits.append(f"TTFT p90 ≤ {r.ttft_p90_ms:g} ms")
+    if r.tpot_p90_ms is not None:
+        bits.append(f"TPOT p90 ≤ {r.tpot_p90_ms:g} ms")
+    if r.rate_per_s:
+        bits.append(f"{r.rate_per_s:g} requests/s")
+    return ", ".join(bits) or "no targets"
+
+
+def cheapest_lines(p: Plan) -> list[str]:
+    """The cheapest setups that meet the targets, then the runners-up and why they fail."""
+    out = [f"cheapest meeting {targets_text(p)} in the serving simulator:"]
+    out += [f"  {n}. {served_line(p, s)}" for n, s in enumerate(p.cheapest, 1)] or ["  none"]
+    if p.runners_up:
+        out.append("cheaper setups that fail in the simulator:")
+        out += [f"  {setup_text(p, s.index)}: {misses_text(s)}" for s in p.runners_up]
+    return out
+
+
+def closest_line(p: Plan) -> str:
+    """One line for a target no setup meets, naming the closest one."""
+    c = p.closest
+    if c is None:
+        return f"no setup can run {p.request.model} on the GPUs given"
+    return f"no setup meets {targets_text(p)}; closest: {setup_text(p, c.index)} ({misses_text(c)})"
+
+
+def summary_line(p: Plan, seconds: float | None = None) -> str:
+    t = p.table
+    took = f" in {seconds:.2f} s" if seconds is not None else ""
+    return (f"{t.swept:,} configurations swept{took}, {len(t):,} feasible, {len(p.frontier)} on the frontier "
+            f"({len(t.dropped)} replica shapes cannot run)")
+
+
+def plan_json(p: Plan) -> dict:
+    t = p.table
+
+    def point(i: int, s: Served | None) -> dict:
+        d = {"setup": setup_text(p, i), **{k: float(t[k][i]) for k in (
+            "tokens_per_s_per_user", "tokens_per_s_per_gpu", "ttft_s", "tpot_s", "batch", "chunk", "spec_k",
+            "usd_per_hour", "usd_per_mtok", "kwh_per_mtok", "gpus", "replicas")}}
+        if s is not None:
+            d.update(ttft_p90_ms=_clean(s.ttft_p90_ms), tpot_p90_ms=_clean(s.tpot_p90_ms),
+                     served_usd_per_mtok=_clean(s.usd_per_mtok), meets=s.meets, misses=misses_text(s))
+        return d
+    served = {s.index: s for s in p.served}
+    return {"request": {"model": p.request.model, "input_len": p.request.input_len,
+                        "output_len": p.request.output_len, "gpus_available": dict(p.request.gpus_available),
+                        "ttft_p90_ms": p.request.ttft_p90_ms, "tpot_p90_ms": p.request.tpot_p90_ms,
+                        "rate_per_s": p.request.rate_per_s},
+            "swept": t.swept, "feasible": len(t),
+            "frontier": [point(int(i), served.get(int(i))) for i in p.frontier],
+            "cheapest": [point(s.index, s) for s in p.cheapest],
+            "runners_up": [point(s.index, s) for s in p.runners_up],
+            "closest": point(p.closest.index, p.closest) if p.closest else None}
+
+
+def _clean(x: float):
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def frontier_csv(p: Plan) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    for row in frontier_rows(p):
+        w.writerow(row)
+    return buf.getvalue()
