@@ -45,8 +45,8 @@ def cmd_plan(args) -> int:
     from model.files.safe_io import atomic_write_text
     from model.planning.plan import make_plan
     from model.planning.space import PlanRequest, parse_available
-    from model.readouts.planning import (cheapest_lines, closest_line, frontier_csv, frontier_rows, plan_json,
-                                         summary_line)
+    from model.readouts.planning import (cheapest_lines, closest_line, frontier_csv, frontier_rows, measured_lines,
+                                         plan_json, summary_line)
     if args.rate == 0:
         raise UsageError("plan: --rate must be more than 0")
     for name in ("ttft_p90_ms", "tpot_p90_ms"):
@@ -72,6 +72,7 @@ def cmd_plan(args) -> int:
         for r in rows:
             print("  " + "  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(r, widths))))
         print("\n".join(cheapest_lines(plan)))
+        print("\n".join(measured_lines(plan)))
     if (req.ttft_p90_ms is not None or req.tpot_p90_ms is not None) and not plan.met:
         raise UsageError(closest_line(plan))
     return 0

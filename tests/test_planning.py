@@ -173,3 +173,18 @@ def test_bad_requests_are_refused_in_one_line():
         parse_available("h100:0")
     with pytest.raises(ScenarioError):
         check_request(PlanRequest("llama-3.1-8b", 0, 200, (("h100", 1),)))
+
+
+def test_measured_points_are_the_published_runs_that_match_the_plan():
+    from model.machine.validate_serving import load_serving_rows
+    from model.planning.measured import measured_points
+    r = check_request(PlanRequest("llama-3.1-70b", 5000, 500, (("h100", 8),)))
+    pts = measured_points(r, simulate=False)
+    assert pts
+    rows = [x for x in load_serving_rows() if x.metric == "serve_output_tokens_per_s"
+            and dict(zip(("model", "gpu"), x.run[:2])) == {"model": "llama-3.1-70b", "gpu": "h100-sxm5-80gb"}
+            and x.run[5:7] == ("5000", "500")]
+    assert sorted(p.tokens_per_s_per_gpu * p.gpus for p in pts) == pytest.approx(sorted(x.value for x in rows))
+    # other lengths, or too few GPUs of the kind, match nothing
+    assert measured_points(check_request(PlanRequest("llama-3.1-70b", 1000, 200, (("h100", 8),))), simulate=False) == []
+    assert measured_points(check_request(PlanRequest("llama-3.1-70b", 5000, 500, (("h100", 1),))), simulate=False) == []

@@ -20,10 +20,11 @@ import numpy as np
 from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog
 from model.errors import ModelError
-from model.planning.frontier import (PointTable, cost_order, frontier_indices, meets_steady, point_table,
-                                     shortfall)
+from model.planning.frontier import (PointTable, cost_order, frontier_indices, meets_steady, pareto_mask,
+                                     point_table, shortfall)
 from model.planning.disagg import DisaggPoints
 from model.planning.links import expert_parallel_table
+from model.planning.measured import gaps, measured_points
 from model.planning.space import PlanRequest, axis, check_request
 from model.serving.limits import mtp_heads
 from model.serving.results import summarize
@@ -59,6 +60,7 @@ class Plan:
     cheapest: tuple[Served, ...]         # meeting every target in the simulator, cheapest first
     runners_up: tuple[Served, ...]       # cheaper candidates that failed, with why
     closest: Served | None               # when nothing meets: the smallest miss
+    measured: tuple = ()                 # (MeasuredPoint, gap to the predicted frontier) of published runs that match
 
     @property
     def met(self) -> bool:
@@ -130,6 +132,18 @@ def simulate(t: PointTable, i: int, r: PlanRequest, catalog: Catalog | None = No
                   usd_h / 3600.0 / tokens * 1e6 if tokens > 0 else math.nan, rate, not misses, misses)
 
 
+def like_frontier(t: PointTable, m) -> tuple[np.ndarray, np.ndarray]:
+    """(speed per user, throughput per GPU) of the frontier of measured run ``m``'s own setup:
+    its GPU kind and count, precision and engine, aggregated, without speculation."""
+    own = np.array([not isinstance(gp, DisaggPoints) and gp.group.gpu == m.gpu and gp.group.gpus == m.gpus
+                    and gp.group.precision == m.precision and gp.group.engine == m.engine and gp.group.mode == "tp"
+                    for gp in t.groups], dtype=bool)
+    sel = np.flatnonzero(own[t["group"]] & (t["spec_k"] == 0)) if len(t) else np.zeros(0, dtype=int)
+    users, gpus = t["tokens_per_s_per_user"][sel], t["tokens_per_s_per_gpu"][sel]
+    keep = pareto_mask(users, gpus)
+    return users[keep], gpus[keep]
+
+
 def _worst(s: Served) -> float:
     return max((m[2] for m in s.misses), default=0.0)
 
@@ -160,4 +174,5 @@ def make_plan(r: PlanRequest, catalog: Catalog | None = None, simulate_frontier:
                                         for i in range(len(t))]
         pool = [p for p in pool if not p.error] or pool
         closest = min(pool, key=_worst) if pool else None
-    return Plan(r, t, front, served, tuple(cheapest), tuple(runners[:5]), closest)
+    measured = tuple(x for m in measured_points(r) for x in gaps([m], *like_frontier(t, m)))
+    return Plan(r, t, front, served, tuple(cheapest), tuple(runners[:5]), closest, measured)

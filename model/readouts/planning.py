@@ -100,6 +100,26 @@ def summary_line(p: Plan, seconds: float | None = None) -> str:
             f"({len(t.dropped)} replica shapes cannot run)")
 
 
+def _pct(x: float) -> str:
+    return f"{x * 100:+.0f}%" if x is not None and math.isfinite(x) else "—"
+
+
+def measured_lines(p: Plan) -> list[str]:
+    """Published runs that match the plan, beside the same runs simulated and the predicted frontier."""
+    if not p.measured:
+        return ["measured: no published serving run matches this model, these GPUs and lengths "
+                "(assets/measured.csv rows with a load)"]
+    out = ["measured (published runs of this scenario; simulated under the same load; the predicted frontier "
+           "at the same speed per user):"]
+    for m, gap, gap_user in p.measured:
+        out.append(f"  {m.source_id} {m.load} {m.load_value:g} on {m.gpus} GPUs: {_n(m.tokens_per_s_per_gpu)} tok/s/GPU "
+                   f"at {_n(m.tokens_per_s_per_user)} tok/s/user; simulated {_n(m.predicted_tokens_per_s_per_gpu)} at "
+                   f"{_n(m.predicted_tokens_per_s_per_user)} ({_pct(m.predicted_tokens_per_s_per_gpu / m.tokens_per_s_per_gpu - 1)}, "
+                   f"{_pct(m.predicted_tokens_per_s_per_user / m.tokens_per_s_per_user - 1)}); own setup's frontier: "
+                   f"{_pct(gap)} tok/s/GPU at that speed, {_pct(gap_user)} tok/s/user at that throughput")
+    return out
+
+
 def plan_json(p: Plan) -> dict:
     t = p.table
 
@@ -120,7 +140,13 @@ def plan_json(p: Plan) -> dict:
             "frontier": [point(int(i), served.get(int(i))) for i in p.frontier],
             "cheapest": [point(s.index, s) for s in p.cheapest],
             "runners_up": [point(s.index, s) for s in p.runners_up],
-            "closest": point(p.closest.index, p.closest) if p.closest else None}
+            "closest": point(p.closest.index, p.closest) if p.closest else None,
+            "measured": [{"source": m.source_id, "load": m.load, "load_value": m.load_value, "gpus": m.gpus,
+                          "tokens_per_s_per_gpu": m.tokens_per_s_per_gpu, "tokens_per_s_per_user": m.tokens_per_s_per_user,
+                          "simulated_tokens_per_s_per_gpu": _clean(m.predicted_tokens_per_s_per_gpu),
+                          "simulated_tokens_per_s_per_user": _clean(m.predicted_tokens_per_s_per_user),
+                          "frontier_gap_tokens_per_s_per_gpu": _clean(gap),
+                          "frontier_gap_tokens_per_s_per_user": _clean(gap_user)} for m, gap, gap_user in p.measured]}
 
 
 def _clean(x: float):
