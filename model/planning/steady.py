@@ -79,7 +79,8 @@ def speculation_options(model_id: str, on: bool = True) -> list[tuple[int, float
     return [(0, 0.0, "none"), (int(spec["k"]), float(spec["accept"]), "mtp" if mtp_heads(model_id) else "ngram")]
 
 
-def group_table(g: Group, r: PlanRequest, catalog: Catalog | None = None) -> tuple[ResolvedScenario, StepTable, int]:
+def group_table(g: Group, r: PlanRequest, catalog: Catalog | None = None,
+                max_tokens: int | None = None) -> tuple[ResolvedScenario, StepTable, int]:
     """(resolved replica, its step table with the all-to-alls for EP, KV tokens it holds)."""
     table = default_efficiency()
     rs = resolve_group(g, r, catalog)
@@ -89,9 +90,7 @@ def group_table(g: Group, r: PlanRequest, catalog: Catalog | None = None) -> tup
     kv_tokens = int(room // per_token) if room > 0 else 0
     if kv_tokens < r.input_len + r.output_len:
         raise ScenarioError(f"{g.label()}: no room for one request's KV cache")
-    chunks = axis("chunk_tokens")
-    caps = axis("batch_caps")
-    tb = step_table(rs, eff, int(max(chunks) + 4 * max(caps)))
+    tb = step_table(rs, eff, int(max_tokens or max(axis("chunk_tokens")) + 4 * max(axis("batch_caps"))))
     if g.mode == "ep":
         tb = expert_parallel_table(tb, rs, g.gpus, eff.allreduce_latency_scale)
     return rs, tb, kv_tokens
@@ -103,13 +102,14 @@ def _draft_s(tb: StepTable, spec: Speculation, batch: np.ndarray, ctx_sum: np.nd
     return np.array([float(spec.draft_s(tb, float(b), float(c))) for b, c in zip(batch, ctx_sum)])
 
 
-def group_points(g: Group, r: PlanRequest, catalog: Catalog | None = None) -> GroupPoints:
-    """Every (batch cap, chunk, speculation) point of ``g`` (see the module docstring)."""
-    rs, tb, kv_tokens = group_table(g, r, catalog)
+def group_points(g: Group, r: PlanRequest, catalog: Catalog | None = None, caps=None, chunks=None) -> GroupPoints:
+    """Every (batch cap, chunk, speculation) point of ``g`` (see the module docstring); ``caps``,
+    ``chunks``: other values than assets/planning.json's."""
+    caps = np.asarray(axis("batch_caps") if caps is None else caps, dtype=float)
+    chunks = np.asarray(axis("chunk_tokens") if chunks is None else chunks, dtype=float)
+    rs, tb, kv_tokens = group_table(g, r, catalog, int(chunks.max() + 4 * caps.max()))
     L, O = float(r.input_len), float(r.output_len)
     ctx = L + O / 2.0
-    caps = np.asarray(axis("batch_caps"), dtype=float)
-    chunks = np.asarray(axis("chunk_tokens"), dtype=float)
     out = {k: [] for k in ("batch", "chunk", "k", "a", "tpot", "ttft", "gpu", "user", "cap", "ok")}
     for k, alpha, draft in speculation_options(rs.llm.id, r.speculative):
         q = k + 1

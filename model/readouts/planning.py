@@ -10,8 +10,11 @@ import csv
 import io
 import math
 
+import numpy as np
+
 from model.planning.plan import Plan, Served
 from model.readouts.format import sig3
+from model.values import frozen
 
 FRONTIER_HEADER = ("setup", "batch cap", "chunk", "spec", "tok/s/user", "tok/s/GPU", "TTFT ms", "TPOT ms",
                    "TTFT p90 ms", "TPOT p90 ms", "GPUs", "$/hour", "$/Mtok", "kWh/Mtok")
@@ -159,3 +162,95 @@ def frontier_csv(p: Plan) -> str:
     for row in frontier_rows(p):
         w.writerow(row)
     return buf.getvalue()
+
+
+CLOUD_POINTS = 3000
+
+
+@frozen(eq=False)
+class PlanChart:
+    """What the Plan page's chart draws (data units: tokens/s per user across, tokens/s/GPU up)."""
+
+    cloud_x: np.ndarray            # a sample of every feasible configuration
+    cloud_y: np.ndarray
+    frontier_x: np.ndarray         # the frontier, fastest per user first
+    frontier_y: np.ndarray
+    frontier_tips: tuple[str, ...]
+    frontier_index: np.ndarray     # the plan's point index of each frontier point
+    served_x: np.ndarray           # the frontier's points as the simulator served them
+    served_y: np.ndarray
+    measured_x: np.ndarray         # published runs of this scenario
+    measured_y: np.ndarray
+    measured_tips: tuple[str, ...]
+    path_x: np.ndarray             # the Explore setup over the batch caps
+    path_y: np.ndarray
+    current: tuple[float, float] | None
+    current_text: str
+    target_x: float | None         # speed per user the TPOT target asks for: 1000 / TPOT p90 (ms)
+    target_text: str
+    cheapest: tuple[float, float] | None
+    cheapest_text: str
+    title: str
+    x_span: tuple[float, float]    # what the axes show (data units): every point and the target line
+    y_span: tuple[float, float]
+    legend: str = ("green: the frontier (click a point to load it into Explore and Serve) · grey: every "
+                   "configuration · yellow: this scenario, on its path over the batch caps (dashed) · orange ring: "
+                   "the cheapest setup that meets the targets · ★ published runs of this scenario · red line: the "
+                   "TPOT target")
+    x_label: str = "Speed per user (output tokens/s per user = 1/TPOT, log)"
+    y_label: str = "Throughput per GPU (output tokens/s/GPU, log)"
+
+
+def plan_chart(p: Plan, path=None) -> PlanChart:
+    """The chart of ``p`` with the Explore setup's ``path`` (model.planning.explore.CurrentPath)."""
+    t = p.table
+    n = len(t)
+    step = max(1, n // CLOUD_POINTS)
+    idx = np.arange(0, n, step)
+    f = p.frontier
+    served = [s for s in p.served if math.isfinite(s.tokens_per_s_per_user)]
+    r = p.request
+    target_x = 1e3 / r.tpot_p90_ms if r.tpot_p90_ms else None
+    target_text = (f"TPOT p90 ≤ {r.tpot_p90_ms:g} ms: at least {_n(target_x)} tokens/s per user"
+                   + (f"; TTFT p90 ≤ {r.ttft_p90_ms:g} ms" if r.ttft_p90_ms else "")) if target_x else ""
+    best = p.cheapest[0] if p.cheapest else None
+    if best is not None:
+        cheapest = (float(t["tokens_per_s_per_user"][best.index]), float(t["tokens_per_s_per_gpu"][best.index]))
+        cheapest_text = f"Cheapest meeting {targets_text(p)}: {served_line(p, best)}"
+    else:
+        cheapest, cheapest_text = None, (closest_line(p) if (r.ttft_p90_ms or r.tpot_p90_ms) else "")
+    if path is not None:
+        gp, at = path.points, path.index
+        ok = gp.feasible
+        px, py = gp.tokens_per_s_per_user[ok], gp.tokens_per_s_per_gpu[ok]
+        current = (float(gp.tokens_per_s_per_user[at]), float(gp.tokens_per_s_per_gpu[at])) if ok[at] else None
+        current_text = (f"This scenario ({gp.group.label()}, batch {int(gp.batch[at])}): "
+                        f"{_n(gp.tokens_per_s_per_user[at])} tokens/s per user, {_n(gp.tokens_per_s_per_gpu[at])} "
+                        f"tokens/s/GPU, TTFT {_n(gp.ttft_s[at] * 1e3)} ms" if ok[at] else
+                        f"This scenario ({gp.group.label()}, batch {int(gp.batch[at])}): its KV cache or "
+                        "its prompts do not keep up at this batch")
+    else:
+        px = py = np.zeros(0)
+        current, current_text = None, "This scenario cannot be served as one replica (pipeline stages or no KV room)"
+    ms = [m for m, _, _ in p.measured]
+    xs = np.concatenate((t["tokens_per_s_per_user"][idx], px, [m.tokens_per_s_per_user for m in ms],
+                         [target_x] if target_x else []))
+    ys = np.concatenate((t["tokens_per_s_per_gpu"][idx], py, [m.tokens_per_s_per_gpu for m in ms]))
+    xs, ys = xs[xs > 0], ys[ys > 0]
+    x_span = (float(xs.min()) / 1.25, float(xs.max()) * 1.25) if xs.size else (1.0, 1e3)
+    y_span = (float(ys.min()) / 1.3, float(ys.max()) * 1.5) if ys.size else (1.0, 1e4)
+    return PlanChart(
+        cloud_x=t["tokens_per_s_per_user"][idx], cloud_y=t["tokens_per_s_per_gpu"][idx],
+        frontier_x=t["tokens_per_s_per_user"][f], frontier_y=t["tokens_per_s_per_gpu"][f],
+        frontier_tips=tuple(f"{setup_text(p, int(i))}: {_n(t['tokens_per_s_per_user'][i])} tok/s per user, "
+                            f"{_n(t['tokens_per_s_per_gpu'][i])} tok/s/GPU, ${t['usd_per_mtok'][i]:.3f}/Mtok" for i in f),
+        frontier_index=np.asarray(f),
+        served_x=np.array([s.tokens_per_s_per_user for s in served]),
+        served_y=np.array([s.tokens_per_s_per_gpu for s in served]),
+        measured_x=np.array([m.tokens_per_s_per_user for m in ms]), measured_y=np.array([m.tokens_per_s_per_gpu for m in ms]),
+        measured_tips=tuple(f"measured: {m.label}" for m in ms),
+        path_x=px, path_y=py, current=current, current_text=current_text,
+        target_x=target_x, target_text=target_text, cheapest=cheapest, cheapest_text=cheapest_text,
+        title=(f"{r.model}, {r.input_len:,} in / {r.output_len:,} out on "
+               + ", ".join(f"{n}× {g}" for g, n in r.gpus_available)
+               + f": {t.swept:,} configurations, {len(f)} on the frontier"), x_span=x_span, y_span=y_span)
