@@ -3,7 +3,7 @@ GPU kinds, the KV cache of each prompt moved between them over the link between 
 
     prefill instance (group P, chunk C): a step carries n = min(C, m·L) prompt tokens, m = max(1, ⌊C/L⌋)
         s_p = G_pre(n) + attn((L + n)/2 per chunk …) + request overhead per prompt
-        prompts/s = (n / L) / s_p;        prefill time of one prompt = ⌈L / min(C, L)⌉ · s_p(min(C, L))
+        prompts/s = (n / L) / s_p;        prefill time of one prompt = m · s_p(L/m),  m = ⌈L / min(C, L)⌉ chunks
     decode instance (group D, batch cap B): decode steps only
         s_d = G_dec(B·q) + attn(B(c̄ + q), q·B·c̄) + drafting;   TPOT = s_d / E;  prompts/s = B·E / (s_d · O)
     the pair            rate = min(x · prompts/s of P, y · prompts/s of D)
@@ -83,7 +83,8 @@ def prefill_rate(gp: GroupPoints, r: PlanRequest, chunk: np.ndarray) -> tuple[np
             + prompts * tb.request_overhead_s
     prompts = np.maximum(1.0, n / L)
     rate = (n / L) / step(n, prompts)
-    alone = np.ceil(L / per) * step(per, 1.0)
+    chunks = np.ceil(L / per)
+    alone = chunks * step(L / chunks, 1.0)            # m equal chunks of L/m tokens
     return rate, alone
 
 

@@ -12,6 +12,8 @@ attention each GPU routes its own slice of the step's T tokens (T/n) to the expe
                          (latency: the network's when any byte leaves the node)
     It replaces the tensor-parallel all-reduce after the FFN of each MoE layer:
         2(n − 1)/n × T × d × c bytes over the group's link + its latency.
+    The attention stays tensor-parallel over the same n GPUs (its all-reduce kept; on two nodes it
+    crosses the network): data-parallel attention, as DeepSeek deploys it, is not modelled.
 
 Disaggregated serving moves each request's KV cache from the prefill pool to the decode pool:
     KV bytes per request = L × KV values per token × KV bytes (all layers), per GPU ÷ tp_kv
@@ -23,6 +25,7 @@ import dataclasses
 
 import numpy as np
 
+from model.catalog.active import default_efficiency
 from model.catalog.parts import Link
 from model.physics.scenario import ResolvedScenario
 from model.serving.steptable import StepTable
@@ -57,21 +60,24 @@ def all_to_all_s(rs: ResolvedScenario, tokens, ep: int, per_node: int = PER_NODE
     return np.maximum(intra, inter) + 2 * p.moe_layers * hw.network.latency_s
 
 
-def moe_allreduce_s(rs: ResolvedScenario, tokens):
-    """The tensor-parallel all-reduces after the MoE layers' FFN that expert parallelism removes."""
+def moe_allreduce_s(rs: ResolvedScenario, tokens, latency_scale: float = 1.0):
+    """The tensor-parallel all-reduces after the MoE layers' FFN that expert parallelism removes
+    (their latency × the engine's all-reduce latency scale, as the step model counts it)."""
     p = rs.llm.params
     t = np.asarray(tokens, dtype=float)
     if rs.tp == 1 or rs.tp_link is None or not p.moe_layers:
         return 0.0 * t
     link = rs.tp_link
     bytes_ = p.moe_layers * 2.0 * (rs.tp - 1) / rs.tp * t * rs.llm.hidden * rs.precision.comm_bytes
-    return p.moe_layers * link.latency_s + bytes_ / link.bandwidth_bytes_per_s
+    return p.moe_layers * link.latency_s * latency_scale + bytes_ / link.bandwidth_bytes_per_s
 
 
-def expert_parallel_table(tb: StepTable, rs: ResolvedScenario, ep: int, latency_scale: float = 1.0) -> StepTable:
-    """``tb`` with the MoE layers' all-reduces replaced by the all-to-alls of EP = ``ep``."""
+def expert_parallel_table(tb: StepTable, rs: ResolvedScenario, ep: int) -> StepTable:
+    """``tb`` with the MoE layers' all-reduces replaced by the all-to-alls of EP = ``ep`` (the
+    all-reduce latency scaled by the engine's factor, as the table has it)."""
     t = tb.tokens
-    delta = all_to_all_s(rs, t, ep) - moe_allreduce_s(rs, t) * latency_scale
+    scale = default_efficiency().efficiency(rs.engine, rs.hw).allreduce_latency_scale
+    delta = all_to_all_s(rs, t, ep) - moe_allreduce_s(rs, t, scale)
     return dataclasses.replace(tb, gemm_decode_s=tb.gemm_decode_s + delta, gemm_prefill_s=tb.gemm_prefill_s + delta)
 
 

@@ -5,10 +5,10 @@ setups that meet the targets there, and why the runners-up fail.
        throughput per GPU against speed per user (model/planning/frontier.py)
     2. each frontier point served (model/serving): max running = its batch cap, tokens per step =
        its chunk, chunked prefill, its speculation; the load: the rate asked for (over its
-       replicas), else 0.8 × the replica's capacity; p90 TTFT and TPOT from the run
+       replicas), else 0.8 × the point's steady-state capacity; p90 TTFT and TPOT from the run
     3. the candidates whose steady state meets the targets, cheapest first, served one by one
-       until the cheapest few that meet both p90 targets in the simulator are found; each that
-       fails on the way says which target and by how much
+       until the cheapest few distinct setups (GPUs, split, precision, engine) that meet both p90
+       targets in the simulator are found; each that fails on the way says which target and by how much
 """
 from __future__ import annotations
 
@@ -72,8 +72,10 @@ def point_setup(t: PointTable, i: int, r: PlanRequest, requests: int | None = No
     gp = t.points_of(i)
     k = int(t["spec_k"][i])
     draft = "" if k == 0 else ("mtp" if mtp_heads(gp.resolved.llm.id) else "ngram")
-    return ServingSetup(load="rate", rate_per_s=float(r.rate_per_s or 0.0),
-                        requests=requests or int(axis("simulated_requests")),
+    n = axis("simulated_requests")
+    count = requests or int(min(n["at_most"], max(n["at_least"], n["per_batch_slot"] * t["batch"][i])))
+    rate = r.rate_per_s or float(f"{AUTO_LOAD * t['capacity_req_per_s'][i] * t['replicas'][i]:.3g}")
+    return ServingSetup(load="rate", rate_per_s=float(rate), requests=count,
                         spec_k=k, spec_accept=float(t["spec_accept"][i]) if k else 0.0, spec_draft=draft,
                         replicas=int(t["replicas"][i]), ttft_p90_ms=r.ttft_p90_ms, tpot_p90_ms=r.tpot_p90_ms,
                         max_running=int(t["batch"][i]), max_tokens_per_step=int(t["chunk"][i]), prefill="chunked")
@@ -101,7 +103,7 @@ def serve_disaggregated(t: PointTable, i: int, r: PlanRequest, catalog: Catalog 
     dp = t.points_of(i)
     j = int(t["local"][i])
     base = point_setup(t, i, r)
-    rate = float(r.rate_per_s or AUTO_LOAD * t["capacity_req_per_s"][i] * t["replicas"][i])
+    rate = base.rate_per_s
     L = r.input_len
     pre = base.with_(rate_per_s=rate, replicas=int(dp.x[j] * t["replicas"][i]), output_len=1, spec_k=0,
                      spec_accept=0.0, spec_draft="", max_running=None, tpot_p90_ms=None)
@@ -160,13 +162,20 @@ def make_plan(r: PlanRequest, catalog: Catalog | None = None, simulate_frontier:
     tried: dict[int, Served] = {int(s.index): s for s in served}
     candidates = cost_order(t, r, np.flatnonzero(meets_steady(t, r)))
     budget = int(axis("simulated_candidates"))
+    shapes: set[str] = set()
     for i in candidates:
         if len(cheapest) >= CHEAPEST or budget <= 0:
             break
+        if t.label(int(i)) in shapes:        # the cheapest few are distinct setups, not one setup's knobs
+            continue
         s = tried.get(int(i)) or simulate(t, int(i), r, cat)
         budget -= int(i) not in tried
         tried[int(i)] = s
-        (cheapest if s.meets else runners).append(s)
+        if s.meets:
+            cheapest.append(s)
+            shapes.add(t.label(int(i)))
+        else:
+            runners.append(s)
     closest = None
     if not cheapest:
         pool = list(tried.values()) or [Served(int(i), t["ttft_s"][i] * 1e3, t["tpot_s"][i] * 1e3, 0, 0, 0, 0, False,

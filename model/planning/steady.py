@@ -1,14 +1,17 @@
 """Steady-state serving of one replica shape, vectorised over batch cap × chunk × speculation.
 
 With B sequences running at mean context c̄ = L + O/2 (q tokens verified per decode, E gained),
-each step makes B·E output tokens, so it must also prefill p = B·E·L/O prompt tokens to keep the
-batch full. The prompts go through in chunks of n = min(C − B·q, L) tokens (C the step's token
-budget), so a share f = p/n of the steps carries one:
+each step makes B·E output tokens and finishes λ = B·E/O requests, whose places are taken by new
+prompts at once (the engines admit waiting prompts every step): p = λ·L prompt tokens per step.
+A prompt goes through in m = ⌈L / min(C − B·q, L)⌉ chunks (C the step's token budget). With
+λ·m ≥ 1 every step carries prompt tokens, n = p of them (f = 1); else a share f = λ·m of the
+steps carries one chunk of n = L/m tokens. Feasible while p ≤ C − B·q (l = min(n, L) below):
 
     decode step   s_d = G_dec(B·q) + attn(B(c̄ + q), q·B·c̄)             (the step table)
-    mixed step    s_m = G_pre(B·q + n) + attn(B(c̄ + q) + n·L/2, q·B·c̄ + n·L/2) + request overhead
+    mixed step    s_m = G_pre(B·q + n) + attn(B(c̄ + q) + (n/l)(L + l)/2, q·B·c̄ + n·L/2)
+                        + request overhead × n/l
     mean step     s   = s_d + f·(s_m − s_d) + drafting                   feasible while f ≤ 1
-    TPOT          = s / E;     speed per user = E / s tokens/s;  TTFT = ⌈L / n⌉ · s_m
+    TPOT          = s / E;     speed per user = E / s tokens/s;  TTFT = m · s_m
     per replica   = B·E / s tokens/s;   per GPU = that / GPUs per replica;  capacity = per replica / O req/s
     fits          ⇔ B·(L + O) ≤ KV tokens the replica holds (no preemption at the cap)
 A serving run (model/serving) then gives the percentiles of the frontier's points.
@@ -92,7 +95,7 @@ def group_table(g: Group, r: PlanRequest, catalog: Catalog | None = None,
         raise ScenarioError(f"{g.label()}: no room for one request's KV cache")
     tb = step_table(rs, eff, int(max_tokens or max(axis("chunk_tokens")) + 4 * max(axis("batch_caps"))))
     if g.mode == "ep":
-        tb = expert_parallel_table(tb, rs, g.gpus, eff.allreduce_latency_scale)
+        tb = expert_parallel_table(tb, rs, g.gpus)
     return rs, tb, kv_tokens
 
 
@@ -117,23 +120,27 @@ def group_points(g: Group, r: PlanRequest, catalog: Catalog | None = None, caps=
         spec = Speculation(q, e, draft, None, k)
         b = np.repeat(caps, chunks.size)
         c = np.tile(chunks, caps.size)
-        n = np.minimum(c - b * q, L)
-        ok = (n >= 1) & (b * (L + O) <= kv_tokens)
-        n = np.maximum(n, 1.0)
-        p = b * e * L / O
-        f = p / n
-        ok &= f <= 1.0
+        room = c - b * q                                   # the step's budget left after the decodes
+        p = b * e * L / O                                  # prompt tokens a step must carry on average
+        per = np.maximum(np.minimum(room, L), 1.0)         # a prompt's chunk
+        chunks = np.ceil(L / per)
+        lam = b * e / O                                    # prompts admitted per step
+        many = lam * chunks >= 1.0                         # every step carries prompt tokens
+        n = np.where(many, p, L / chunks)
+        f = np.where(many, 1.0, lam * chunks)
+        ok = (room >= 1) & (b * (L + O) <= kv_tokens) & (p <= np.maximum(room, 0.0))
+        per = np.minimum(n, L)
         s_d = tb.decode_step_s(b, ctx, q)
         kv = b * (ctx + q)
         pairs = q * b * ctx
         g_pre = np.interp(b * q + n, tb.tokens, tb.gemm_prefill_s)
-        s_m = tb.finish(g_pre + tb.attention(kv + (L + n) / 2.0, pairs + n * L / 2.0, pairs + n * (L + n) / 2.0,
-                                             True)) + tb.request_overhead_s
-        s = s_d + np.minimum(f, 1.0) * (s_m - s_d) + _draft_s(tb, spec, b, b * ctx)
+        s_m = tb.finish(g_pre + tb.attention(kv + n / per * (L + per) / 2.0, pairs + n * L / 2.0,
+                                             pairs + n * (L + per) / 2.0, True)) + tb.request_overhead_s * n / per
+        s = s_d + f * (s_m - s_d) + _draft_s(tb, spec, b, b * ctx)
         tpot = s / e
         per_replica = b * e / s
         for key, v in (("batch", b), ("chunk", c), ("k", np.full(b.size, k)), ("a", np.full(b.size, alpha)),
-                       ("tpot", tpot), ("ttft", np.ceil(L / n) * s_m), ("gpu", per_replica / g.gpus),
+                       ("tpot", tpot), ("ttft", chunks * s_m), ("gpu", per_replica / g.gpus),
                        ("user", e / s), ("cap", per_replica / O), ("ok", ok)):
             out[key].append(v)
     cat = {k: np.concatenate(v) for k, v in out.items()}
