@@ -188,3 +188,10 @@ def test_measured_points_are_the_published_runs_that_match_the_plan():
     # other lengths, or too few GPUs of the kind, match nothing
     assert measured_points(check_request(PlanRequest("llama-3.1-70b", 1000, 200, (("h100", 8),))), simulate=False) == []
     assert measured_points(check_request(PlanRequest("llama-3.1-70b", 5000, 500, (("h100", 1),))), simulate=False) == []
+
+
+def test_every_point_carries_a_chunk_size_of_the_sweep():
+    from model.planning.space import axis
+    r, gp = _gp("llama-3.1-8b", "h100", 1)
+    assert set(np.unique(gp.chunk)) == set(float(c) for c in axis("chunk_tokens"))
+    assert set(np.unique(gp.spec_k)) == {0.0, 3.0}

@@ -123,11 +123,11 @@ def group_points(g: Group, r: PlanRequest, catalog: Catalog | None = None, caps=
         room = c - b * q                                   # the step's budget left after the decodes
         p = b * e * L / O                                  # prompt tokens a step must carry on average
         per = np.maximum(np.minimum(room, L), 1.0)         # a prompt's chunk
-        chunks = np.ceil(L / per)
+        m = np.ceil(L / per)                               # chunks per prompt
         lam = b * e / O                                    # prompts admitted per step
-        many = lam * chunks >= 1.0                         # every step carries prompt tokens
-        n = np.where(many, p, L / chunks)
-        f = np.where(many, 1.0, lam * chunks)
+        many = lam * m >= 1.0                         # every step carries prompt tokens
+        n = np.where(many, p, L / m)
+        f = np.where(many, 1.0, lam * m)
         ok = (room >= 1) & (b * (L + O) <= kv_tokens) & (p <= np.maximum(room, 0.0))
         per = np.minimum(n, L)
         s_d = tb.decode_step_s(b, ctx, q)
@@ -140,7 +140,7 @@ def group_points(g: Group, r: PlanRequest, catalog: Catalog | None = None, caps=
         tpot = s / e
         per_replica = b * e / s
         for key, v in (("batch", b), ("chunk", c), ("k", np.full(b.size, k)), ("a", np.full(b.size, alpha)),
-                       ("tpot", tpot), ("ttft", chunks * s_m), ("gpu", per_replica / g.gpus),
+                       ("tpot", tpot), ("ttft", m * s_m), ("gpu", per_replica / g.gpus),
                        ("user", e / s), ("cap", per_replica / O), ("ok", ok)):
             out[key].append(v)
     cat = {k: np.concatenate(v) for k, v in out.items()}
