@@ -195,3 +195,23 @@ def test_every_point_carries_a_chunk_size_of_the_sweep():
     r, gp = _gp("llama-3.1-8b", "h100", 1)
     assert set(np.unique(gp.chunk)) == set(float(c) for c in axis("chunk_tokens"))
     assert set(np.unique(gp.spec_k)) == {0.0, 3.0}
+
+
+def test_lesson_6_ends_on_the_frontier_and_batching_moves_the_point_along_it():
+    from model import estimate
+    from model.lessons.chapters import default_chapters
+    from model.lessons.deck import chapter_chart, chapter_facts
+    ch = default_chapters()[5]
+    last = ch.states[-1]
+    assert dict(last.params).get("key") == "frontier"
+    pts = []
+    for b in (1, 16, 64):
+        e = estimate(last.scenario.with_(batch=b))
+        fr = chapter_chart(6, e, dict(last.params)).frontier
+        facts = chapter_facts(6, e, dict(last.params))
+        assert facts.values["user_speed"] and fr.now.label == f"batch {b:,}"
+        pts.append((fr.now.x, fr.now.y))
+        assert np.all(np.diff(fr.x) < 0) and np.all(np.diff(fr.y) > 0)   # along the caps: slower per user, busier
+    assert pts[0][0] > pts[1][0] > pts[2][0] and pts[0][1] < pts[1][1] < pts[2][1]
+    # the other states draw no frontier
+    assert chapter_chart(6, estimate(ch.states[0].scenario), dict(ch.states[0].params)).frontier is None
