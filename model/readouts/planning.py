@@ -61,7 +61,8 @@ def served_line(p: Plan, s: Served) -> str:
     """One setup as the simulator served it, with its cost."""
     t = p.table
     i = s.index
-    return (f"{setup_text(p, i)}: {int(t['gpus'][i])} GPUs, ${t['usd_per_hour'][i]:.2f}/hour, "
+    n = int(t["gpus"][i])
+    return (f"{setup_text(p, i)}: {n} GPU{'' if n == 1 else 's'}, ${t['usd_per_hour'][i]:.2f}/hour, "
             f"${s.usd_per_mtok:.3f}/Mtok served (${t['usd_per_mtok'][i]:.3f} at full load), "
             f"{_n(t['kwh_per_mtok'][i])} kWh/Mtok at TDP; TTFT p90 {_n(s.ttft_p90_ms)} ms, TPOT p90 {_n(s.tpot_p90_ms)} ms")
 
