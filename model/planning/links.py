@@ -1,8 +1,9 @@
 """What crosses the links when experts are spread over GPUs, and when prefill and decode are apart.
 
-Expert parallelism (EP = n GPUs, each holding E/n whole experts; the attention stays a
-tensor-parallel group of the same n GPUs, whose all-reduce after attention is kept). After the
-attention each GPU routes its own slice of the step's T tokens (T/n) to the experts it picked:
+Expert parallelism (EP = n GPUs, each holding E/n whole experts) with data-parallel attention
+(as DeepSeek-V3 is served: SGLang --enable-dp-attention, the DeepSeek-V3 report §3.4): each GPU
+runs the attention of its own sequences with all the attention weights, then routes its T/n of
+the step's T tokens to the experts they picked:
 
     bytes one GPU sends per MoE layer = 2 × (T/n) × K × d × b × (n − 1)/n     dispatch + combine
     (K experts per token, d hidden, b bytes per activation value; (n − 1)/n of the picks live
@@ -10,10 +11,12 @@ attention each GPU routes its own slice of the step's T tokens (T/n) to the expe
     share (n − n_node)/n of them crosses the network, the rest NVLink, both at once:
     time per MoE layer = 2·latency + max(intra bytes / NVLink B/s, inter bytes / network B/s)
                          (latency: the network's when any byte leaves the node)
-    It replaces the tensor-parallel all-reduce after the FFN of each MoE layer:
-        2(n − 1)/n × T × d × c bytes over the group's link + its latency.
-    The attention stays tensor-parallel over the same n GPUs (its all-reduce kept; on two nodes it
-    crosses the network): data-parallel attention, as DeepSeek deploys it, is not modelled.
+    No tensor-parallel all-reduce is left (the step table's are taken out: 2(n − 1)/n × T × d × c
+    bytes per all-reduce + latency); each GPU reads all the attention weights (+ attention params
+    × b × (1 − 1/n) per step, at the engine's share of HBM bandwidth) and the KV cache of its own
+    sequences (KV bytes per token ÷ n instead of ÷ tp_kv). The dense layers, shared experts and
+    LM head stay split n ways. The KV cache's room is counted as the tensor-parallel group's (for
+    an MLA model, replicated: fewer sequences fit than data-parallel attention holds).
 
 Disaggregated serving moves each request's KV cache from the prefill pool to the decode pool:
     KV bytes per request = L × KV values per token × KV bytes (all layers), per GPU ÷ tp_kv
@@ -28,6 +31,7 @@ import numpy as np
 from model.catalog.active import default_efficiency
 from model.catalog.parts import Link
 from model.physics.scenario import ResolvedScenario
+from model.physics.step import allreduce_bytes
 from model.serving.steptable import StepTable
 
 PER_NODE = 8
@@ -60,25 +64,35 @@ def all_to_all_s(rs: ResolvedScenario, tokens, ep: int, per_node: int = PER_NODE
     return np.maximum(intra, inter) + 2 * p.moe_layers * hw.network.latency_s
 
 
-def moe_allreduce_s(rs: ResolvedScenario, tokens, latency_scale: float = 1.0):
-    """The tensor-parallel all-reduces after the MoE layers' FFN that expert parallelism removes
-    (their latency × the engine's all-reduce latency scale, as the step model counts it)."""
-    p = rs.llm.params
+def allreduce_s(rs: ResolvedScenario, tokens, latency_scale: float = 1.0):
+    """Every tensor-parallel all-reduce of a step over ``tokens`` tokens, as the step model counts
+    them (their latency × the engine's all-reduce latency scale + bytes / link bytes/s)."""
     t = np.asarray(tokens, dtype=float)
-    if rs.tp == 1 or rs.tp_link is None or not p.moe_layers:
+    if rs.tp == 1 or rs.tp_link is None:
         return 0.0 * t
     link = rs.tp_link
-    bytes_ = p.moe_layers * 2.0 * (rs.tp - 1) / rs.tp * t * rs.llm.hidden * rs.precision.comm_bytes
-    return p.moe_layers * link.latency_s * latency_scale + bytes_ / link.bandwidth_bytes_per_s
+    calls = rs.llm.layers * rs.llm.shape.allreduces_per_layer
+    return calls * link.latency_s * latency_scale + allreduce_bytes(rs, t) / link.bandwidth_bytes_per_s
+
+
+def replicated_attention_s(rs: ResolvedScenario, ep: int, hbm_fraction: float) -> float:
+    """What data-parallel attention costs in weight reads: each GPU reads all the attention
+    weights, not 1/ep of them: attention params × bytes per weight × (1 − 1/ep) / (BW × η)."""
+    extra = rs.llm.params.attention * rs.precision.bytes_per_weight * (1.0 - 1.0 / ep)
+    return extra / (rs.hw.hbm_bandwidth_bytes_per_s * hbm_fraction)
 
 
 def expert_parallel_table(tb: StepTable, rs: ResolvedScenario, ep: int) -> StepTable:
-    """``tb`` with the MoE layers' all-reduces replaced by the all-to-alls of EP = ``ep`` (the
-    all-reduce latency scaled by the engine's factor, as the table has it)."""
+    """``tb`` (the replica as one tensor-parallel group of ``ep`` GPUs) as expert parallelism with
+    data-parallel attention: no tensor-parallel all-reduce, the all-to-alls instead, every GPU
+    reading all the attention weights, and each GPU's KV cache its own sequences' (the KV bytes
+    per token ÷ ep instead of ÷ tp_kv)."""
+    eff = default_efficiency().efficiency(rs.engine, rs.hw)
     t = tb.tokens
-    scale = default_efficiency().efficiency(rs.engine, rs.hw).allreduce_latency_scale
-    delta = all_to_all_s(rs, t, ep) - moe_allreduce_s(rs, t, scale)
-    return dataclasses.replace(tb, gemm_decode_s=tb.gemm_decode_s + delta, gemm_prefill_s=tb.gemm_prefill_s + delta)
+    delta = (all_to_all_s(rs, t, ep) - allreduce_s(rs, t, eff.allreduce_latency_scale)
+             + replicated_attention_s(rs, ep, eff.hbm_fraction))
+    return dataclasses.replace(tb, gemm_decode_s=tb.gemm_decode_s + delta, gemm_prefill_s=tb.gemm_prefill_s + delta,
+                               kv_bytes_per_token=tb.kv_bytes_per_token * rs.tp_kv / ep)
 
 
 def kv_bytes_per_request(rs: ResolvedScenario, prompt_len: float) -> float:
