@@ -87,11 +87,14 @@ def _hook(gp):
 
 
 def serve_point(t: PointTable, i: int, r: PlanRequest, catalog: Catalog | None = None,
-                requests: int | None = None):
-    """(ServingRun, Summary) of aggregated point ``i`` in the simulator."""
+                requests: int | None = None, targets: bool = True):
+    """(ServingRun, Summary) of aggregated point ``i`` in the simulator (``targets``: the run carries
+    them, and refuses one it can never meet; without, it only measures)."""
     gp = t.points_of(i)
-    run = serve(gp.resolved.scenario, point_setup(t, i, r, requests), catalog, resolved=gp.resolved,
-                table_hook=_hook(gp))
+    setup = point_setup(t, i, r, requests)
+    if not targets:
+        setup = setup.with_(ttft_p90_ms=None, tpot_p90_ms=None)
+    run = serve(gp.resolved.scenario, setup, catalog, resolved=gp.resolved, table_hook=_hook(gp))
     return run, summarize(run)
 
 
@@ -102,7 +105,7 @@ def serve_disaggregated(t: PointTable, i: int, r: PlanRequest, catalog: Catalog 
     rate; TTFT p90 ≤ prefill pool's p90 + KV transfer + decode pool's p90 (the sum is used)."""
     dp = t.points_of(i)
     j = int(t["local"][i])
-    base = point_setup(t, i, r)
+    base = point_setup(t, i, r).with_(ttft_p90_ms=None, tpot_p90_ms=None)
     rate = base.rate_per_s
     L = r.input_len
     pre = base.with_(rate_per_s=rate, replicas=int(dp.x[j] * t["replicas"][i]), output_len=1, spec_k=0,
@@ -121,7 +124,7 @@ def simulate(t: PointTable, i: int, r: PlanRequest, catalog: Catalog | None = No
         if isinstance(gp, DisaggPoints):
             ttft, tpot, tpot_mean, tokens, rate = serve_disaggregated(t, i, r, catalog)
         else:
-            run, sm = serve_point(t, i, r, catalog)
+            run, sm = serve_point(t, i, r, catalog, targets=False)
             ttft, tpot, tpot_mean, tokens, rate = (sm.ttft.p90_ms, sm.tpot.p90_ms, sm.tpot.mean_ms,
                                                    sm.output_tokens_per_s, run.setup.rate_per_s)
     except ModelError as exc:
