@@ -256,7 +256,9 @@ class HierarchyView(QWidget):
         return not self._bar.isHidden()
 
     def _bar_px(self) -> int:
-        return max(13, (self.lay.fs if self.lay else 13) - 1)
+        """The bar's type: one under the picture's body size for the whole view (not the canvas:
+        the canvas is what the bar leaves, so a size read off it would feed back on the bar's)."""
+        return max(13, font_px(self.width(), self.height(), self._boost) - 1) if self.lay else 13
 
     # ---------------------------------------------------------------- speed, pause, step
     def set_speed(self, speed: float) -> None:
