@@ -215,3 +215,18 @@ def test_lesson_6_ends_on_the_frontier_and_batching_moves_the_point_along_it():
     assert pts[0][0] > pts[1][0] > pts[2][0] and pts[0][1] < pts[1][1] < pts[2][1]
     # the other states draw no frontier
     assert chapter_chart(6, estimate(ch.states[0].scenario), dict(ch.states[0].params)).frontier is None
+
+
+def test_a_point_loads_as_an_explore_scenario_and_a_serve_setup():
+    from model import estimate
+    from model.planning.explore import point_scenario
+    p = make_plan(PlanRequest("llama-3.1-70b", 1000, 200, (("h100", 8),), 500, 25, precisions=("fp8",),
+                              engines=("vllm",)), simulate_frontier=False)
+    t = p.table
+    assert len(p.frontier) >= 3
+    for i in p.frontier:
+        s, setup = point_scenario(p, int(i))
+        e = estimate(s)                                   # Explore can run it
+        assert s.batch == int(t["batch"][i]) and setup.max_running == int(t["batch"][i])
+        assert setup.max_tokens_per_step == int(t["chunk"][i]) and setup.spec_k == int(t["spec_k"][i])
+        assert e.scenario.model == "llama-3.1-70b" and s.precision == "fp8"

@@ -7,7 +7,9 @@
                         speculation: the same steady state as every plan point
     the path            the same setup at every batch cap of the sweep (batching moves it along)
     a point loaded      Explore: its GPU, GPUs per replica, precision, KV precision, engine, batch
-                        = its batch cap (disaggregated: the decode pool's replica); Serve: max
+                        = its batch cap (disaggregated: the decode pool's replica; expert parallel
+                        over two nodes: Explore's own split of 16 GPUs, two pipeline stages of
+                        8, as Explore has no expert parallelism); Serve: max
                         running = the batch cap, tokens per step = the chunk, its speculation,
                         the replicas, the targets
 """
@@ -62,7 +64,7 @@ def point_scenario(plan: Plan, i: int) -> tuple[Scenario, ServingSetup]:
     g = replica.group
     s = Scenario(gpu=g.gpu, model=r.model, precision=g.precision, kv_precision=g.kv_precision,
                  gpus=g.gpus, input_len=r.input_len, output_len=r.output_len, engine=g.engine,
-                 batch=int(t["batch"][i]), interconnect="network" if g.gpus > 8 else "nvlink")
+                 batch=int(t["batch"][i]))
     setup = point_setup(t, i, r) if not isinstance(gp, DisaggPoints) else \
         point_setup(t, i, r).with_(replicas=int(gp.y[int(t["local"][i])] * t["replicas"][i]))
     return s, setup.with_(requests=600)
