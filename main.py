@@ -10,6 +10,7 @@
     python main.py sweep --gpu h100 --model llama-3.1-8b --precision fp8 > sweep.csv
     python main.py validate [--json] [--serving]       the model against published measurements
     python main.py serve --rate 4 [--json]            a stream of requests: queues and percentiles
+    python main.py plan --model llama-3.1-70b --gpus-available h100:16,h200:8 --ttft-p90-ms 500 --tpot-p90-ms 25
     python main.py hardware export h100 -o my.json    a catalogue entry as an editable hardware file
     python main.py calibrate [--quick] [--json]       measure this machine, write a hardware file
     --hardware-file my.json / --model-config config.json (any command): your own hardware and models

@@ -5,6 +5,7 @@
     main.py sweep --gpu h100 --model llama-3.1-8b --precision fp8 > sweep.csv
     main.py validate [--json] [--markdown] [--serving]
     main.py serve --rate 4 | --concurrency 64 | --burst 500 | --trace FILE  [knobs] [--json]   (cli/serve.py)
+    main.py plan --model M --gpus-available h100:16,h200:8 --ttft-p90-ms 500 --tpot-p90-ms 25   (cli/plan.py)
 """
 from __future__ import annotations
 
@@ -139,8 +140,10 @@ def build_command_parser() -> argparse.ArgumentParser:
     v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
     v.add_argument("--serving", action="store_true", help="the published serving runs against the request-level simulator")
     from cli.serve import add_serve_parser
+    from cli.plan import add_plan_parser
     sv = add_serve_parser(sub)
-    for sp in (e, ls, sw, v, sv):
+    pl = add_plan_parser(sub)
+    for sp in (e, ls, sw, v, sv, pl):
         add_custom_flags(sp)
     add_commands(sub)
     return p
@@ -153,5 +156,8 @@ def run_command(argv: list[str]) -> int:
     if args.command == "serve":
         from cli.serve import cmd_serve
         return cmd_serve(args)
+    if args.command == "plan":
+        from cli.plan import cmd_plan
+        return cmd_plan(args)
     return {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep, "validate": cmd_validate,
             "hardware": cmd_hardware, "calibrate": cmd_calibrate}[args.command](args)

@@ -1,7 +1,7 @@
 """The window's command line: open it, render it offscreen, record it (the window only when asked).
 
     main.py [scenario.json] [scenario flags] [--screenshot PNG --size WxH] [--chapter N]
-            [--page explore|serve|lessons] [--presenter] [--record OUT.gif] [--smoke]
+            [--page explore|serve|plan|lessons] [--presenter] [--record OUT.gif] [--smoke]
 Qt and ui/ are imported only here, inside ``run_app``, after the flags were checked.
 """
 from __future__ import annotations
@@ -25,8 +25,9 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="PNG", help="render offscreen and write a PNG, then exit")
     p.add_argument("--size", default=None, help="window size for --screenshot, e.g. 1600x900")
     p.add_argument("--view", default="main", choices=("main", "hierarchy"))
-    p.add_argument("--page", default=None, choices=("explore", "serve", "lessons"),
-                   help="open on this page (serve: the scenario under a stream of requests; --record too)")
+    p.add_argument("--page", default=None, choices=("explore", "serve", "plan", "lessons"),
+                   help="open on this page (serve: the scenario under a stream of requests; plan: the frontier "
+                        "and the cheapest setup; --record: explore, serve or lessons)")
     p.add_argument("--chapter", type=positive_int("chapter"), default=None, help="open lesson N (1-8)")
     p.add_argument("--presenter", action="store_true", help="start in presenter mode")
     p.add_argument("--theme", choices=("dark", "light"), default=None)

@@ -112,6 +112,9 @@ def render_png(window, path: str, size: tuple[int, int]) -> bool:
     if getattr(window, "serve_visible", lambda: False)():   # the queue a few seconds into the run
         window.serve.settle(240)
         settle(app)
+    if getattr(window, "plan_visible", lambda: False)():    # the plan made before the picture
+        window.plan.settle()
+        settle(app)
     return _save_grab(window, path)
 
 
@@ -268,6 +271,7 @@ def _smoke(window, size) -> int:
                  ("the main window again", lambda: window.set_chip_focus(False))]
         steps += [(f"lesson {c.number}", lambda n=c.number: window.show_chapter(n)) for c in default_chapters()]
         steps.append(("the Serve page", window.show_serve))
+        steps.append(("the Plan page", window.show_plan))
         for i, (name, show) in enumerate(steps):
             try:
                 show()
@@ -287,6 +291,8 @@ def _open_lessons(window, chapter: int | None, presenter: bool, fullscreen: bool
     """Open chapter N (or the page asked for); a scenario the user gave (a file, flags) stays, as Open… keeps it."""
     if page == "serve":
         window.show_serve()
+    elif page == "plan":
+        window.show_plan()
     elif page == "lessons" and chapter is None:
         window.show_lessons()
     if chapter is not None:

@@ -173,7 +173,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
     # ---------------------------------------------------------------- views
     def show_snapshot(self, snap) -> None:
         """One change, drawn in a fixed order: the controls, the chip, the roofline, the gauges, the
-        footer, the Lessons page, the Serve page; then the plot's pending scene updates, so the window's one repaint
+        footer, the Lessons page, the Serve page, the Plan page; then the plot's pending scene updates, so the window's one repaint
         shows every panel's new numbers."""
         self.controls.show_snapshot(snap)
         self.hierarchy.show_snapshot(snap)
@@ -184,6 +184,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
             self.lessons.show_snapshot(snap)
         if self.serve_built():
             self.serve.show_snapshot(snap)
+        if self.plan_built():
+            self.plan.show_snapshot(snap)
         if self._explain is not None:
             self._explain.show_snapshot(snap)
         self.roofline.deliver_scene_updates()

@@ -119,7 +119,7 @@ class Presenter(QObject):
             return True
         if key == Qt.Key_F5:
             self.enter()
-            if not w.serve_visible():
+            if not (w.serve_visible() or w.plan_visible()):
                 w.show_lessons()
             return True
         if modifiers & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):

@@ -25,8 +25,9 @@ class ModeBar(QWidget):
         lay.setSpacing(6)
         self.explore_button = QPushButton("Explore")
         self.serve_button = QPushButton("Serve")
+        self.plan_button = QPushButton("Plan")
         self.lessons_button = QPushButton("Lessons")
-        for b in (self.explore_button, self.serve_button, self.lessons_button):
+        for b in (self.explore_button, self.serve_button, self.plan_button, self.lessons_button):
             b.setCheckable(True)
             b.setAutoExclusive(True)
             lay.addWidget(b)
@@ -36,6 +37,9 @@ class ModeBar(QWidget):
         self.serve_button.setToolTip("This scenario under a stream of requests: the queue, TTFT and TPOT percentiles")
         self.explore_button.clicked.connect(window.show_explore)
         self.serve_button.clicked.connect(window.show_serve)
+        self.plan_button.setToolTip("The price of speed: throughput per GPU against speed per user, and the cheapest "
+                                    "setup that meets TTFT/TPOT targets")
+        self.plan_button.clicked.connect(window.show_plan)
         self.lessons_button.clicked.connect(lambda: window.show_lessons())
         lay.addStretch(1)
         self.open_button = QPushButton("Open…")
@@ -55,12 +59,13 @@ class ModeBar(QWidget):
         f.setPixelSize(t.px(15))
         f.setBold(True)
         fm = QFontMetrics(f)
-        for b in (self.explore_button, self.serve_button, self.lessons_button):
+        for b in (self.explore_button, self.serve_button, self.plan_button, self.lessons_button):
             b.setMinimumWidth(fm.horizontalAdvance(b.text()) + 28)
         self.setStyleSheet(th.focus_style(t))
 
-    def set_page(self, lessons: bool, serve: bool = False) -> None:
-        (self.serve_button if serve else self.lessons_button if lessons else self.explore_button).setChecked(True)
+    def set_page(self, lessons: bool, serve: bool = False, plan: bool = False) -> None:
+        (self.plan_button if plan else self.serve_button if serve else self.lessons_button if lessons
+         else self.explore_button).setChecked(True)
 
 
 class LessonsWindowMixin:
@@ -71,6 +76,7 @@ class LessonsWindowMixin:
     presenting = False
     _lessons = None
     _serve = None
+    _plan = None
 
     def _install_lessons(self, explore: QWidget, body, outer) -> None:
         self.explore = explore
@@ -116,6 +122,8 @@ class LessonsWindowMixin:
             self._lessons.set_theme(t)
         if self._serve is not None:
             self._serve.set_theme(t)
+        if self._plan is not None:
+            self._plan.set_theme(t)
 
     # ---------------------------------------------------------------- the Serve page
     @property
@@ -139,6 +147,36 @@ class LessonsWindowMixin:
         self.mode_bar.set_page(False, serve=True)
         self._footer_visible(False)
         self._sync_presenter_keys()
+
+    # ---------------------------------------------------------------- the Plan page
+    @property
+    def plan(self):
+        """The Plan page (ui.plan.page.PlanPage), built on first use."""
+        if self._plan is None:
+            from ui.plan.page import PlanPage
+            self._plan = PlanPage(self.controller.snapshot, self.theme)
+            self._plan.resize(0, 0)
+            self._plan.load_requested.connect(self.load_plan_point)
+            self.pages.addWidget(self._plan)
+        return self._plan
+
+    def plan_built(self) -> bool:
+        return self._plan is not None
+
+    def plan_visible(self) -> bool:
+        return self._plan is not None and self.pages.currentWidget() is self._plan
+
+    def show_plan(self) -> None:
+        self.pages.setCurrentWidget(self.plan)
+        self.mode_bar.set_page(False, plan=True)
+        self._footer_visible(False)
+        self._sync_presenter_keys()
+
+    def load_plan_point(self, scenario, setup) -> None:
+        """A frontier point clicked on the Plan page: Explore takes its scenario, Serve its setup."""
+        self.controller.set_scenario(scenario)
+        self.serve.set_setup(setup)
+        self.show_explore()
 
     # ---------------------------------------------------------------- pages
     def _footer_visible(self, on: bool) -> None:
@@ -177,16 +215,17 @@ class LessonsWindowMixin:
     # ---------------------------------------------------------------- presenter
     def enter_presenter(self, fullscreen: bool = True) -> None:
         self.presenter.enter(fullscreen=fullscreen)
-        if not self.serve_visible():
+        if not (self.serve_visible() or self.plan_visible()):
             self.show_lessons()
 
     def set_presenting(self, on: bool) -> None:
         self.presenting = bool(on)
         self.controls_scroll.setVisible(not on)
         self.mode_bar.setVisible(not on)
-        self._footer_visible(not on and not self.lessons_visible() and not self.serve_visible())
+        self._footer_visible(not on and not self.lessons_visible() and not self.serve_visible()
+                             and not self.plan_visible())
         self.lessons.toolbar.setVisible(not on)
-        if on and not self.serve_visible():
+        if on and not (self.serve_visible() or self.plan_visible()):
             self.show_lessons()
         self.apply_theme(force=True)
 

@@ -1,4 +1,5 @@
-"""Lesson 6 — batching climbs the roofline.
+"""Lesson 6 — batching climbs the roofline, and ends on the frontier: the same setup served at
+every batch cap, throughput per GPU against speed per user (model/planning), batching moving it along.
 
 Compute-bound from the first batch where compute time > memory time, realistic (achieved
 fractions of peak) and ideal (peaks: the critical batch); tokens/s against batch.
@@ -19,6 +20,8 @@ from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import Scenario, resolve
 from model.physics.step import decode_pass
 from model.physics.sweep import sweep_batch
+from model.planning.explore import current_path
+from model.planning.space import PlanRequest
 from model.readouts.format import si
 from model.readouts.numbers import readouts
 from model.values import frozen
@@ -95,7 +98,14 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
     here = next((m for m in meas if m.row.batch == s.batch), None)
     if here is not None:
         vals.update(meas_tps=f"{here.measured:,.0f}", model_tps=f"{here.predicted:,.0f}")
-    if key == "measured" and here is not None:
+    if key == "frontier":
+        fr = batching_frontier(e, catalog)
+        if fr is not None:
+            vals.update(user_speed=si(fr.now.x, "tok/s"), gpu_tps=si(fr.now.y, "tok/s"),
+                        fastest=si(float(fr.x.max()), "tok/s"), busiest=si(float(fr.y.max()), "tok/s"))
+    if key == "frontier" and "user_speed" in vals:
+        kn = KeyNumber(vals["gpu_tps"], f"per GPU at {vals['user_speed']} per user (batch {s.batch:,})")
+    elif key == "measured" and here is not None:
         kn = KeyNumber(f"{here.measured:,.0f} tok/s", f"measured end to end ({here.row.framework}); "
                                                       f"model {here.predicted:,.0f} ({here.error:+.0%})")
     elif key == "kv":
@@ -158,9 +168,54 @@ class BatchingChart:
     predicted_marks: tuple[Mark, ...]     # ○ the model's prediction of each
     measured_label: Mark | None           # the words beside the first published run
     marks: dict                           # {"real": batch or None, "ideal": …, "kv": the largest batch that fits}
+    frontier: "FrontierPath | None" = None   # the last state: the same setup on the planner's axes
 
 
-def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_BATCHES) -> BatchingChart:
+@frozen(eq=False)
+class FrontierPath:
+    """The lesson's setup on the planner's axes (model/planning/steady.py): tokens/s per user
+    against tokens/s per GPU at each batch cap, serving a stream of requests of the lesson's
+    lengths; batching moves the point along it (faster per GPU, slower per user)."""
+
+    title: str
+    x: np.ndarray                          # tokens/s per user = 1 / TPOT
+    y: np.ndarray                          # output tokens/s per GPU
+    points: tuple[Mark, ...]               # one hover text per batch cap, a label on a few
+    now: Mark
+    labelled: tuple[Mark, ...] = ()        # FRONTIER_LABEL_SLOTS marks with words: a few batch caps, then now ("" : none)
+    x_label: str = "Speed per user (tokens/s per user, log)"
+    y_label: str = "Throughput per GPU (tokens/s/GPU, log)"
+
+
+FRONTIER_LABELS = (1, 16, 256)
+FRONTIER_LABEL_SLOTS = len(FRONTIER_LABELS) + 1
+
+
+def batching_frontier(e: Estimate, catalog: Catalog | None = None) -> FrontierPath | None:
+    """The lesson's scenario served at every batch cap (None when it cannot be served as one replica)."""
+    s = e.scenario
+    path = current_path(PlanRequest(s.model, s.input_len, s.output_len, ((s.gpu, s.gpus),)), s, catalog)
+    if path is None:
+        return None
+    gp = path.points
+    ok = gp.feasible
+    x, y, b = gp.tokens_per_s_per_user[ok], gp.tokens_per_s_per_gpu[ok], gp.batch[ok]
+    points = tuple(Mark(float(u), float(v), f"batch {int(n):,}" if int(n) in FRONTIER_LABELS else "",
+                        f"Batch cap {int(n):,}: {si(u, 'tok/s')} per user, {si(v, 'tok/s')} per GPU")
+                   for u, v, n in zip(x, y, b))
+    at = path.index
+    now = Mark(float(gp.tokens_per_s_per_user[at]), float(gp.tokens_per_s_per_gpu[at]), f"batch {s.batch:,}",
+               f"Now, batch {s.batch:,}: {si(gp.tokens_per_s_per_user[at], 'tok/s')} per user, "
+               f"{si(gp.tokens_per_s_per_gpu[at], 'tok/s')} per GPU")
+    named = [m for m in points if m.label][:len(FRONTIER_LABELS)]
+    blank = Mark(math.nan, math.nan, "")
+    labelled = tuple(named + [blank] * (len(FRONTIER_LABELS) - len(named)) + [now])
+    return FrontierPath(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} × "
+                        f"{s.gpus} · {s.input_len:,} IN / {s.output_len:,} OUT", x, y, points, now, labelled)
+
+
+def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_BATCHES,
+                   frontier: bool = False) -> BatchingChart:
     s = e.scenario
     c = batching_curves(s, batches, catalog)
     r = readouts(e)
@@ -193,4 +248,4 @@ def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_B
         meas, stars, rings,
         Mark(float(first.row.batch), first.measured, f"★ measured {first.measured:,.0f} tok/s\n"
                                                      f"○ model {first.predicted:,.0f} tok/s") if first else None,
-        {"real": real, "ideal": ideal, "kv": kv})
+        {"real": real, "ideal": ideal, "kv": kv}, batching_frontier(e, catalog) if frontier else None)

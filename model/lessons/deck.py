@@ -56,7 +56,7 @@ def chapter_chart(number: int, e: Estimate, params: dict, catalog: Catalog | Non
     if number == 5:
         return decode_chart(e)
     if number == 6:
-        return batching_chart(e, cat)
+        return batching_chart(e, cat, frontier=params.get("key") == "frontier")
     if number == 7:
         return precision_chart(e, cat)
     return multi_gpu_chart(e, cat)

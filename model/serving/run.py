@@ -133,8 +133,11 @@ def _check_targets(s: ServingSetup, tb: StepTable, req: Requests, spec: Speculat
 
 
 def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = None,
-          efficiency: EfficiencyTable | None = None, resolved: ResolvedScenario | None = None) -> ServingRun:
-    """Simulate ``setup``'s requests on ``scenario``. ScenarioError (one line) when it cannot run."""
+          efficiency: EfficiencyTable | None = None, resolved: ResolvedScenario | None = None,
+          table_hook=None) -> ServingRun:
+    """Simulate ``setup``'s requests on ``scenario``. ScenarioError (one line) when it cannot run.
+    ``table_hook``: StepTable → StepTable, applied to the step table once it is built (the planner
+    swaps the MoE all-reduces for expert parallelism's all-to-alls)."""
     cat = catalog or default_catalog()
     table = efficiency or default_efficiency()
     rs = resolved if resolved is not None else resolve(scenario, cat)
@@ -159,6 +162,8 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
     max_tokens = int(min(MAX_TABLE_TOKENS, max(lim.max_tokens_per_step, int(req.input_len.max()))
                          + q * min(lim.max_running or kv_tokens, kv_tokens)))
     tb = step_table(rs, table.efficiency(rs.engine, rs.hw), max_tokens)
+    if table_hook is not None:
+        tb = table_hook(tb)
     cap, largest = capacity(tb, lim, kv_tokens, float(req.input_len.mean()), float(req.output_len.mean()),
                             float(req.cached.mean()), spec)
     if s.load == "rate" and s.rate_per_s == 0:

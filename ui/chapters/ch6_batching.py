@@ -1,4 +1,5 @@
-"""Lesson 6: batching climbs the roofline.
+"""Lesson 6: batching climbs the roofline (and, in its last state, moves you along the frontier:
+model.lessons.ch6_batching.batching_frontier, drawn in a second plot that replaces the first).
 
 One chart (model.lessons.ch6_batching.batching_chart): tokens/s of the whole batch against the
 batch (log-log), realistic (solid) and at the floor (dashed), with where each turns
@@ -13,7 +14,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from model.lessons.ch6_batching import LESSON_BATCHES
+from model.lessons.ch6_batching import FRONTIER_LABEL_SLOTS, LESSON_BATCHES, FrontierPath
 from model.lessons.measured import source_line
 from ui import theme as th
 from ui.chapters.base import ChapterView, text_font
@@ -62,6 +63,17 @@ class BatchingChapter(ChapterView):
                         ("kv", (1, 0)), ("meas", (0, 0.5)))}
         p.scene().sigMouseClicked.connect(self._clicked)
         p.setCursor(Qt.PointingHandCursor)
+        self._build_frontier()
+
+    def _build_frontier(self) -> None:
+        """The last state's chart: the same setup on the planner's axes (hidden until it shows)."""
+        fp = self.fplot = self.make_plot(FrontierPath.x_label, FrontierPath.y_label, log_x=True, log_y=True)
+        self.chart_lay.addWidget(fp, 1)
+        fp.setVisible(False)
+        self.fpath = fp.plot(symbol="o", symbolSize=9)
+        self.fnow = fp.plot(pen=None, symbol="o", symbolSize=20)
+        self.fnow.setZValue(10)
+        self.flabels = [add_text(fp, (0.5, 1.3)) for _ in range(FRONTIER_LABEL_SLOTS)]
 
     @property
     def curves(self):
@@ -85,6 +97,10 @@ class BatchingChapter(ChapterView):
         set_symbol_style(self.meas, pen(t.bg, width=1), brush(th.YELLOW))
         set_symbol_style(self.pred, pen(th.SKY_BLUE, width=2), brush(t.bg))
         set_fonts(self.labels.values(), text_font(t, 15, bold=True))
+        self.fpath.setPen(pen(th.BLUISH_GREEN, width=3))
+        set_symbol_style(self.fpath, pen(t.bg, width=1), brush(th.BLUISH_GREEN))
+        set_symbol_style(self.fnow, pen(t.op_outline, width=2), brush(t.op_point))
+        set_fonts(self.flabels, text_font(t, 15, bold=True))
 
     def _colours(self) -> dict:
         t = self.theme
@@ -121,6 +137,29 @@ class BatchingChapter(ChapterView):
         for m in f.points:
             tips.point(m.x, m.y, m.tip)
         self.plot.setToolTip(f.tooltip)
+        self._show_frontier(f.frontier)
+
+    def _show_frontier(self, fr) -> None:
+        """The last state: the frontier chart in place of the batching one."""
+        self.plot.setVisible(fr is None)
+        self.fplot.setVisible(fr is not None)
+        if fr is None:
+            return
+        axes = self.fplot.axes
+        self.fpath.setData(fr.x, fr.y)
+        self.fnow.setData([fr.now.x], [fr.now.y])
+        xs, ys = extent(fr.x), extent(fr.y)
+        self.fplot.getPlotItem().vb.setRange(xRange=padded(axes.x(xs[0]), axes.x(xs[1]), 0.15, 0.15),
+                                             yRange=padded(axes.y(ys[0]), axes.y(ys[1]), 0.2, 0.3), padding=0)
+        for lab, m in zip(self.flabels, fr.labelled):
+            colour = self.theme.op_point if m is fr.now else th.BLUISH_GREEN
+            show_text(lab, m.label, colour, axes.point(m.x, m.y) if m.label else None)
+        self.title_row.setText(fr.title)
+        tips = self.fplot.tips
+        tips.clear()
+        tips.point(fr.now.x, fr.now.y, fr.now.tip)
+        for m in fr.points:
+            tips.point(m.x, m.y, m.tip)
 
     def _marks(self, x_range, y_range) -> None:
         """Where decode turns compute-bound (realistic, ideal) and where the KV cache runs out."""

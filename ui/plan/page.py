@@ -1,0 +1,185 @@
+"""The Plan page: the price of speed for the Explore scenario's model and lengths.
+
+    ┌ knobs: GPUs available · TTFT p90 · TPOT p90 · rate · speculative · disaggregated ┐
+    │ the frontier chart (ui/plan/chart.py): configurations, frontier, this scenario,   │
+    │   its path over the batch caps, the TPOT target, the cheapest setup, measured ★   │
+    └ the cheapest setup named · this scenario's point · what the target line means    ┘
+
+It takes the controller's Snapshot like the other views. The plan (model.planning.plan.make_plan)
+is made again only when the model, the lengths or the knobs change, and only while the page is
+shown; a change of GPU, GPU count, precision or batch in Explore moves only the current point
+(model.planning.explore.current_path). Clicking a frontier point asks the window to load it into
+Explore and Serve (``load_requested``). Every number is a readout (model/readouts/planning.py).
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QVBoxLayout,
+                               QWidget)
+
+from model import ModelError
+from model.planning.explore import current_path, point_scenario
+from model.planning.plan import make_plan
+from model.planning.space import PlanRequest, parse_available
+from model.readouts.planning import plan_chart
+from ui import theme as th
+from ui.plan.chart import FrontierChart
+from ui.serve.flow_layout import FlowLayout
+
+DEFAULT_AVAILABLE = "h100:8,h200:8,mi300x:8"
+DEFAULT_TTFT_MS = 500.0
+DEFAULT_TPOT_MS = 25.0
+
+
+def _spin(value: float, lo: float, hi: float, suffix: str, tip: str) -> QDoubleSpinBox:
+    s = QDoubleSpinBox()
+    s.setRange(lo, hi)
+    s.setDecimals(1)
+    s.setValue(value)
+    s.setSuffix(suffix)
+    s.setToolTip(tip)
+    s.setKeyboardTracking(False)
+    return s
+
+
+class PlanPage(QWidget):
+    load_requested = Signal(object, object)      # (Scenario, ServingSetup)
+
+    def __init__(self, snapshot, theme: th.Theme | None = None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("planPage")
+        self.theme = theme or th.get_theme("dark")
+        self._snap = snapshot
+        self._queued = False
+        self._key = None
+        self.plan = None
+        self.path = None
+        self.computations = 0
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.setSpacing(6)
+        knobs_box = QWidget()
+        knobs = FlowLayout(knobs_box, spacing=10)
+        self.available = QLineEdit(DEFAULT_AVAILABLE)
+        self.available.setMinimumWidth(self.available.fontMetrics().horizontalAdvance(DEFAULT_AVAILABLE + "mmmmmm"))
+        self.available.setToolTip("The accelerators on hand, kind:count (ids or aliases of the catalogue)")
+        self.ttft = _spin(DEFAULT_TTFT_MS, 0.0, 1e6, " ms", "TTFT p90 target (0: none)")
+        self.tpot = _spin(DEFAULT_TPOT_MS, 0.0, 1e5, " ms", "TPOT p90 target (0: none); 1000 / TPOT is the speed per user")
+        self.rate = _spin(0.0, 0.0, 1e5, " req/s", "requests per second to serve (0: one replica at full load)")
+        self.spec = QCheckBox("Speculative decoding")
+        self.spec.setChecked(True)
+        self.disagg = QCheckBox("Disaggregated pools")
+        self.disagg.setToolTip("Sweep prefill/decode pools (xPyD) too: about 3× the planning time")
+        self.disagg.setChecked(False)
+        for text, w in (("GPUs available", self.available), ("TTFT p90", self.ttft), ("TPOT p90", self.tpot),
+                        ("Rate", self.rate)):
+            pair = QWidget()
+            row = QHBoxLayout(pair)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(6)
+            lab = QLabel(text)
+            lab.setObjectName("controlLabel")
+            lab.setBuddy(w)
+            row.addWidget(lab)
+            row.addWidget(w)
+            knobs.addWidget(pair)
+        knobs.addWidget(self.spec)
+        knobs.addWidget(self.disagg)
+        self.knobs = knobs_box
+        outer.addWidget(knobs_box)
+        self.problem = QLabel("")
+        self.problem.setObjectName("problem")
+        self.problem.setWordWrap(True)
+        self.problem.setVisible(False)
+        outer.addWidget(self.problem)
+        self.title = QLabel("")
+        self.title.setObjectName("chartTitle")
+        outer.addWidget(self.title)
+        self.chart = FrontierChart()
+        outer.addWidget(self.chart, 1)
+        self.lines = {}
+        for key in ("cheapest", "current", "target", "legend"):
+            lab = QLabel("")
+            lab.setObjectName(f"plan_{key}")
+            lab.setWordWrap(True)
+            lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+            outer.addWidget(lab)
+            self.lines[key] = lab
+        self.available.editingFinished.connect(self._schedule)
+        for s in (self.ttft, self.tpot, self.rate):
+            s.valueChanged.connect(self._schedule)
+        for c in (self.spec, self.disagg):
+            c.toggled.connect(self._schedule)
+        self.chart.point_clicked.connect(self._load)
+        self.set_theme(self.theme)
+
+    # ---------------------------------------------------------------- the panel protocol
+    def show_snapshot(self, snap) -> None:
+        self._snap = snap
+        self._schedule()
+
+    def set_theme(self, t: th.Theme) -> None:
+        self.theme = t
+        self.setStyleSheet(f"QLabel#plan_cheapest {{ font-size: {t.px(19)}px; font-weight: 700; color: {th.ORANGE}; }}"
+                           f"QLabel#plan_current {{ font-size: {t.px(17)}px; }}"
+                           f"QLabel#plan_target {{ font-size: {t.px(15)}px; color: {t.secondary}; }}"
+                           f"QLabel#plan_legend {{ font-size: {t.px(14)}px; color: {t.secondary}; }}")
+        self.chart.set_theme(t)
+
+    def _schedule(self) -> None:
+        if self.isVisible() and not self._queued:
+            self._queued = True
+            QTimer.singleShot(0, self, self.flush)
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        self._schedule()
+
+    # ---------------------------------------------------------------- the plan
+    def request(self) -> PlanRequest:
+        s = self._snap.estimate.scenario
+        return PlanRequest(s.model, s.input_len, s.output_len, parse_available(self.available.text(), self._snap.catalog),
+                           self.ttft.value() or None, self.tpot.value() or None, self.rate.value() or None,
+                           speculative=self.spec.isChecked())
+
+    def flush(self) -> None:
+        """Plan again if the model, lengths or knobs changed; move the current point in any case."""
+        self._queued = False
+        snap = self._snap
+        if snap is None:
+            return
+        try:
+            req = self.request()
+            key = (req, self.disagg.isChecked())
+            if key != self._key:
+                self.computations += 1
+                self.plan = make_plan(req, snap.catalog, simulate_frontier=False, disaggregated=self.disagg.isChecked())
+                self._key = key
+        except ModelError as exc:
+            self.problem.setText(f"Cannot plan this: {exc}" + (" — showing the last plan that worked." if self.plan else ""))
+            self.problem.setVisible(True)
+            return
+        self.problem.setVisible(False)
+        self.path = current_path(self.plan.request, snap.estimate.scenario, snap.catalog)
+        self._draw()
+
+    def _draw(self) -> None:
+        d = plan_chart(self.plan, self.path)
+        self.title.setText(d.title)
+        self.chart.set_data(d)
+        self.lines["cheapest"].setText(d.cheapest_text)
+        self.lines["current"].setText(d.current_text)
+        self.lines["target"].setText(d.target_text)
+        self.lines["legend"].setText(d.legend)
+
+    def _load(self, index: int) -> None:
+        if self.plan is not None:
+            self.load_requested.emit(*point_scenario(self.plan, index))
+
+    # ---------------------------------------------------------------- pictures
+    def settle(self) -> None:
+        self._queued = False
+        self.flush()
+
+    def shown_texts(self) -> list[str]:
+        return [self.title.text(), self.problem.text()] + [lab.text() for lab in self.lines.values()]
