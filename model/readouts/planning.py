@@ -196,7 +196,7 @@ class PlanChart:
     y_span: tuple[float, float]
     legend: str = ("green: the frontier (click a point to load it into Explore and Serve) · grey: every "
                    "configuration · yellow: this scenario, on its path over the batch caps (dashed) · orange ring: "
-                   "the cheapest setup that meets the targets · ★ published runs of this scenario · red line: the "
+                   "the cheapest setup that meets the targets · ★ published runs of this scenario · dashed vermillion line: the "
                    "TPOT target")
     x_label: str = "Speed per user (output tokens/s per user = 1/TPOT, log)"
     y_label: str = "Throughput per GPU (output tokens/s/GPU, log)"
