@@ -185,7 +185,7 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
     elif pp > 1:
         notes.append(f"{gpus} GPUs = {pp} pipeline stages of {tp} (tensor parallel inside a node); "
                      "per-token latency does not drop with more stages")
-    clean = replace(s, gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
-                    input_len=input_len, output_len=output_len, interconnect=interconnect, phase=phase,
-                    engine=engine_choice)
+    clean = Scenario(gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
+                     interconnect=interconnect, input_len=input_len, output_len=output_len, phase=phase,
+                     engine=engine_choice)
     return ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, tuple(notes), engine)
