@@ -37,6 +37,7 @@ def build_app_parser() -> argparse.ArgumentParser:
                    "states) as a looping GIF or an MP4, then exit (ui/recording.py)")
     p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
     p.add_argument("--fps", type=float, default=None, help="frames per second of --record (default 20)")
+    p.add_argument("--force", action="store_true", help="let --record replace an existing file")
     add_custom_flags(p)
     return p
 
@@ -89,7 +90,8 @@ def run_app(argv: list[str]) -> int:
         quick_start.end()       # no main window paints here
         from ui.recording import record_cli
         return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
-                          size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page, serving=serving)
+                          size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page, serving=serving,
+                          force=args.force)
     from ui.app import run
     return run(scenario, screenshot=args.screenshot, size=parse_size(args.size), view=args.view,
                chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
