@@ -125,18 +125,23 @@ def test_a_display_that_answers_is_no_problem(monkeypatch):
         server.close()
 
 
+def _unusable_home(monkeypatch, cwd, home: str | None, xdg: str) -> None:
+    """HOME unset (None) or set to ``home``, the XDG folder unset, the current folder ``cwd``."""
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv(xdg, raising=False)
+    if home is None:
+        monkeypatch.delenv("HOME", raising=False)
+    else:
+        monkeypatch.setenv("HOME", home)
+
+
 @pytest.mark.parametrize("home", [None, "", "/", "relative/home"])
 def test_no_proper_home_writes_nothing_and_says_so(tmp_path, monkeypatch, home):
     from model.errors import ModelError
     from model.files.hardware_file import export_document
     from model.catalog.active import default_catalog
     from ui import custom_store
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    if home is None:
-        monkeypatch.delenv("HOME", raising=False)
-    else:
-        monkeypatch.setenv("HOME", home)
+    _unusable_home(monkeypatch, tmp_path, home, "XDG_DATA_HOME")
     with pytest.raises(custom_store.NoDataFolder) as exc:
         custom_store.data_dir()
     assert "\n" not in str(exc.value) and "not kept" in str(exc.value)
@@ -152,12 +157,7 @@ def test_no_proper_home_writes_nothing_and_says_so(tmp_path, monkeypatch, home):
 @pytest.mark.parametrize("home", [None, "", "/", "relative/home"])
 def test_no_proper_home_keeps_no_settings(tmp_path, monkeypatch, home):
     from ui.app_settings import open_settings
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    if home is None:
-        monkeypatch.delenv("HOME", raising=False)
-    else:
-        monkeypatch.setenv("HOME", home)
+    _unusable_home(monkeypatch, tmp_path, home, "XDG_CONFIG_HOME")
     st, note = open_settings()
     assert st is None and note and "\n" not in note
     assert not list(tmp_path.iterdir())
