@@ -19,7 +19,7 @@ from model.catalog.parts import Catalog, Hardware, KVPrecision, Link, LLM, Preci
 from model.catalog.active import default_catalog
 from model.catalog.active import default_efficiency
 from model.errors import ScenarioError
-from model.values import frozen
+from model.values import frozen, kept
 
 INTERCONNECTS = ("nvlink", "pcie", "network")
 PHASES = ("decode", "prefill")
@@ -85,8 +85,9 @@ class ResolvedScenario:
     @property
     def peak_flops(self) -> float:
         """The part's fastest tensor-core rate for the maths type (GeForce FP16: the FP16-accumulate
-        rate, twice the catalogued FP32-accumulate one): the roofline's ceiling and the floor's."""
-        return default_efficiency().peak_flops(self.hw, self.compute_dtype)
+        rate, twice the catalogued FP32-accumulate one): the roofline's ceiling and the floor's.
+        Worked out once per resolved scenario (every pass and readout asks)."""
+        return kept(self, "peak_flops", lambda rs: default_efficiency().peak_flops(rs.hw, rs.compute_dtype))
 
     @property
     def tp_kv(self) -> int:
