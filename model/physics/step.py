@@ -165,15 +165,15 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
 
 
 def kernel_sum(x):
-    """Σ over the kernels (the first axis), added in KERNELS order whatever the shape: a scalar
-    pass then gives exactly the numbers the same pass gives as one point of a sweep (numpy sums
-    a short 1-D array pairwise, a 2-D one row by row)."""
-    if x.ndim > 1:
+    """Σ over the kernels (the first axis), added in KERNELS order whatever the shape, so a pass
+    gives exactly the same numbers for a point alone or among others (numpy adds the rows of a
+    (k, n ≥ 2) array one after another, but a (k,) or (k, 1) one pairwise)."""
+    if x.ndim > 1 and x.size > x.shape[0]:
         return x.sum(axis=0)
     total = 0.0
-    for v in x.tolist():
+    for v in x.ravel().tolist():
         total += v
-    return total
+    return total if x.ndim == 1 else np.full(x.shape[1:], total)
 
 
 QUEUE_NORM = 6.0      # the p of ‖GPU, host‖_p: how sharply the slower of the two takes over
