@@ -180,11 +180,11 @@ def _passes(rs: ResolvedScenario, eff: Efficiency, batch: int, fit_batch: int):
     dec_c = np.concatenate(([s.input_len + s.output_len / 2.0], np.tile(mids, n)))
     dterms = decode_terms(rs, dec_b, dec_c)
     dec = pass_cost(dterms, eff, eff.compute_fraction_decode)
-    pre_b = [batch] if size == batch else [batch, *sizes]
-    pterms = prefill_terms(rs, np.asarray(pre_b, dtype=float), s.input_len)
+    pre_b = batch if size == batch else np.asarray([batch, *sizes], dtype=float)    # one point: a scalar pass
+    pterms = prefill_terms(rs, pre_b, s.input_len)
     pre = pass_cost(pterms, eff, eff.compute_fraction_prefill)
     steps = dec.time_s[1:].reshape(n, E2E_POINTS)
-    pre_s = pre.time_s.tolist()
+    pre_s = np.atleast_1d(pre.time_s).tolist()
     wave_s = [pre_s[0 if size == batch else 1 + k] + float(steps[k].sum() / E2E_POINTS) * s.output_len  # the mean
               for k in range(n)]
     e2e = wave_s[0] if size == batch else full * wave_s[0] + (wave_s[1] if rest else 0.0)
@@ -258,7 +258,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         prefill_weight_bytes=_first(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_first(pre.kv_bytes) / rs.pp,
         prefill_activation_bytes=_first(pre.activation_bytes) / rs.pp, prefill_flops=_first(pre.flops) / rs.pp,
         prefill_passes=_first(pterms.passes),
-        resolved=rs, decode_kernels=kernel_costs(dterms, dec, 0), prefill_kernels=kernel_costs(pterms, pre, 0),
+        resolved=rs, decode_kernels=kernel_costs(dterms, dec, 0), prefill_kernels=kernel_costs(pterms, pre, 0 if np.ndim(pre.time_s) else None),
     )
 
 

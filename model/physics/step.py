@@ -173,7 +173,7 @@ def kernel_sum(x):
     total = 0.0
     for v in x.ravel().tolist():
         total += v
-    return total if x.ndim == 1 else np.full(x.shape[1:], total)
+    return total if x.ndim == 1 else np.array(total).reshape(x.shape[1:])
 
 
 QUEUE_NORM = 6.0      # the p of ‖GPU, host‖_p: how sharply the slower of the two takes over
