@@ -63,7 +63,7 @@ def test_ctrl_c_ends_a_recording_with_one_line_and_no_file(tmp_path):
                              "--size", "320x240", "--fps", "20"], cwd=tmp_path, env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rc, err = _interrupt_when(proc, lambda: any(p.stat().st_size > 0 for p in tmp_path.glob(".long.gif.*")))
-    assert rc == 130 and err.count("\n") == 1 and "interrupted" in err and "Traceback" not in err, err
+    assert rc == 130 and err.count("\n") == 1 and "interrupted" in err and "Traceback" not in err, (rc, err)
     assert not [p for p in tmp_path.iterdir() if p.name not in ("config", "data")]
 
 

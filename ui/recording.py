@@ -338,6 +338,15 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
     import sys
     if os.environ.get("QT_QPA_PLATFORM") is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"      # drawn off screen; no display needed
+    import signal
+    interrupted: list[int] = []
+
+    def progress(_k: int) -> None:
+        if interrupted:                 # between frames: the temporary file goes, nothing is left
+            raise RecordingError("interrupted (Ctrl+C); nothing was written")
+    # Ctrl+C is noted and acted on between frames: an exception raised inside Qt's drawing (where a
+    # KeyboardInterrupt would land) can crash the process on its way out
+    before = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1))
     try:
         from ui.qt_app import ensure_app
         ensure_app()
@@ -345,9 +354,11 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
         pg.setConfigOptions(antialias=True, useOpenGL=False)
         rec = record(path, chapter=chapter, scenario=scenario, seconds=seconds, size=size or DEFAULT_SIZE,
                      fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark", page=page, serving=serving,
-                     replace=force)
+                     replace=force, progress=progress)
     except RecordingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        print(f"memory-wall: {exc}" if interrupted else f"error: {exc}", file=sys.stderr)
+        return 130 if interrupted else 2
+    finally:
+        signal.signal(signal.SIGINT, before)
     print(rec.summary())
     return 0
