@@ -27,6 +27,18 @@ from cli import COMMANDS, UsageError
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:   # Ctrl+C in the terminal: one line, the shell's 130, no traceback
+        print("memory-wall: interrupted (Ctrl+C)", file=sys.stderr or sys.__stderr__)
+        return 130
+
+
+def _main(argv: list[str]) -> int:
+    import os
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:      # started with the stream closed (main.py list >&-): write nowhere
+            setattr(sys, name, open(os.devnull, "w"))
     if not (argv and argv[0] in COMMANDS):
         from ui import quick_start
         quick_start.begin()     # the window: before numpy and Qt are imported (ui/quick_start.py)

@@ -11,19 +11,14 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from model import Scenario, estimate  # noqa: E402
+from model import estimate  # noqa: E402
 from model.physics.sweep import sweep_batch  # noqa: E402
 
-SCENARIOS = [
-    Scenario(),
-    Scenario(gpu="h200", model="llama-3.1-8b", precision="fp8", batch=256),
-    Scenario(gpu="mi300x", model="mixtral-8x7b", precision="bf16", batch=64, gpus=8),
-    Scenario(gpu="b200", model="deepseek-v3", precision="fp4", batch=512, gpus=16),
-    Scenario(gpu="4090", model="llama-2-7b", precision="int4", batch=4, gpus=2, interconnect="pcie"),
-]
+from bench_estimate import SCENARIOS  # noqa: E402  (the same five scenarios)
 
 
 def per_call_s(fn, repeats: int, rounds: int = 7) -> float:

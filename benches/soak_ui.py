@@ -4,7 +4,8 @@
     python benches/soak_ui.py [--actions 10000] [--seeds 1 2 3]      (make soak)
 
 Each seed runs in a fresh process: the main window at 1600×900, then N seeded random actions
-(every control, key, page, resize, export and file action). Prints RSS at start, after the
+(every control, key, page, resize, export and file action, the hardware editor, model import,
+Remove, slides and Record…; how many of each kind is printed at the end). Prints RSS at start, after the
 warm-up (every page built once, every size seen once), and every 1 000 actions, with the C
 heap's live and free bytes (glibc mallinfo2) and Python's live blocks, so a rise can be told
 apart: pages built once, memory the allocator keeps but does not use, or a leak. Each reading
@@ -161,6 +162,7 @@ def one_seed(seed: int, actions: int) -> int:
             every(walk.done)
     cpu = time.process_time() - t0
     print(f"  CPU {cpu:.0f} s = {1e3 * cpu / max(walk.done, 1):.1f} ms per action")
+    print("  actions by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(walk.counts.items())))
     for p in problems[:5]:
         print(f"  PROBLEM: {p.strip().splitlines()[-1]}")
     print("  " + summary(seed, walk.done, at, len(problems)), flush=True)

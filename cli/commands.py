@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 
@@ -19,16 +18,16 @@ from cli.custom import add_commands, add_custom_flags, apply_custom_flags, cmd_c
 
 
 def cmd_estimate(args) -> int:
-    from model import estimate
-    from model.readouts.export import estimate_json
-    from model.readouts.explain_text import estimate_table
-    from model.readouts.sentences import explain, shown_notes
+    from model import estimate      # each branch imports only what it prints (a fresh process's start)
     e = estimate(scenario_from_args(args))
     if args.json:
+        from model.readouts.export import estimate_json
         print(json.dumps(estimate_json(e, explain=args.explain is not None or args.kernels), indent=2))
         return 0
     if args.explain is not None or args.kernels:
         return _explain(e, args)
+    from model.readouts.explain_text import estimate_table
+    from model.readouts.sentences import explain, shown_notes
     rows = estimate_table(e)
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
@@ -95,6 +94,8 @@ def cmd_list(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    import csv
+
     import numpy as np
     from model.physics.sweep import default_batches, sweep_batch
     if args.batches:

@@ -24,10 +24,10 @@ def add_custom_flags(p: argparse.ArgumentParser) -> None:
 def apply_custom_flags(args: argparse.Namespace, argv: list[str]) -> None:
     """Install the files' entries into the default catalogue; a config's model becomes --model
     when no --model was given."""
-    from model.files.custom_catalog import install_files
     hw_files, configs = getattr(args, "hardware_file", None) or [], getattr(args, "model_config", None) or []
     if not hw_files and not configs:
-        return
+        return                    # (file loading is imported only when there are files: estimate's start)
+    from model.files.custom_catalog import install_files
     _, llms = install_files(hw_files, configs)
     if llms and hasattr(args, "model") and not any(a == "--model" or a.startswith("--model=") for a in argv):
         args.model = llms[-1].id

@@ -53,10 +53,27 @@ def _hash(self):
 
 
 def _getstate(self):
-    """The fields only: a kept hash is this process's (string hashes differ between processes)."""
+    """The fields only: a kept hash is this process's (string hashes differ between processes),
+    and what ``kept`` worked out is worked out again where needed."""
     state = dict(self.__dict__)
     state.pop("_value_hash", None)
+    state.pop("_value_kept", None)
     return state
+
+
+def kept(value, key: str, make):
+    """``make(value)`` worked out once per instance of a frozen value and kept with it (its fields
+    never change, so neither does anything made from them alone): e.g. what a pass needs of a
+    resolved scenario that no batch or context changes. Not a field: not compared, not shown."""
+    d = value.__dict__
+    store = d.get("_value_kept")
+    if store is None:
+        store = {}
+        object.__setattr__(value, "_value_kept", store)
+    got = store.get(key)
+    if got is None:
+        got = store[key] = make(value)
+    return got
 
 
 @reprlib.recursive_repr()
@@ -92,6 +109,9 @@ def _init(self, *args, **kwargs):
         raise TypeError(f"{self.__class__.__qualname__}() takes {len(names)} positional arguments "
                         f"but {n} were given")
     d = self.__dict__
+    if not n and len(kwargs) == len(names) and kwargs.keys() == self.__class__._value_names:
+        d.update(zip(names, map(kwargs.__getitem__, names)))      # every field by keyword: in field order
+        return
     if n:
         d.update(zip(names, args))
         if kwargs:
@@ -134,6 +154,7 @@ def frozen(cls=None, *, eq: bool = True):
         cls.__doc__ = cls.__name__            # (dataclass would build one with inspect.signature)
     cls = dataclass(init=False, eq=False, repr=False)(cls)
     cls._value_init = _init_spec(cls)
+    cls._value_names = frozenset(cls._value_init[0])
     if not had_doc:
         cls.__doc__ = f"{cls.__name__}({', '.join(cls._value_init[0])})"
     cls.__init__ = _init

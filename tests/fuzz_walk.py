@@ -1,5 +1,6 @@
 """A seeded random walk over the main window: every control, key, page, resize, export and
-file action, as a user (or a cat on the keyboard) would do them.
+file action, the hardware editor, model import, Remove, slides and Record…, as a user (or a cat
+on the keyboard) would do them.
 
     with FuzzWalk(window, seed=1, folder=tmp) as walk:
         walk.run(500)                 # raises on the first exception an action raises
@@ -40,6 +41,13 @@ SHORTCUTS = ["Ctrl+H", "Ctrl+S", "Ctrl+O"]
 SIZES = [(1024, 600), (1280, 720), (1366, 768), (1600, 900), (1920, 1080), (2560, 1440)]
 TEXT = string.ascii_letters + string.digits + " -.,/"      # QTest types ASCII only (qFatal otherwise)
 UNICODE = ["×", "→", "é", "😀", "\u202e", "\x00", "Ω" * 300]
+# What a hardware editor's field is given: ordinary numbers, the ones that crashed estimates
+# (1e-300 FLOP/s), signs, words, markup, empty, long (a name of 300 characters, not 200 000:
+# that one is the hostile-file suite's)
+FIELD_TEXT = ["1", "0", "-1", "1e-300", "1e300", "nan", "inf", "abc", "", " 2.5 ", "<b>x</b>", "80", "3350",
+              "0.001", "9" * 40, "x" * 300, "my-gpu", "my gpu\n", "h100-sxm5-80gb"]
+CONFIGS = Path(__file__).resolve().parent / "data" / "hf_configs"
+RECORD_WEIGHT = 0.5           # a recording draws frames (the slowest action): rarely
 
 
 def hostile_files(folder: Path) -> dict[str, str]:
@@ -87,10 +95,13 @@ class FuzzWalk:
         self.out = Path(folder) / "exports"
         self.out.mkdir(exist_ok=True)
         self.done = 0
+        self.counts: dict[str, int] = {}      # actions taken, by kind
         self._saved = {}
         self.actions = [(6, self.button), (4, self.combo), (4, self.slider), (4, self.spin), (8, self.key),
                         (1, self.shortcut), (2, self.page), (1, self.resize), (1, self.export), (1, self.open_file),
-                        (1, self.save_file), (2, self.mouse), (2, self.wait), (1, self.type_text)]
+                        (1, self.save_file), (2, self.mouse), (2, self.wait), (1, self.type_text),
+                        (2, self.hardware_editor), (1, self.model_import), (1, self.remove_custom),
+                        (1, self.slide), (RECORD_WEIGHT, self.record)]
         self._weights = [a[0] for a in self.actions]
 
     # ---------------------------------------------------------------- set-up
@@ -140,6 +151,7 @@ class FuzzWalk:
         for _ in range(n):
             action = self.rng.choices(self.actions, self._weights)[0][1]
             action()
+            self.counts[action.__name__] = self.counts.get(action.__name__, 0) + 1
             self._turn()
             self.done += 1
             if every is not None and self.done % every_n == 0:
@@ -245,6 +257,100 @@ class FuzzWalk:
                                 self.files["folder"], self.files["empty_path"]])
         if self.w.lessons_visible():
             lessons.export(kind, path)
+
+    def hardware_editor(self) -> None:
+        """The hardware editor: opened from this GPU, or one of its fields given a hostile value,
+        a what-if applied, another start chosen, Save, Remove, or closed."""
+        actions = self.w.custom_actions
+        from shiboken6 import isValid
+        from ui.hardware_editor import HardwareEditor
+        ed = actions.dialog
+        if ed is None or not isValid(ed) or not isinstance(ed, HardwareEditor) or not ed.isVisible():
+            actions.new_hardware()
+            return
+        r = self.rng.random()
+        if r < 0.55:
+            key = self.rng.choice(list(ed.edits))
+            edit = ed.edits[key]
+            edit.setText(self.rng.choice(FIELD_TEXT))
+            edit.textEdited.emit(edit.text())
+        elif r < 0.65:
+            ed.apply(self.rng.choice(list(ed.what_if_buttons)))
+        elif r < 0.72 and ed.start.count():
+            ed.start.setCurrentIndex(self.rng.randrange(ed.start.count()))
+        elif r < 0.88:
+            ed.save()
+        elif r < 0.94 and ed.delete_button.isVisible():
+            ed.remove_current()
+        else:
+            ed.reject()
+
+    def model_import(self) -> None:
+        """Add model from config.json: a shipped config, a hostile file, or one made up; a name
+        typed; Add or close."""
+        actions = self.w.custom_actions
+        from shiboken6 import isValid
+        from ui.model_import import ModelImportDialog
+        dlg = actions.dialog
+        if dlg is None or not isValid(dlg) or not isinstance(dlg, ModelImportDialog) or not dlg.isVisible():
+            configs = sorted(str(p) for p in CONFIGS.glob("*.json"))
+            actions.add_model(self.rng.choice(configs + list(self.files.values()) + [self._made_up_config()]))
+            return
+        r = self.rng.random()
+        if r < 0.4:
+            dlg.name.setText(self.rng.choice(["", "My model", "x" * 300, "<i>m</i>", "Llama 3.1 8B"]))
+            dlg.name.textEdited.emit(dlg.name.text())
+        elif r < 0.8:
+            dlg.add()
+        else:
+            dlg.reject()
+
+    def _made_up_config(self) -> str:
+        """A config.json with random (often impossible) sizes: heads that do not divide, zeros."""
+        import json
+        rng = self.rng
+        cfg = {"model_type": "llama", "hidden_size": rng.choice([0, 1, 7, 64, 4096]),
+               "num_attention_heads": rng.choice([0, 1, 3, 32, 4097]), "num_hidden_layers": rng.choice([0, 1, 32]),
+               "intermediate_size": rng.choice([0, 11008, 14336]), "vocab_size": rng.choice([0, 32000]),
+               "num_key_value_heads": rng.choice([1, 5, 8])}
+        path = self.out.parent / f"config{rng.randrange(4)}.json"
+        path.write_text(json.dumps(cfg))
+        return str(path)
+
+    def remove_custom(self) -> None:
+        """Remove… one of your own entries (what the Remove menu's entries call)."""
+        from model.catalog.active import default_catalog
+        cat = default_catalog()
+        mine = [g.id for g in cat.gpus if cat.is_custom(g.id)] + [m.id for m in cat.models if cat.is_custom(m.id)]
+        if mine:
+            self.w.custom_actions.remove(self.rng.choice(mine))
+
+    def slide(self) -> None:
+        """Export a slide of the chapter shown (PNG or SVG, dark or light) to an ordinary or hostile path."""
+        if not self.w.lessons_visible():
+            return
+        from ui.slide_export import save_slide
+        kind = self.rng.choice(["PNG", "SVG"])
+        path = self.rng.choice([str(self.out / f"slide.{kind.lower()}"), self.files["missing"], self.files["read_only"],
+                                self.files["folder"], self.files["empty_path"]])
+        save_slide(self.w, kind, self.rng.choice(["dark", "light"]), path)
+
+    def record(self) -> None:
+        """Record…: the dialog's own recording of a few small frames (the chip, or the chapter
+        shown) to an ordinary or hostile path, then closed."""
+        from ui.record_dialog import SIZES, RecordDialog
+        dlg = RecordDialog(self.w)
+        try:
+            dlg.what.setCurrentIndex(self.rng.randrange(dlg.what.count()))
+            dlg.seconds.setValue(0.5)
+            dlg.fps.setValue(dlg.fps.minimum())
+            dlg.size_box.setCurrentIndex(min(range(len(SIZES)), key=lambda i: SIZES[i][0] * SIZES[i][1]))
+            path = self.rng.choice([str(self.out / "r.gif"), str(self.out / "r.png"), self.files["missing"],
+                                    self.files["folder"], self.files["read_only"]])
+            dlg.record_to(path)
+        finally:
+            dlg.close()
+            dlg.deleteLater()
 
     def open_file(self) -> None:
         self.w.open_scenario(self.rng.choice(list(self.files.values())))

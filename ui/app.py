@@ -13,7 +13,7 @@ import sys
 
 from ui.app_settings import open_settings
 from ui.app_settings import load_scenario as stored_scenario
-from ui.qt_app import ensure_app, qt_startup_error, settle
+from ui.qt_app import display_problem, ensure_app, qt_startup_error, settle
 DEFAULT_SIZE = (1600, 900)
 
 
@@ -23,6 +23,35 @@ def _no_display() -> bool:
     if os.environ.get("QT_QPA_PLATFORM"):
         return False
     return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _end_on_ctrl_c(app, window):
+    """Ctrl+C in the terminal closes the window as its close button does (settings saved) and
+    the app exits 130. Python runs a signal handler only between bytecodes, so a timer wakes
+    the interpreter a few times a second while Qt's loop waits (no work, no paint). Returns the
+    function that puts the previous handler back."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    interrupted = []
+
+    def stop(_signum, _frame) -> None:
+        interrupted.append(True)
+        window.close()                   # closeEvent: save_settings (the last window: the loop ends)
+        app.exit(130)
+    before = signal.signal(signal.SIGINT, stop)
+    wake = QTimer(app)
+    wake.timeout.connect(lambda: None)
+    wake.start(200)
+
+    def restore() -> bool:
+        """Put the previous handler back; whether Ctrl+C ended the loop."""
+        wake.stop()
+        wake.deleteLater()
+        signal.signal(signal.SIGINT, before)
+        return bool(interrupted)
+    return restore
 
 
 def settings():
@@ -172,6 +201,10 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
             print("No display found ($DISPLAY and $WAYLAND_DISPLAY are unset): use --screenshot out.png to render "
                   "headless, or set QT_QPA_PLATFORM=offscreen", file=sys.stderr)
             return 2
+    unreachable = None if headless else display_problem()
+    if unreachable:
+        print(unreachable, file=sys.stderr)
+        return 2
     err = qt_startup_error()
     if err:
         print(err, file=sys.stderr)
@@ -207,7 +240,15 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
         window.set_chip_focus(True)
     window.open_serving(serving)
     _open_lessons(window, chapter, presenter, fullscreen=True, scenario=explicit, page=page)
-    return app.exec()
+    restore = _end_on_ctrl_c(app, window)
+    try:
+        rc = app.exec()
+    finally:
+        if restore():
+            rc = 130
+    if rc == 130:
+        print("memory-wall: interrupted (Ctrl+C); the window closed, settings saved", file=sys.stderr)
+    return rc
 
 
 def _load_own_files(st) -> None:

@@ -21,17 +21,25 @@ MAX_INI_BYTES = 1_000_000
 MAX_SCENARIO_CHARS = 100_000
 
 
+def home_problem() -> str | None:
+    """Why $HOME cannot hold the user's files (unset, empty, relative, the file-system root), or None."""
+    home = os.environ.get("HOME", "")
+    if not home:
+        return "no home folder ($HOME is not set)"
+    if not os.path.isabs(home) or os.path.realpath(home) == os.path.abspath(os.sep):
+        return f"$HOME ({home}) is not a proper home folder"
+    return None
+
+
 def config_dir() -> tuple[Path | None, str | None]:
     """The user's config folder, or (None, why not) — never the file-system root by accident."""
     xdg = os.environ.get("XDG_CONFIG_HOME", "")
     if xdg and os.path.isabs(xdg):
         return Path(xdg), None
-    home = os.environ.get("HOME", "")
-    if not home:
-        return None, "no home folder ($HOME is not set)"
-    if not os.path.isabs(home) or os.path.realpath(home) == os.path.abspath(os.sep):
-        return None, f"$HOME ({home}) is not a proper home folder"
-    return Path(home) / ".config", None
+    why = home_problem()
+    if why:
+        return None, why
+    return Path(os.environ["HOME"]) / ".config", None
 
 
 def _writable_dir(path: Path) -> bool:

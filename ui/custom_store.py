@@ -9,6 +9,7 @@ checks as the command line; a broken file is reported, never deleted or overwrit
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
@@ -18,14 +19,34 @@ from model.files.custom_catalog import MODEL_NAME_KEY, add_to_default, remove_fr
 from model.errors import ModelError
 from model.files.hardware_file import document_text, load_hardware_file, read_json_file
 from model.files.safe_io import atomic_write_text, clean_stale_temps
+from ui.app_settings import home_problem
 
 NAME_KEY = MODEL_NAME_KEY          # the display name a user gave an imported config (kept beside it)
 last_problems: list[str] = []      # what the last load_saved could not use (the window shows it)
 
 
+class NoDataFolder(ModelError):
+    """There is no usable data folder (no proper $HOME): nothing is saved, in one line."""
+
+
 def data_dir() -> Path:
-    """The app's data folder (tests point it elsewhere by monkeypatching this function)."""
-    return Path(QStandardPaths.writableLocation(QStandardPaths.AppDataLocation))
+    """The app's data folder (tests point it elsewhere by monkeypatching this function); NoDataFolder
+    when there is none worth writing to ($HOME unset, empty, relative or the root, and no absolute
+    $XDG_DATA_HOME): never the file-system root or the current folder by accident."""
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    why = None if xdg and os.path.isabs(xdg) else home_problem()
+    where = "" if why else QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+    if why or not os.path.isabs(where):
+        raise NoDataFolder(f"your own hardware and models are not kept: {why or 'no data folder'}")
+    return Path(where)
+
+
+def data_dir_text() -> str:
+    """Where entries are saved, or why they are not (one line, for the editor's status)."""
+    try:
+        return str(data_dir())
+    except NoDataFolder as exc:
+        return str(exc)
 
 
 def _folder(kind: str) -> Path:
@@ -50,6 +71,11 @@ def load_saved() -> list[str]:
     """Add every saved entry to the default catalogue; one line per file that cannot be used."""
     from model.files.hf_config import llm_from_config
     problems: list[str] = []
+    try:
+        _folder("hardware")
+    except NoDataFolder as exc:
+        last_problems[:] = [str(exc)]
+        return list(last_problems)
     first: dict[tuple[str, str], str] = {}        # (kind, id) → the file it came from: one file per id
 
     def taken(kind: str, ident: str, path: Path) -> bool:
@@ -111,7 +137,11 @@ def save_model(cfg: dict, llm: LLM) -> Path:
 def remove(ident: str, kind: str | None = None) -> None:
     """Forget a custom entry of ``kind`` ("hardware" | "model"; None: both): its file goes, and it
     leaves the catalogue. The other name space is not touched."""
-    for k, path in (("hardware", hardware_path(ident)), ("model", model_path(ident))):
+    try:
+        paths = (("hardware", hardware_path(ident)), ("model", model_path(ident)))
+    except NoDataFolder:
+        paths = ()                         # nothing was saved: it only leaves the catalogue
+    for k, path in paths:
         if kind in (None, k) and path.is_file():
             path.unlink()
     remove_from_default(ident, kind)

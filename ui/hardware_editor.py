@@ -150,7 +150,7 @@ class HardwareEditor(QDialog):
             self.status.setText(other or f"{len(problems)} field(s) to fix before saving")
         else:
             self.status.setStyleSheet(OK_STYLE)
-            self.status.setText(f"Ready to save as '{self.doc.get('id')}' in {custom_store.data_dir()}")
+            self.status.setText(f"Ready to save as '{self.doc.get('id')}' in {custom_store.data_dir_text()}")
         self.save_button.setEnabled(not problems)
         return not problems
 

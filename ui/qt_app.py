@@ -43,6 +43,38 @@ def qt_startup_error() -> str | None:
     return None
 
 
+def display_problem(timeout_s: float = 1.0) -> str | None:
+    """None when the X display the window would open on answers (or none is probed), else ONE
+    line: Qt's xcb plugin aborts the process (a plugin dump, rc 134) when $DISPLAY names a server
+    that is not there. Probed with one socket connection (no Qt): only on Linux, only where Qt
+    would use X11 ($QT_QPA_PLATFORM unset or xcb, no $WAYLAND_DISPLAY)."""
+    import socket
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    display = os.environ.get("DISPLAY", "")
+    if (not sys.platform.startswith("linux") or (platform and not platform.startswith("xcb"))
+            or os.environ.get("WAYLAND_DISPLAY") or not display):
+        return None
+    host, _, rest = display.rpartition(":")
+    number = rest.split(".")[0]
+    if not number.isdigit():
+        return f"cannot open the display {display!r} ($DISPLAY is not host:number); set DISPLAY, or QT_QPA_PLATFORM=offscreen to render headless"
+    if host in ("", "unix"):           # the local server: its abstract socket, else its socket file
+        path = f"/tmp/.X11-unix/X{number}"
+        targets = [(socket.AF_UNIX, "\0" + path), (socket.AF_UNIX, path)]
+    else:
+        targets = [(socket.AF_INET6 if ":" in host else socket.AF_INET, (host.strip("[]"), 6000 + int(number)))]
+    for family, address in targets:
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as sock:
+                sock.settimeout(timeout_s)
+                sock.connect(address)
+                return None
+        except (OSError, ValueError):
+            continue
+    return (f"cannot open the display {display!r}: no X server answers there; start one, fix $DISPLAY, "
+            "or use --screenshot out.png (QT_QPA_PLATFORM=offscreen) to render headless")
+
+
 # The offscreen platform (screenshots, --smoke, CI) says this about every window; it is not a problem.
 PLATFORM_NOISE = ("This plugin does not support",)
 

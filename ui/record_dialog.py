@@ -72,8 +72,9 @@ class RecordDialog(QDialog):
         if path and self.record_to(path):
             self.accept()
 
-    def record_to(self, path: str) -> bool:
-        """Record with a progress bar; the result (or one line why not) goes to the status line."""
+    def record_to(self, path: str, replace: bool = True) -> bool:
+        """Record with a progress bar; the result (or one line why not) goes to the status line.
+        ``replace``: the file chooser has asked before an existing file is chosen."""
         n = self.what.currentData()
         seconds, fps, size = self.seconds.value(), self.fps.value(), SIZES[max(0, self.size_box.currentIndex())]
         frames = rec.frame_count(seconds, fps)
@@ -92,7 +93,7 @@ class RecordDialog(QDialog):
         scenario = w.controller.valid_scenario
         try:
             result = rec.record(path, chapter=n, scenario=scenario, seconds=seconds, size=size, fps=fps,
-                                theme=w.theme_name, progress=progress, overwrite=True)   # the save dialog asked
+                                theme=w.theme_name, progress=progress, overwrite=replace)   # the file chooser asked
         except rec.RecordingError as exc:
             bar.close()
             w.lessons.message(str(exc), error=True)

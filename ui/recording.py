@@ -28,6 +28,10 @@ MAX_SIZE = (3840, 2160)
 MIN_SIZE = (160, 90)
 MAX_SECONDS = 120.0
 MAX_FPS = 60
+# Frames are encoded as they are drawn (memory does not grow with the length), but drawing takes
+# time: at most this many pixels in all, 1920×1080 at 60 frames/s for 120 s (the Record… dialog's
+# largest), so a mistyped --size 3840x2160 --fps 60 --seconds 120 is refused, not hours of work.
+MAX_TOTAL_PIXELS = 1920 * 1080 * 60 * 120
 GLIDE_S = 0.45                 # as the presenter's glide (ui.presenter.GLIDE_MS)
 DEFAULT_SIZE = (960, 540)
 DEFAULT_FPS = 20               # 5 cs per frame: GIF delays are exact
@@ -81,6 +85,11 @@ def check_request(path: str, size: tuple[int, int], seconds: float, fps: float) 
         raise RecordingError(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, got {seconds:g}")
     if not (math.isfinite(fps) and 1 <= fps <= MAX_FPS):
         raise RecordingError(f"--fps must be between 1 and {MAX_FPS}, got {fps:g}")
+    total = w * h * frame_count(seconds, fps)
+    if total > MAX_TOTAL_PIXELS:
+        raise RecordingError(f"{w}x{h} at {fps:g} frames/s for {seconds:g} s is {total / 1e9:.1f} gigapixels to draw; "
+                             f"the limit is {MAX_TOTAL_PIXELS / 1e9:.1f} (1920x1080 at 60 frames/s for 120 s): "
+                             "choose a smaller size, rate or length")
     if suffix == ".mp4":
         mp4_encoder()
     else:
@@ -200,18 +209,50 @@ def to_pil(image):
 # ---------------------------------------------------------------- encoders
 
 def write_gif(path: str, images: Iterator, frames: int, fps: float, progress: Callable[[int], None]) -> None:
-    """An endlessly looping GIF (Pillow: a 256-colour octree palette per frame, no dither, so
-    the flat colours of the legend survive; only the changed rectangle is stored per frame)."""
-    from PIL import Image
+    """An endlessly looping GIF, written frame by frame as the frames are drawn (memory does not
+    grow with the length: one frame waits, to take the time of identical ones after it, and one
+    is kept to compare with). Each frame: a 256-colour octree palette of its own, no dither, so
+    the flat colours of the legend survive; stored as the rectangle that changed since the frame
+    before (disposal 1: the rest stays); an identical frame lengthens the one before (a held
+    state). Pillow's legacy frame-by-frame writer (GifImagePlugin.getheader/getdata) encodes."""
+    from PIL import GifImagePlugin, Image, ImageChops
 
-    def pil_frames():
+    durations = gif_durations_ms(frames, fps)
+    with open(path, "wb") as fp:
+        pending = None                     # [palette image (cropped), offset, duration ms, first?]
+        shown = None                       # the last frame as a viewer shows it (RGB)
         for k, img in enumerate(images):
-            yield to_pil(img).quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+            q = to_pil(img).quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+            rgb = q.convert("RGB")
+            delay = durations[min(k, len(durations) - 1)]
+            box = None if shown is None else ImageChops.difference(shown, rgb).getbbox()
+            if shown is not None and box is None:
+                pending[2] += delay        # the same picture: the frame before lasts longer
+            else:
+                if pending is not None:
+                    _write_gif_frame(fp, *pending)
+                if shown is None:
+                    header, _ = GifImagePlugin.getheader(q, None, {"loop": 0})
+                    fp.write(b"".join(header))
+                    pending = [q, (0, 0), delay, True]
+                else:
+                    pending = [q.crop(box) if box != (0, 0, *q.size) else q, box[:2], delay, False]
+            shown = rgb
             progress(k + 1)
-    it = pil_frames()
-    first = next(it)
-    first.save(path, format="GIF", save_all=True, append_images=it, loop=0,
-               duration=gif_durations_ms(frames, fps), disposal=1, optimize=False)
+        if pending is None:
+            raise RecordingError("no frames were drawn")
+        _write_gif_frame(fp, *pending)
+        fp.write(b";")                     # the GIF trailer
+
+
+def _write_gif_frame(fp, image, offset: tuple[int, int], duration_ms: int, first: bool) -> None:
+    """One frame: its delay, disposal 1 (keep what is not redrawn); after the first, its own palette."""
+    from PIL import GifImagePlugin
+    params = {"duration": duration_ms, "disposal": 1}
+    if not first:
+        params["include_color_table"] = True
+    for chunk in GifImagePlugin.getdata(image, offset, **params):
+        fp.write(chunk)
 
 
 def write_mp4(path: str, images: Iterator, size: tuple[int, int], fps: float,
@@ -262,6 +303,10 @@ def record(path: str, *, chapter: int | None = None, scenario=None, seconds: flo
                           else write_mp4(tmp, images, size, fps, progress), overwrite=overwrite)
     except SafeIOError as exc:
         raise RecordingError(str(exc)) from None
+    except MemoryError:
+        raise RecordingError(f"not enough memory to record {path}; nothing was written") from None
+    finally:
+        images.close()
     return Recording(str(path), what, frames, stored_frames(path, frames), frames / fps, tuple(size), float(fps),
                      os.path.getsize(path))
 
@@ -282,6 +327,15 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
     import sys
     if os.environ.get("QT_QPA_PLATFORM") is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"      # drawn off screen; no display needed
+    import signal
+    interrupted: list[int] = []
+
+    def progress(_k: int) -> None:
+        if interrupted:                 # between frames: the temporary file goes, nothing is left
+            raise RecordingError("interrupted (Ctrl+C); nothing was written")
+    # Ctrl+C is noted and acted on between frames: an exception raised inside Qt's drawing (where a
+    # KeyboardInterrupt would land) can crash the process on its way out
+    before = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1))
     try:
         from ui.qt_app import ensure_app
         ensure_app()
@@ -291,7 +345,9 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
                      fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark", page=page, serving=serving,
                      overwrite=overwrite)
     except RecordingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        print(f"memory-wall: {exc}" if interrupted else f"error: {exc}", file=sys.stderr)
+        return 130 if interrupted else 2
+    finally:
+        signal.signal(signal.SIGINT, before)
     print(rec.summary())
     return 0

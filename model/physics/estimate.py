@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import field
 
@@ -24,8 +25,7 @@ from model.physics.memory import Footprint, footprint
 from model.physics.roofline import critical_batch, ridge_flops_per_byte
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.physics.kernels import KernelCost, kernel_costs
-from model.physics.step import (PassCost, decode_pass, decode_terms, microbatch, pass_cost, prefill_pass,
-                                prefill_terms)
+from model.physics.step import decode_pass, decode_terms, microbatch, pass_cost, prefill_pass, prefill_terms
 from model.values import frozen
 
 E2E_POINTS = 16
@@ -113,7 +113,7 @@ class Estimate:
 
 
 def _f(x) -> float:
-    return float(np.asarray(x))
+    return float(x)
 
 
 def decode_contexts(input_len: int, output_len: int, points: int = E2E_POINTS) -> np.ndarray:
@@ -130,24 +130,71 @@ def e2e_seconds(rs: ResolvedScenario, batch: int, eff: Efficiency, prefill_s: fl
     return pre + float(np.mean(steps)) * s.output_len
 
 
+def wave_sizes(batch: int, fit_batch: int) -> tuple[int, int, int]:
+    """(full waves, sequences in each, sequences in the last, partial one: 0 when none): a batch
+    larger than what fits runs in waves of ``fit_batch`` sequences; one wave when it fits."""
+    if fit_batch < 1 or batch <= fit_batch:
+        return 1, batch, 0
+    full, rest = divmod(batch, fit_batch)
+    return full, fit_batch, rest
+
+
 def e2e_with_waves(rs: ResolvedScenario, batch: int, fit_batch: int, eff: Efficiency,
                    prefill_s: float | None = None) -> tuple[float, int]:
     """A batch larger than what fits runs in waves of ``fit_batch`` sequences.
     ``prefill_s``: the prefill time of the whole batch, when already known."""
-    if fit_batch < 1 or batch <= fit_batch:
+    full, size, rest = wave_sizes(batch, fit_batch)
+    if size == batch:
         return e2e_seconds(rs, batch, eff, prefill_s), 1
-    full, rest = divmod(batch, fit_batch)
-    total = full * e2e_seconds(rs, fit_batch, eff)
+    total = full * e2e_seconds(rs, size, eff)
     if rest:
         total += e2e_seconds(rs, rest, eff)
     return total, full + (1 if rest else 0)
 
 
-def _bound(cost: PassCost) -> str:
-    mem, comp, comm = _f(cost.memory_s), _f(cost.compute_s), _f(cost.comm_s)
+def _bound(mem: float, comp: float, comm: float) -> str:
     if comm > max(mem, comp):
         return "communication"
     return "compute" if comp > mem else "memory"
+
+
+def _first(x) -> float:
+    """Point 0 of a pass computed over several points (a scalar as it is)."""
+    return float(x[0]) if getattr(x, "ndim", 0) else float(x)
+
+
+def _passes(rs: ResolvedScenario, eff: Efficiency, batch: int, fit_batch: int):
+    """The estimate's passes, each computed once over all the points it needs (same equations as
+    ``decode_pass``/``prefill_pass``, one numpy pass each):
+        decode   point 0 the step at the mean context c̄ = input + output/2, then for each wave size
+                 (the whole batch when it fits) the E2E_POINTS midpoint contexts of its decode
+        prefill  point 0 the whole batch, then each wave size
+    Returns (decode terms, decode cost, prefill terms, prefill cost, e2e seconds, waves); the
+    estimate's own numbers are each pass's point 0."""
+    s = rs.scenario
+    full, size, rest = wave_sizes(batch, fit_batch)
+    sizes = (size, rest) if rest else (size,)
+    mids = decode_contexts(s.input_len, s.output_len)
+    n = len(sizes)
+    dec_b = np.concatenate(([float(batch)], np.repeat(np.asarray(sizes, dtype=float), E2E_POINTS)))
+    dec_c = np.concatenate(([s.input_len + s.output_len / 2.0], np.tile(mids, n)))
+    dterms = decode_terms(rs, dec_b, dec_c)
+    dec = pass_cost(dterms, eff, eff.compute_fraction_decode)
+    pre_b = batch if size == batch else np.asarray([batch, *sizes], dtype=float)    # one point: a scalar pass
+    pterms = prefill_terms(rs, pre_b, s.input_len)
+    pre = pass_cost(pterms, eff, eff.compute_fraction_prefill)
+    steps = dec.time_s[1:].reshape(n, E2E_POINTS)
+    pre_s = np.atleast_1d(pre.time_s).tolist()
+    wave_s = [pre_s[0 if size == batch else 1 + k] + float(steps[k].sum() / E2E_POINTS) * s.output_len  # the mean
+              for k in range(n)]
+    e2e = wave_s[0] if size == batch else full * wave_s[0] + (wave_s[1] if rest else 0.0)
+    return dterms, dec, pterms, pre, e2e, full + (1 if rest else 0)
+
+
+@functools.lru_cache(maxsize=256)
+def _efficiency(table: EfficiencyTable, engine_id: str, hw) -> Efficiency:
+    """``table.efficiency(engine_id, hw)``, kept: the same factors for every scenario on these parts."""
+    return table.efficiency(engine_id, hw)
 
 
 def estimate(scenario: Scenario, catalog: Catalog | None = None,
@@ -155,29 +202,30 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     """The whole picture for one scenario. Raises ScenarioError/UnknownIdError on bad input."""
     rs = resolve(scenario, catalog)
     table = efficiency or default_efficiency()
-    eff = table.efficiency(rs.engine, rs.hw)
+    eff = _efficiency(table, rs.engine, rs.hw)
     s, hw = rs.scenario, rs.hw
     n = s.gpus
     mean_ctx = s.input_len + s.output_len / 2.0
 
-    dterms, pterms = decode_terms(rs, s.batch, mean_ctx), prefill_terms(rs, s.batch, s.input_len)
-    dec = pass_cost(dterms, eff, eff.compute_fraction_decode)
-    pre = pass_cost(pterms, eff, eff.compute_fraction_prefill)
     fp: Footprint = footprint(rs, table.workspace_fraction)
     max_fit = fp.max_batch
-    e2e, waves = e2e_with_waves(rs, s.batch, max_fit, eff, _f(pre.time_s))
-
-    step_s = _f(dec.time_s)
+    dterms, dec, pterms, pre, e2e, waves = _passes(rs, eff, s.batch, max_fit)
+    (step_s, dec_floor, dec_mem, dec_comp, dec_comm, dec_over, pre_s, pre_floor, pre_mem, pre_comp, pre_comm,
+     pre_over) = (_first(x) for x in (dec.time_s, dec.floor_s, dec.memory_s, dec.compute_s, dec.comm_s,
+                                     dec.overhead_s, pre.time_s, pre.floor_s, pre.memory_s, pre.compute_s,
+                                     pre.comm_s, pre.overhead_s))
     tokens_per_s = s.batch / step_s
     m, _ = microbatch(rs, s.batch)
     share = _f(m) / rs.pp            # fraction of the full-model bytes one GPU moves per step
-    cur = dec if s.phase == "decode" else pre
-    cur_time = _f(cur.time_s)
-    gpu_bytes = _f(cur.bytes) * (share if s.phase == "decode" else 1.0 / rs.pp)
-    gpu_flops = _f(cur.flops) * (share if s.phase == "decode" else 1.0 / rs.pp)
-    intensity = _f(cur.flops) / _f(cur.bytes)
+    decode = s.phase == "decode"
+    cur = dec if decode else pre
+    cur_time = step_s if decode else pre_s
+    cur_bytes, cur_flops = _first(cur.bytes), _first(cur.flops)
+    gpu_bytes = cur_bytes * (share if decode else 1.0 / rs.pp)
+    gpu_flops = cur_flops * (share if decode else 1.0 / rs.pp)
+    intensity = cur_flops / cur_bytes
     bw, peak = hw.hbm_bandwidth_bytes_per_s, rs.peak_flops
-
+    bound = _bound(dec_mem, dec_comp, dec_comm) if decode else _bound(pre_mem, pre_comp, pre_comm)
 
     # a part with no hourly price (a machine you own: price 0) has no cost per token: NaN, not $0
     usd = n * hw.usd_per_hour / 3600.0 / tokens_per_s * 1e6 if hw.usd_per_hour > 0 else math.nan
@@ -186,31 +234,31 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         scenario=s, gpu_name=hw.name, model_name=rs.llm.name, precision_name=rs.precision.name,
         kv_precision_name=rs.kv.name, compute_dtype=rs.compute_dtype, emulated=rs.emulated,
         tp=rs.tp, pp=rs.pp, link_name=rs.tp_link.name if rs.tp_link else None, phase=s.phase,
-        decode_ms_per_token=step_s * 1e3, decode_floor_ms_per_token=_f(dec.floor_s) * 1e3,
-        decode_memory_ms=_f(dec.memory_s) * 1e3, decode_compute_ms=_f(dec.compute_s) * 1e3,
-        decode_comm_ms=_f(dec.comm_s) * 1e3, decode_overhead_ms=_f(dec.overhead_s) * 1e3,
-        prefill_ms=_f(pre.time_s) * 1e3, prefill_floor_ms=_f(pre.floor_s) * 1e3,
+        decode_ms_per_token=step_s * 1e3, decode_floor_ms_per_token=dec_floor * 1e3,
+        decode_memory_ms=dec_mem * 1e3, decode_compute_ms=dec_comp * 1e3,
+        decode_comm_ms=dec_comm * 1e3, decode_overhead_ms=dec_over * 1e3,
+        prefill_ms=pre_s * 1e3, prefill_floor_ms=pre_floor * 1e3,
         e2e_latency_s=e2e, waves=waves,
         output_tokens_per_s=tokens_per_s, tokens_per_s_per_user=1.0 / step_s,
         arithmetic_intensity_flops_per_byte=intensity,
         ridge_flops_per_byte=ridge_flops_per_byte(peak, bw), peak_flops=peak, peak_bandwidth_bytes_per_s=bw,
-        achieved_flops=gpu_flops / cur_time, bound=_bound(cur),
+        achieved_flops=gpu_flops / cur_time, bound=bound,
         critical_batch=critical_batch(rs, mean_ctx),
         critical_batch_weights_only=critical_batch(rs, None, weights_only=True),
         mbu=min(1.0, gpu_bytes / cur_time / bw), mfu=min(1.0, gpu_flops / cur_time / peak),
-        weight_bytes_per_step=_f(dec.weight_bytes) * share, kv_bytes_per_step=_f(dec.kv_bytes) * share,
-        activation_bytes_per_step=_f(dec.activation_bytes) * share, flops_per_step=_f(dec.flops) * share,
+        weight_bytes_per_step=_first(dec.weight_bytes) * share, kv_bytes_per_step=_first(dec.kv_bytes) * share,
+        activation_bytes_per_step=_first(dec.activation_bytes) * share, flops_per_step=_first(dec.flops) * share,
         hbm_capacity_bytes=hw.hbm_capacity_bytes, weight_bytes_per_gpu=fp.weight_bytes,
         kv_cache_bytes_per_gpu=fp.kv_bytes, workspace_bytes_per_gpu=fp.workspace_bytes,
         memory_needed_bytes_per_gpu=fp.needed_bytes, fits=fp.fits, max_batch_that_fits=max_fit,
         usd_per_million_tokens=usd, joules_per_token=joules, efficiency_stack=eff.stack,
         engine_id=rs.engine, engine_name=engine_label(table, rs.engine), notes=rs.notes,
-        prefill_memory_ms=_f(pre.memory_s) * 1e3, prefill_compute_ms=_f(pre.compute_s) * 1e3,
-        prefill_comm_ms=_f(pre.comm_s) * 1e3, prefill_overhead_ms=_f(pre.overhead_s) * 1e3,
-        prefill_weight_bytes=_f(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_f(pre.kv_bytes) / rs.pp,
-        prefill_activation_bytes=_f(pre.activation_bytes) / rs.pp, prefill_flops=_f(pre.flops) / rs.pp,
-        prefill_passes=_f(pterms.passes),
-        resolved=rs, decode_kernels=kernel_costs(dterms, dec), prefill_kernels=kernel_costs(pterms, pre),
+        prefill_memory_ms=pre_mem * 1e3, prefill_compute_ms=pre_comp * 1e3,
+        prefill_comm_ms=pre_comm * 1e3, prefill_overhead_ms=pre_over * 1e3,
+        prefill_weight_bytes=_first(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_first(pre.kv_bytes) / rs.pp,
+        prefill_activation_bytes=_first(pre.activation_bytes) / rs.pp, prefill_flops=_first(pre.flops) / rs.pp,
+        prefill_passes=_first(pterms.passes),
+        resolved=rs, decode_kernels=kernel_costs(dterms, dec, 0), prefill_kernels=kernel_costs(pterms, pre, 0 if np.ndim(pre.time_s) else None),
     )
 
 

@@ -45,14 +45,19 @@ class KernelCost:
         return self.flops / self.time_s if self.time_s > 0 else 0.0
 
 
-def kernel_costs(terms: PassTerms, cost: PassCost) -> tuple[KernelCost, ...]:
-    """The kernels of one pass (a scalar pass: one batch, one context), in KERNELS order, without
-    the ones that move nothing (no experts in a dense model, no scores with flash attention)."""
+def kernel_costs(terms: PassTerms, cost: PassCost, point: int | None = None) -> tuple[KernelCost, ...]:
+    """The kernels of one pass (a scalar pass: one batch, one context; or ``point`` of a pass
+    computed over several, the last axis), in KERNELS order, without the ones that move nothing
+    (no experts in a dense model, no scores with flash attention)."""
+    def at(x, rows: int | None = None) -> list[float]:
+        x = np.asarray(x, dtype=float)
+        if point is not None and x.ndim:
+            x = x[..., point]
+        return x.reshape(rows).tolist() if rows else [float(x)]
+
     n = len(GEMM_KERNELS)
-    byts = [*np.asarray(terms.gemm_bytes, dtype=float).reshape(n), float(np.asarray(terms.kv_bytes)),
-            float(np.asarray(terms.score_bytes))]
-    flops = [*np.asarray(terms.gemm_flops, dtype=float).reshape(n), float(np.asarray(terms.attention_flops)), 0.0]
-    mem = np.asarray(cost.kernel_memory_s, dtype=float).reshape(len(KERNELS))
-    comp = np.asarray(cost.kernel_compute_s, dtype=float).reshape(len(KERNELS))
-    return tuple(KernelCost(name, float(b), float(f), float(m), float(c))
+    byts = at(terms.gemm_bytes, n) + at(terms.kv_bytes) + at(terms.score_bytes)
+    flops = at(terms.gemm_flops, n) + at(terms.attention_flops) + [0.0]
+    mem, comp = at(cost.kernel_memory_s, len(KERNELS)), at(cost.kernel_compute_s, len(KERNELS))
+    return tuple(KernelCost(name, b, f, m, c)
                  for name, b, f, m, c in zip(KERNELS, byts, flops, mem, comp) if b > 0 or f > 0)

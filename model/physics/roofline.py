@@ -42,8 +42,10 @@ def critical_batch(rs: ResolvedScenario, context: float | None, weights_only: bo
     if slope <= 0:
         return None
     b = 1.0
+    dense = not llm.params.experts                  # streamed(b) is the dense weights whatever b
     for _ in range(60):  # fixed point; one pass for dense models, MoE converges monotonically
-        nxt = ridge * float(llm.params.streamed(b)) * bpw / rs.tp / slope
+        streamed = llm.params.streamed_dense + 0.0 if dense else float(llm.params.streamed(b))
+        nxt = ridge * streamed * bpw / rs.tp / slope
         if abs(nxt - b) <= 1e-9 * nxt:
             b = nxt
             break

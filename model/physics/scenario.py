@@ -19,7 +19,7 @@ from model.catalog.parts import Catalog, Hardware, KVPrecision, Link, LLM, Preci
 from model.catalog.active import default_catalog
 from model.catalog.active import default_efficiency
 from model.errors import ScenarioError
-from model.values import frozen
+from model.values import frozen, kept
 
 INTERCONNECTS = ("nvlink", "pcie", "network")
 PHASES = ("decode", "prefill")
@@ -85,8 +85,9 @@ class ResolvedScenario:
     @property
     def peak_flops(self) -> float:
         """The part's fastest tensor-core rate for the maths type (GeForce FP16: the FP16-accumulate
-        rate, twice the catalogued FP32-accumulate one): the roofline's ceiling and the floor's."""
-        return default_efficiency().peak_flops(self.hw, self.compute_dtype)
+        rate, twice the catalogued FP32-accumulate one): the roofline's ceiling and the floor's.
+        Worked out once per resolved scenario (every pass and readout asks)."""
+        return kept(self, "peak_flops", lambda rs: default_efficiency().peak_flops(rs.hw, rs.compute_dtype))
 
     @property
     def tp_kv(self) -> int:
@@ -185,7 +186,7 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
     elif pp > 1:
         notes.append(f"{gpus} GPUs = {pp} pipeline stages of {tp} (tensor parallel inside a node); "
                      "per-token latency does not drop with more stages")
-    clean = replace(s, gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
-                    input_len=input_len, output_len=output_len, interconnect=interconnect, phase=phase,
-                    engine=engine_choice)
+    clean = Scenario(gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
+                     interconnect=interconnect, input_len=input_len, output_len=output_len, phase=phase,
+                     engine=engine_choice)
     return ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, tuple(notes), engine)

@@ -53,12 +53,14 @@ the factor-free bytes, FLOPs and link traffic; ``pass_cost`` applies an engine's
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from model.catalog.engines import IDEAL, Efficiency
 from model.catalog.active import default_efficiency
 from model.physics.scenario import ResolvedScenario
-from model.values import frozen
+from model.values import frozen, kept
 
 
 @frozen
@@ -141,12 +143,15 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     attn_comp = t.attention_flops / rate
     scores = t.score_bytes / bw
     k = t.stretch
-    rest = np.shape(gemm_mem)[1:]
-    kmem = np.concatenate((gemm_mem, np.broadcast_to(attn_mem, rest)[None], np.broadcast_to(scores, rest)[None])) * k
-    kcomp = np.concatenate((gemm_comp, np.broadcast_to(attn_comp, rest)[None], np.zeros((1,) + rest))) * k
+    n = len(GEMM_KERNELS)
+    kmem, kcomp = np.empty((n + 2,) + np.shape(gemm_mem)[1:]), np.zeros((n + 2,) + np.shape(gemm_mem)[1:])
+    kmem[:n], kmem[n], kmem[n + 1] = gemm_mem, attn_mem, scores        # KERNELS order
+    kcomp[:n], kcomp[n] = gemm_comp, attn_comp
+    kmem *= k
+    kcomp *= k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     layers = t.passes * t.layers
-    gpu = np.maximum(kmem, kcomp).sum(axis=0) + (comm + layers * eff.layer_overhead_s) * k
+    gpu = kernel_sum(np.maximum(kmem, kcomp)) + (comm + layers * eff.layer_overhead_s) * k
     if np.ndim(eff.eager) == 0 and not eff.eager:
         host_wait = 0.0                                   # graphs: no host term (the common case, kept cheap)
     else:
@@ -155,8 +160,20 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
                 + t.requests * eff.request_overhead_s + host_wait)
     time = gpu + host_wait + (t.passes * eff.step_overhead_s) * k + t.requests * eff.request_overhead_s
     floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * k
-    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, kmem.sum(axis=0), kcomp.sum(axis=0),
+    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, kernel_sum(kmem), kernel_sum(kcomp),
                     comm * k, overhead, time, floor, kmem, kcomp)
+
+
+def kernel_sum(x):
+    """Σ over the kernels (the first axis), added in KERNELS order whatever the shape, so a pass
+    gives exactly the same numbers for a point alone or among others (numpy adds the rows of a
+    (k, n ≥ 2) array one after another, but a (k,) or (k, 1) one pairwise)."""
+    if x.ndim > 1 and x.size > x.shape[0]:
+        return x.sum(axis=0)
+    total = 0.0
+    for v in x.ravel().tolist():
+        total += v
+    return total if x.ndim == 1 else np.array(total).reshape(x.shape[1:])
 
 
 QUEUE_NORM = 6.0      # the p of ‖GPU, host‖_p: how sharply the slower of the two takes over
@@ -245,22 +262,59 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, ctx_shape, stretch=1.0, requ
     (weights × bytes per weight, read once per pass of a chunked prefill, + activations × their
     bytes) and FLOPs (2 per weight per token)."""
     lat, tr = _comm_terms(rs, tokens)
-    vector = rs.hw.peak("fp32") or rs.peak_flops
-    quantised = weight_only(rs)
-    matmul = default_efficiency().matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops
+    c = kept(rs, "pass", _pass_constants)
     tz = tokens + 0.0 * ctx_shape                       # the pass's whole shape (batch × context)
-    streamed, active, acts = gemm_split(rs, tz)
-    a = np.multiply.outer(np.array(active) * (2.0 / rs.tp), tz)
-    act = np.multiply.outer(np.array(acts) * (rs.precision.activation_bytes / rs.tp), tz)
-    w = np.multiply.outer(np.array([x if np.ndim(x) == 0 else 0.0 for x in streamed]), np.ones_like(tz))
-    for i, x in enumerate(streamed):
-        if np.ndim(x):
-            w[i] = x                                      # the experts touched: grows with the tokens
-    wb = w * (rs.precision.bytes_per_weight / rs.tp) * passes
-    dq = _dequant_weights(rs, w) / rs.tp * passes
-    return PassTerms(wb.sum(axis=0), kvb, act.sum(axis=0), a.sum(axis=0) + attn, attn, dq.sum(axis=0),
-                     rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops, matmul, vector, lat, tr, rs.llm.layers,
-                     stretch, requests, scores, passes, wb + act, a, dq)
+    shape = np.shape(tz)
+    a = np.multiply.outer(c.active_flops, tz)
+    act = np.multiply.outer(c.activation_bytes, tz)
+    w = np.empty((len(GEMM_KERNELS),) + shape)
+    w[...] = c.streamed.reshape((-1,) + (1,) * len(shape))
+    if c.moe:
+        w[EXPERTS] = rs.llm.params.moe_layers * rs.llm.params.experts_touched(tz) * rs.llm.params.expert
+    wb = w * c.bytes_per_weight * passes
+    dq = (w if c.weight_only else 0.0 * w) / rs.tp * passes
+    return PassTerms(kernel_sum(wb), kvb, kernel_sum(act), kernel_sum(a) + attn, attn, kernel_sum(dq),
+                     rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops, c.matmul_flops, c.vector_flops, lat, tr,
+                     rs.llm.layers, stretch, requests, scores, passes, wb + act, a, dq)
+
+
+EXPERTS = GEMM_KERNELS.index("experts")
+
+
+@frozen(eq=False)
+class _PassConstants:
+    """What every pass of one resolved scenario shares (no batch or context changes it), worked out
+    once per ResolvedScenario (model.values.kept)."""
+
+    active_flops: np.ndarray       # per kernel: 2 FLOPs per weight a token multiplies with, / tp
+    activation_bytes: np.ndarray   # per kernel: activation values per token × their bytes, / tp
+    streamed: np.ndarray           # per kernel: weights streamed (the experts' row: 0, worked out per pass)
+    moe: bool
+    bytes_per_weight: float        # / tp
+    weight_only: bool
+    matmul_flops: float
+    vector_flops: float
+    score_bytes_per_pair: float
+    prefill_chunk: float
+
+
+def _pass_constants(rs: ResolvedScenario) -> _PassConstants:
+    return _constants_of(default_efficiency(), rs.hw, rs.llm, rs.precision, rs.compute_dtype, rs.engine, rs.tp)
+
+
+@functools.lru_cache(maxsize=512)
+def _constants_of(table, hw, llm, precision, compute_dtype: str, engine: str, tp: int) -> _PassConstants:
+    """The constants of every scenario with these parts (one resolve's ResolvedScenario is new)."""
+    rs = ResolvedScenario(None, hw, llm, precision, None, compute_dtype, False, tp, 1, None, (), engine)
+    quantised = weight_only(rs)
+    streamed, active, acts = gemm_split(rs, 0.0)
+    moe = bool(rs.llm.params.moe_layers and rs.llm.params.experts)
+    const = np.array([0.0 if i == EXPERTS else float(x) for i, x in enumerate(streamed)])
+    return _PassConstants(
+        np.array(active) * (2.0 / rs.tp), np.array(acts) * (rs.precision.activation_bytes / rs.tp), const,
+        moe, rs.precision.bytes_per_weight / rs.tp, quantised,
+        table.matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops,
+        rs.hw.peak("fp32") or rs.peak_flops, _score_bytes_per_pair(rs), table.prefill_chunk(rs.engine))
 
 
 def microbatch(rs: ResolvedScenario, batch):
@@ -287,7 +341,7 @@ def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
         ctx = np.minimum(ctx, shp.sliding_window)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
-    scores = b * ctx * _score_bytes_per_pair(rs)
+    scores = b * ctx * kept(rs, "pass", _pass_constants).score_bytes_per_pair
     attn = b * ctx * shp.attention_flops_per_context / rs.tp
     return _terms(rs, b, kvb, attn, kvb, scores=scores)
 
@@ -314,7 +368,8 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     w = shp.sliding_window
     ctx_sum = s * s / 2.0 if not w else np.where(s <= w, s * s / 2.0, w * w / 2.0 + (s - w) * w)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
-    chunk = default_efficiency().prefill_chunk(rs.engine)
+    c = kept(rs, "pass", _pass_constants)
+    chunk = c.prefill_chunk
     passes = np.maximum(1.0, np.ceil(tokens / chunk)) if chunk else 1.0
     reread = b * s * np.maximum(0.0, np.ceil(s / chunk) - 1.0) / 2.0 if chunk else 0.0
     if w and chunk:
@@ -322,7 +377,7 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     kvb = (tokens + reread) * kv_token_bytes / rs.tp_kv
     keys = np.minimum(s, w) if w else s
     pairs = s * (keys + np.minimum(chunk, keys)) / 2.0 if chunk else s * keys   # masked S×S in one pass
-    scores = b * pairs * _score_bytes_per_pair(rs)
+    scores = b * pairs * c.score_bytes_per_pair
     attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
     return _terms(rs, tokens, kvb, attn, kvb, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes)
 

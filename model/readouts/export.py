@@ -10,11 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, fields
 
-from model.readouts.derivations import derivations
-from model.readouts.explain_text import derivation_json
 from model.readouts.numbers import readouts_json
 from model.readouts.sentences import explain as sentence, shown_notes
-from model.readouts.terms import term_readouts
 
 
 def _clean(v):
@@ -29,7 +26,10 @@ def estimate_json(e, explain: bool = True) -> dict:
     d["notes"] = shown_notes(e)
     d["explanation"] = sentence(e)
     d["readouts"] = readouts_json(e)
-    if explain:
+    if explain:                  # the derivations are imported only when asked for (estimate --json's start)
+        from model.readouts.derivations import derivations
+        from model.readouts.explain_text import derivation_json
+        from model.readouts.terms import term_readouts
         d["derivations"] = {k: derivation_json(e, k) for k in derivations(e)}
         d["inputs"] = {k: {**asdict(r), "value": _clean(r.value)} for k, r in term_readouts(e).items()}
         d["kernels"] = {ph: [{"name": k.name, "bytes": k.bytes, "flops": k.flops, "memory_s": k.memory_s,
