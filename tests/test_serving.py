@@ -206,3 +206,18 @@ def test_weights_that_leave_no_kv_room_are_refused():
 def test_pipeline_stages_are_refused_with_the_way_out():
     with pytest.raises(ScenarioError, match="replicas"):
         serve(Scenario(model="llama-3.1-405b", gpus=16, precision="fp8"), ServingSetup())
+
+
+def test_a_load_that_would_run_for_minutes_is_refused_in_one_line():
+    """Outputs far past what the KV cache holds evict and recompute forever: refused once the run
+    has logged its event budget (a few per request), not simulated for minutes (the fuzz walk's
+    8 × H100 PCIe, 70B, output 1,048,576 tokens)."""
+    from model.serving import simulate
+    sc = Scenario(gpu="h100-pcie", model="llama-3.1-70b", precision="fp8", gpus=8, interconnect="pcie")
+    with pytest.raises(ScenarioError) as err:
+        serve(sc, ServingSetup(rate_per_s=4.0, requests=50, input_len=256, output_len=1_048_576))
+    assert "scheduler steps" in str(err.value) and "\n" not in str(err.value)
+    budget = simulate.BASE_EVENTS + simulate.EVENTS_PER_REQUEST * 50
+    assert f"{budget:,}" in str(err.value)
+    run = serve(SC, ServingSetup(rate_per_s=4.0, requests=2000, input_len=512, output_len=256))
+    assert len(run.log_start_s) < budget                     # an ordinary load stays far inside it

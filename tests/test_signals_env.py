@@ -62,7 +62,7 @@ def test_ctrl_c_ends_a_recording_with_one_line_and_no_file(tmp_path):
     proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "--record", str(out), "--seconds", "100",
                              "--size", "320x240", "--fps", "20"], cwd=tmp_path, env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rc, err = _interrupt_when(proc, lambda: any(p.stat().st_size > 0 for p in tmp_path.glob(".long.gif.*")))
+    rc, err = _interrupt_when(proc, lambda: any(p.stat().st_size > 0 for p in tmp_path.glob(".memory-wall-*.tmp.gif")))
     assert rc == 130 and err.count("\n") == 1 and "interrupted" in err and "Traceback" not in err, (rc, err)
     assert not [p for p in tmp_path.iterdir() if p.name not in ("config", "data")]
 
@@ -78,17 +78,20 @@ def test_ctrl_c_closes_the_window_and_saves_its_settings(tmp_path, monkeypatch):
     qapp = ensure_app()
     kill = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGINT))
     QTimer.singleShot(0, kill.start)                  # once the loop runs
-    QTimer.singleShot(120_000, lambda: qapp.exit(99))  # a safety net: a missing wake-up fails, not hangs
+    net = QTimer()                                    # a safety net: a missing wake-up fails, not hangs
+    net.setSingleShot(True)
+    net.timeout.connect(lambda: qapp.exit(99))
+    net.start(120_000)
     previous = signal.getsignal(signal.SIGINT)
     rc = ui_app.run(Scenario(batch=8))
+    net.stop()                                        # (it would end a later test's event loop)
     kill.join()
     assert rc == 130
     ini = next((tmp_path / "config").rglob("*.ini"))
     assert "batch" in ini.read_text() and "8" in ini.read_text()      # the window's scenario was saved
     assert signal.getsignal(signal.SIGINT) is previous                 # the handler is put back
     for w in qapp.topLevelWidgets():
-        w.close()
-        w.deleteLater()
+        w.close()                                     # (deleteLater here crashed the next test's window)
 
 
 def _free_display_number() -> int:

@@ -343,7 +343,7 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
         pg.setConfigOptions(antialias=True, useOpenGL=False)
         rec = record(path, chapter=chapter, scenario=scenario, seconds=seconds, size=size or DEFAULT_SIZE,
                      fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark", page=page, serving=serving,
-                     overwrite=overwrite)
+                     overwrite=overwrite, progress=progress)
     except RecordingError as exc:
         print(f"memory-wall: {exc}" if interrupted else f"error: {exc}", file=sys.stderr)
         return 130 if interrupted else 2

@@ -29,11 +29,19 @@ from collections import deque
 
 import numpy as np
 
+from model.errors import ScenarioError
 from model.serving.jumps import DecodeJumps
 from model.serving.limits import SchedulerLimits
 from model.serving.steptable import StepTable
 from model.serving.workload import Requests
 from model.values import frozen
+
+# The most scheduler events (steps or jumps) a run may log: a base plus a few per request (a plain
+# run logs about 2.6 per request: its arrival, prefill and finish). A load that needs far more
+# (contexts past what the KV cache holds, so sequences are evicted and recomputed over and over)
+# is refused in one line after about a second rather than run for minutes.
+BASE_EVENTS = 200_000
+EVENTS_PER_REQUEST = 8
 
 WAITING, PREFILL, DECODE, DONE = 1, 2, 3, 4
 
@@ -384,7 +392,12 @@ class _Sim(DecodeJumps):
 
     # ------------------------------------------------------------------ the run
     def run(self) -> None:
+        budget = BASE_EVENTS + EVENTS_PER_REQUEST * self.n
         while self.finished < self.n:
+            if len(self.log[0]) > budget:
+                raise ScenarioError(f"this load takes more than {budget:,} scheduler steps to simulate "
+                                    f"({self.finished:,} of {self.n:,} requests done): use fewer requests or "
+                                    "shorter prompts and outputs")
             self.release()
             if not self.waiting and not self.B and not self.prefilling:
                 if self.next_arrival >= self.n:
