@@ -115,6 +115,7 @@ class OffscreenChapter:
             return
         if self.view.state_index != b:
             self.view.caption_label.setText(sb.caption)
+            self.view.takeaway_label.setText(sb.takeaway or self.chapter.takeaway)
             self.view.state_index = b
         self.index = b
         self.controller.set_scenario(glide_scenario(sa.scenario, sb.scenario, f))

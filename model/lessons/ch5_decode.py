@@ -91,6 +91,7 @@ class DecodeChart:
     row_texts: tuple[str, ...]                 # one sentence per row, place 0 first
     total_ms: float
     breakdown: DecodeBreakdown
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
 
 
 def decode_chart(e: Estimate) -> DecodeChart:
@@ -117,4 +118,5 @@ def decode_chart(e: Estimate) -> DecodeChart:
     return DecodeChart(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} · BATCH {s.batch} · "
                        f"{s.gpus} GPU{'S' if s.gpus > 1 else ''}",
                        "One decode step: the floor at datasheet bandwidth, the realistic time and its parts, "
-                       "and the tensor-core maths", ROWS, shown, rows, b.total_ms, b)
+                       "and the tensor-core maths", ROWS, shown, rows, b.total_ms, b,
+                       tuple((k, w) for k, w in PARTS if any(s.kind == k for s in shown)))

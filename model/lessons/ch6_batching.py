@@ -158,6 +158,7 @@ class BatchingChart:
     predicted_marks: tuple[Mark, ...]     # ○ the model's prediction of each
     measured_label: Mark | None           # the words beside the first published run
     marks: dict                           # {"real": batch or None, "ideal": …, "kv": the largest batch that fits}
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
 
 
 def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_BATCHES) -> BatchingChart:
@@ -166,9 +167,9 @@ def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_B
     r = readouts(e)
     real, ideal = compute_bound_batch(s, False, catalog), compute_bound_batch(s, True, catalog)
     top, kv = float(batches[-1]), e.max_batch_that_fits
-    bounds = {kind: Mark(float(b), math.nan, f"{text}\nbatch {b:,}")
-              for kind, b, text in (("real", real, "realistic: compute-bound from"),
-                                    ("ideal", ideal, "at peak numbers: from")) if b is not None and b <= top}
+    bounds = {kind: Mark(float(b), math.nan, f"{text} batch {b:,}")
+              for kind, b, text in (("real", real, "compute-bound from"),
+                                    ("ideal", ideal, "at peak numbers from")) if b is not None and b <= top}
     meas = batching_measured(s, catalog)
     stars = tuple(Mark(float(m.row.batch), m.measured, tip=measured_tip(m.row, [
         f"Measured {m.measured:,.0f} tokens/s = batch × output tokens ÷ end-to-end time (incl. prefill)",
@@ -189,8 +190,10 @@ def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_B
         Mark(float(s.batch), e.output_tokens_per_s, tip=f"Now, batch {s.batch:,}: {r['output_tokens_per_s'].text} · "
                                                         f"{r['usd_per_million_tokens'].text} per 1M tokens · "
                                                         f"{e.bound}-bound"),
-        points, bounds, Mark(float(max(kv, 1)), math.nan, f"KV cache full\npast batch {kv:,}") if kv < top else None,
+        points, bounds, Mark(float(max(kv, 1)), math.nan, f"KV cache full past batch {kv:,}") if kv < top else None,
         meas, stars, rings,
         Mark(float(first.row.batch), first.measured, f"★ measured {first.measured:,.0f} tok/s\n"
                                                      f"○ model {first.predicted:,.0f} tok/s") if first else None,
-        {"real": real, "ideal": ideal, "kv": kv})
+        {"real": real, "ideal": ideal, "kv": kv},
+        (("now", f"this scenario: batch {s.batch:,}"), ("real", "realistic"), ("ideal", "at peak numbers (floor)"))
+        + ((("kv", "KV cache does not fit"),) if kv < top else ()))

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QLabel, QSlider
 
 from model.lessons.ch2_gpu_shape import MAX_WARPS, divergence_control_text, warps_control_text
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.steady_label import WrapLabel
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import padded, shift
 from ui.plotting.labels import add_text, avoid_labels, avoid_polyline, place, set_fonts, show_text, view_pixels
@@ -31,6 +32,7 @@ class GpuShapeChapter(ChapterView):
     def build(self) -> None:
         self.title_row = self.add_chart_title()
         p = self.plot = self.make_plot("Warps in flight on one scheduler", "% of cycles")
+        self.add_legend(p)
         self.chart_lay.addWidget(p, 1)
         self.busy_line = p.plot()
         self.lane_line = p.plot()
@@ -41,7 +43,7 @@ class GpuShapeChapter(ChapterView):
         self.labels = {k: add_text(p, a) for k, a in
                        (("busy", (1, 1.2)), ("lane", (1, -0.2)), ("needed", (0, 0)), ("dot", (0, 1)))}
 
-        self.warps_label = QLabel("")
+        self.warps_label = WrapLabel("")
         self.warps_label.setObjectName("controlLabel")
         self.side_lay.addWidget(self.warps_label)
         self.warps_slider = QSlider(Qt.Horizontal)
@@ -49,7 +51,7 @@ class GpuShapeChapter(ChapterView):
         self.warps_slider.setAccessibleName("Warps in flight")
         self.warps_slider.valueChanged.connect(lambda v: self.set_params(warps=int(v)))
         self.side_lay.addWidget(self.warps_slider)
-        self.div_label = QLabel("")
+        self.div_label = WrapLabel("")
         self.div_label.setObjectName("controlLabel")
         self.side_lay.addWidget(self.div_label)
         self.div_slider = QSlider(Qt.Horizontal)
@@ -79,15 +81,16 @@ class GpuShapeChapter(ChapterView):
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.busy_line.setPen(pen(th.BLUISH_GREEN, width=3))
         self.lane_line.setPen(pen(th.ORANGE, width=3, style=Qt.DashLine))
-        self.needed_line.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
+        self.needed_line.setPen(pen(t.secondary, width=2, style=Qt.DotLine))
         set_symbol_style(self.dot, pen(t.op_outline, width=2), brush(t.op_point))
-        set_fonts(self.labels.values(), text_font(t, 15, bold=True))
+        set_fonts(self.labels.values(), text_font(t, LABEL, bold=True))
 
     def update_view(self, e) -> None:
         t = self.theme
         f = self.figure
         self.busy_line.setData(f.warps, f.busy_pct)
         self.lane_line.setData(f.warps if len(f.lane_pct) else [], f.lane_pct)
+        self.lane_line.setVisible(bool(f.lane_end.label))      # (an empty setData keeps the old curve)
         self.dot.setData([f.now.x], [f.now.y])
         self.needed_line.setValue(f.needed.x)
         pi = self.plot.getPlotItem()
@@ -100,6 +103,8 @@ class GpuShapeChapter(ChapterView):
         show_text(L["needed"], f.needed.label, t.text, shift((f.needed.x, NEEDED_Y), dx=0.3))
         show_text(L["dot"], f.now.label, t.op_point, (f.now.x, f.now.y))
         self.title_row.setText(f.title)
+        colours = {"busy": th.BLUISH_GREEN, "lane": th.ORANGE}
+        self.set_legend(self.plot, [(colours[k], w) for k, w in f.legend])
         tips = self.plot.tips
         tips.clear()
         for m in f.points:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import clear_of_decade, shift, slot_range
@@ -47,8 +47,8 @@ class HierarchyChapter(ChapterView):
         return self.figure.points if self.figure is not None else ()
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.rule.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
-        font = text_font(t, 15, bold=True)
+        self.rule.setPen(pen(t.secondary, width=2, style=Qt.DotLine))
+        font = text_font(t, LABEL, bold=True)
         for key, (colour, style) in STYLE.items():
             d = self.lines[key]
             d["line"].setPen(pen(colour, width=3, style=style))

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QLabel, QSlider
 
 from model.lessons.ch4_roofline import INTENSITY_RANGE
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.steady_label import WrapLabel
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import decades, padded, shift
 from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, place, show_text,
@@ -62,7 +63,7 @@ class RooflineChapter(ChapterView):
         return self.figure.curve if self.figure is not None else ()
 
     def _cl(self, text):
-        lab = QLabel(text)
+        lab = WrapLabel(text)
         lab.setObjectName("controlLabel")
         return lab
 
@@ -80,15 +81,15 @@ class RooflineChapter(ChapterView):
 
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.roof.setPen(pen(th.BLUISH_GREEN, width=2))
-        self.roof2.setPen(pen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
-        self.ridge.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
-        self.ridge2.setPen(pen(t.roof_dim, width=1, style=Qt.DotLine))
+        self.roof2.setPen(pen(th.BLUISH_GREEN, width=2, style=Qt.DashLine))
+        self.ridge.setPen(pen(t.text, width=2, style=Qt.DotLine))
+        self.ridge2.setPen(pen(t.secondary, width=2, style=Qt.DotLine))
         set_symbol_style(self.dot, pen(t.op_outline, width=2), brush(t.op_point))
         set_symbol_style(self.double, pen(th.BLUISH_GREEN, width=1), brush(t.bg))
-        self.handle.setPen(pen(t.op_point, width=1, style=Qt.DashLine))
+        self.handle.setPen(pen(t.op_point, width=2, style=Qt.DashLine))
         self.handle.setHoverPen(pen(t.op_point, width=3))
         for k, lab in self.labels.items():
-            lab.setFont(text_font(t, 16 if k in BIG else 14, bold=k in BIG))
+            lab.setFont(text_font(t, LABEL, bold=k in BIG))
 
     def update_view(self, e) -> None:
         t = self.theme
