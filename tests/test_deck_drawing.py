@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel
 from deck_drawing import check_view, contrast, counts
 from deck_walk import SIZES, open_state, walk
 from ui import theme as th
+from ui.chapters.ch6_batching import ALONG_LINE
 from ui.pens import pen
 
 
@@ -101,6 +102,7 @@ def test_a_text_on_a_marker_or_crossed_by_a_line_is_caught(presenting):
         lab.setPos(float(x[0]), float(y[0]))                          # over the dot, across the curve
         assert {"text on marker", "text on line"} <= kinds(check_view(v))
     finally:
+        lab.setAnchor(ALONG_LINE)
         v.refresh()
 
 
