@@ -25,7 +25,9 @@ from ui.slider_maps import percent_slider, slider_fraction
 X_RANGE, Y_RANGE = padded(0, MAX_WARPS, above=0.5), (0, 118)
 NEEDED_Y = 114                 # the "warps hide the wait" words, near the top
 DOT_PX = 22
-DOT_SPOTS = spots(("above-right", "above-left", "below-right", "below-left"), 17)   # clear of the dot
+DOT_SPOTS = (*spots(("above-right", "above-left", "below-right", "below-left"), 17),   # clear of the dot,
+             *spots(("right", "below-right", "below", "above-left", "left"), 48),     # else farther off the curves
+             *spots(("below-right", "below", "right"), 96))
 
 
 class GpuShapeChapter(ChapterView):

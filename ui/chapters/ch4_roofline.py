@@ -18,13 +18,19 @@ from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import decades, padded, shift
 from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, place, show_text,
                                 view_pixels)
-from ui.plotting.placement import spots
+from ui.plotting.placement import Spot, spots
 from ui.slider_maps import LogSlider
 
 SLIDER = LogSlider(*INTENSITY_RANGE, 600)
 LO, HI = INTENSITY_RANGE
-DOT_SPOTS = spots(("below-right", "above-left", "above-right", "below-left"), 16)   # clear of the 22 px dot
+DOT_SPOTS = (*spots(("below-right", "above-left", "above-right", "below-left"), 16),   # clear of the 22 px dot,
+             *spots(("below-right", "below-left", "below", "above-left", "left"), 56),   # else farther off the roofs
+             *spots(("below-right", "below-left", "below"), 110))
 BIG = ("dot", "mem", "cmp")
+ALONG_LINE = (0.0, -0.12)            # a ridge's words run up just right of its line (text turned 90°)
+LEFT_OF_LINE = (0.0, 1.12)           # … or just left of it
+SIDEWAYS = tuple(Spot((0.5, 0.5), (dx, 0)) for dx in (0, 120, -120, 240, -240))   # a region's name, off the handle
+ROOF_SPOTS = tuple(Spot((1, 1), (dx, -4)) for dx in (-8, -160, -320, -480, -640))   # above its roof, leftwards
 
 
 class RooflineChapter(ChapterView):
@@ -40,13 +46,16 @@ class RooflineChapter(ChapterView):
         self.double = p.plot(pen=None, symbol="o", symbolSize=16)
         self.dot = p.plot(pen=None, symbol="o", symbolSize=22)
         self.dot.setZValue(10)
+        self._mem_at = self._cmp_at = (0.0, 0.0)
         self.handle = pg.InfiniteLine(angle=90, movable=True)
         self.handle.setZValue(5)
         p.addItem(self.handle, ignoreBounds=True)
         self.handle.sigPositionChanged.connect(self._dragged)
         self.labels = {k: add_text(p, a) for k, a in
-                       (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", (0, 1)), ("ridge2", (0, 1)),
+                       (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", LEFT_OF_LINE), ("ridge2", ALONG_LINE),
                         ("dot", (0, 1.1)), ("mem", (0.5, 0.5)), ("cmp", (0.5, 0.5)))}
+        for k in ("ridge", "ridge2"):
+            self.labels[k].setAngle(90)         # up along its line, never across the other
         self.side_lay.addWidget(self._cl("Arithmetic intensity (or drag the line)"))
         self.slider = QSlider(Qt.Horizontal)
         self.slider.setRange(0, SLIDER.steps)
@@ -109,12 +118,13 @@ class RooflineChapter(ChapterView):
         L = self.labels
         show_text(L["roof"], f.roof_label.label, th.BLUISH_GREEN, shift(axes.point(HI, f.roof_label.y), dx=-0.05))
         show_text(L["roof2"], f.roof2_label.label, th.BLUISH_GREEN, shift(axes.point(HI, f.roof2_label.y), dx=-0.05))
-        show_text(L["ridge"], f.ridge.label, t.text, shift(axes.point(f.ridge.x, bottom), dx=0.04, dy=0.45))
-        show_text(L["ridge2"], f.ridge2.label, t.secondary, shift(axes.point(f.ridge2.x, bottom), dx=0.04, dy=0.05))
+        show_text(L["ridge"], f.ridge.label, t.text, shift(axes.point(f.ridge.x, bottom), dy=0.1))
+        show_text(L["ridge2"], f.ridge2.label, t.secondary, shift(axes.point(f.ridge2.x, bottom), dy=0.1))
         show_text(L["dot"], f.dot.label, t.op_point, axes.point(f.dot.x, f.dot.y))
-        show_text(L["mem"], f.memory_bound, th.ORANGE, shift((axes.mid_x(LO, f.ridge.x), axes.y(f.ridge.y)), dy=0.75))
-        show_text(L["cmp"], f.compute_bound, th.BLUISH_GREEN,
-                  shift((axes.mid_x(f.ridge2.x, HI), axes.y(f.ridge.y)), dy=0.75))
+        self._mem_at = shift((axes.mid_x(LO, f.ridge.x), axes.y(f.ridge.y)), dy=0.75)
+        self._cmp_at = shift((axes.mid_x(f.ridge2.x, HI), axes.y(f.ridge.y)), dy=0.75)
+        show_text(L["mem"], f.memory_bound, th.ORANGE, self._mem_at)
+        show_text(L["cmp"], f.compute_bound, th.BLUISH_GREEN, self._cmp_at)
         self.title_row.setText(f.title)
         tips = self.plot.tips
         tips.clear()
@@ -129,7 +139,16 @@ class RooflineChapter(ChapterView):
         axes = self.plot.axes
         px = view_pixels(self.plot.getPlotItem().vb)
         L = self.labels
-        avoid = [*avoid_labels((lab for k, lab in L.items() if k != "dot"), px),
+        (_x0, _x1), (y0, y1) = self.plot.getPlotItem().vb.viewRange()
+        walls = [avoid_line(px, (self.handle.value(), y0), (self.handle.value(), y1)),
+                 avoid_line(px, axes.point(f.ridge2.x, f.lowest_flops), axes.point(f.ridge2.x, f.ridge2.y)),
+                 avoid_marker(px, axes.point(f.double.x, f.double.y), 9),
+                 avoid_marker(px, axes.point(f.dot.x, f.dot.y), 12)]
+        for k, at in (("mem", self._mem_at), ("cmp", self._cmp_at)):
+            place(L[k], px, at, SIDEWAYS, [*walls, *avoid_labels((L["mem"],) if k == "cmp" else (), px)])
+        for k, m in (("roof2", f.roof2_label), ("roof", f.roof_label)):
+            place(L[k], px, axes.point(HI, m.y), ROOF_SPOTS, [*walls, *avoid_labels((L["roof2"],) if k == "roof" else (), px)])
+        avoid = [*walls, *avoid_labels((lab for k, lab in L.items() if k != "dot"), px),
                  *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof)),
                  *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof2)),
                  avoid_marker(px, axes.point(f.double.x, f.double.y), 9),
