@@ -145,3 +145,24 @@ def test_a_thin_reference_line_and_a_two_line_title_are_caught(presenting):
     finally:
         v.apply_plot_theme(v.theme)
         v.refresh()
+
+
+# ---------------------------------------------------------------- recordings
+def test_every_held_frame_of_a_recorded_glide_is_the_states_screenshot(qapp):
+    """ui/offscreen.py show_between: once a glide has landed (f = 1), the frame is the prepared
+    state itself (lesson 6 held "batch of 63" where batch 64 was prepared)."""
+    from ui.offscreen import OffscreenChapter
+    t = th.get_theme("dark", th.type_scale(360, False))
+    glide, shot = OffscreenChapter(6, t, (640, 360)), OffscreenChapter(6, t, (640, 360))
+    try:
+        glide.show_state(0)
+        for b in range(1, len(glide.states)):
+            glide.show_between(b - 1, b, 0.6)
+            glide.show_between(b - 1, b, 1.0)
+            held = glide.image()
+            shot.show_state(b)
+            assert glide.view.caption == shot.view.caption and glide.view.key_label.text() == shot.view.key_label.text()
+            assert held == shot.image(), f"state {b + 1}: the held frame is not its screenshot"
+    finally:
+        glide.close()
+        shot.close()
