@@ -376,6 +376,9 @@ def _labels(view, where: str, presenting: bool, size) -> list[Finding]:
         if claim.height() > 1.5 * fm.lineSpacing() or fm.horizontalAdvance(claim.text()) > claim.contentsRect().width():
             out.append(Finding("title lines", where, f"the claim takes {claim.height() / fm.lineSpacing():.1f} lines"))
     for lab in view.findChildren(QLabel):
+        if lab.isVisible() and lab.text() and lab.wordWrap() and lab.heightForWidth(lab.width()) > lab.height() + 2:
+            out.append(Finding("clipped", where, f"{lab.objectName() or 'a label'} {lab.text()[:50]!r} needs "
+                                                 f"{lab.heightForWidth(lab.width())} px, has {lab.height()}"))
         if not lab.isVisible() or not lab.text() or lab.wordWrap() or lab.textFormat() == Qt.RichText:
             continue
         lfm = QFontMetrics(lab.font())

@@ -39,6 +39,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from model.lessons.deck import chapter_chart, chapter_facts, chapter_heading, chart_name
+from model.lessons.explain import depends_on, key_why
 from ui import theme as th
 from ui.chapters.exports import ChartExports
 from ui.deliver import deliver_now
@@ -89,6 +90,7 @@ class ChapterView(ChartExports, QWidget):
         self.plots: list[pg.PlotWidget] = []
 
         self.facts = None
+        self.estimate = None               # the Estimate drawn
         self.figure = None                 # the chart's values and words (model.lessons.deck.chapter_chart)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(12, 6, 12, 8)
@@ -127,6 +129,12 @@ class ChapterView(ChartExports, QWidget):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.refresh)
         self.build()
+        self.why_title = QLabel("WHY THIS NUMBER")
+        self.why_title.setObjectName("chapterWhyTitle")
+        self.why_label = WrapLabel()                       # the key number's derivation, this state's values
+        self.why_label.setObjectName("chapterWhy")
+        self.side_lay.addWidget(self.why_title)
+        self.side_lay.addWidget(self.why_label)
         self.side_lay.addStretch(1)
         self.side_lay.addWidget(self.details_button)
         self.chart_lay.addWidget(self.details_label)       # under the chart, its full width
@@ -248,6 +256,7 @@ class ChapterView(ChartExports, QWidget):
                 raise RuntimeError("no estimate yet")
             self.facts = chapter_facts(self.chapter.number, e, self.params, self.catalog)
             self.figure = chapter_chart(self.chapter.number, e, self.params, self.catalog)
+            self.estimate = e
             self.update_view(e)             # first: a chapter's extra details come from what it drew
             self._place_inside()
             self._show_facts()
@@ -271,6 +280,9 @@ class ChapterView(ChartExports, QWidget):
         self.takeaway_label.refill()
         self.key_label.setText(f.key.text)
         self.key_caption.setText(f.key.label)
+        e = self.estimate
+        self.why_label.setText("\n".join((*key_why(self.chapter.number, e, f, self.params),
+                                           depends_on(self.chapter.number, e))))
         self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
         summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
         self.chart.setAccessibleName(chart_name(self.chapter))
@@ -289,6 +301,7 @@ class ChapterView(ChartExports, QWidget):
         self.takeaway_label.refill()
         self.key_label.setText("—")
         self.key_caption.setText("")
+        self.why_label.setText("")
         self.details_label.setText("")
 
     def extra_details(self) -> tuple[str, ...]:
@@ -434,6 +447,8 @@ def chapter_style(t: th.Theme) -> str:
     QLabel#chapterClaim {{ font-size: {t.px(25)}px; font-weight: 700; }}
     QLabel#chapterKey {{ color: {t.op_point}; font-size: {t.px(34)}px; font-weight: 700; }}
     QLabel#chapterKeyLabel {{ font-size: {t.px(SECONDARY)}px; }}
+    QLabel#chapterWhyTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
+    QLabel#chapterWhy {{ font-size: {t.px(SECONDARY)}px; }}
     QLabel#chapterDetails {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
     QLabel#chapterTakeaway {{ font-size: {t.px(20)}px; background: {t.panel}; border: 1px solid {t.panel_border};
                              border-radius: 6px; padding: {t.px(8)}px {t.px(12)}px; }}
