@@ -104,7 +104,7 @@ class GenerationsChapter(ChapterView):
         p.tips.clear()
         self._bars(p, self.ridge_bars, self.ridge_labels, f.ridge, slots(len(f.names)), RIDGE_W, self.theme.text)
         self._names(p, f.names)
-        p.getPlotItem().vb.setRange(yRange=headroom([b.length for b in f.ridge], 1.2), padding=0)
+        p.getPlotItem().vb.setRange(yRange=headroom([b.length for b in f.ridge], 1.32), padding=0)   # the top tick clear of the edge
         p.setToolTip(f.tooltip)
 
     def csv_rows(self):
