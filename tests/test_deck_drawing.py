@@ -166,3 +166,24 @@ def test_every_held_frame_of_a_recorded_glide_is_the_states_screenshot(qapp):
     finally:
         glide.close()
         shot.close()
+
+
+def test_the_first_f5_of_a_session_shows_lesson_one_with_its_toggles_chosen(main_window, qtbot):
+    w = main_window
+    qtbot.keyClick(w, Qt.Key_F5)
+    v = w.lessons.current_view
+    assert w.presenter.active and v.chapter.number == 1
+    assert [b.isChecked() for b in v.line_pick.buttons.values()] == [True, False]
+    assert [b.isChecked() for b in v.show_pick.buttons.values()] == [True, False]
+    w.presenter.leave()
+
+
+def test_explore_keeps_the_users_scenario_across_a_visit_to_the_lessons(main_window):
+    w = main_window
+    w.controller.set(gpu="b200-180gb", batch=32)
+    w.controller.flush()
+    own = w.controller.scenario
+    w.show_chapter(5, 1)
+    assert w.controller.scenario != own
+    w.show_explore()
+    assert w.controller.scenario == own
