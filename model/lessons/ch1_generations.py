@@ -106,10 +106,10 @@ def generation_chart(line: str = "nvidia", show: str = "", catalog: Catalog | No
                                 names, ridge=ridge, points=pts,
                                 legend=(("ridge", "ridge point, FLOP per byte"),))
     first = pts[0]
-    flops = tuple(Bar(k, p.flops_vs_first, f"{times(p.flops_vs_first)}\ncompute",
+    flops = tuple(Bar(k, p.flops_vs_first, times(p.flops_vs_first),
                       f"{p.name} ({p.year}): {si(p.flops16, 'FLOP/s')} dense 16-bit\n"
                       f"= {times(p.flops_vs_first)} the {first.name}'s") for k, p in enumerate(pts))
-    bandwidth = tuple(Bar(k, p.bandwidth_vs_first, f"{times(p.bandwidth_vs_first)}\nbandwidth",
+    bandwidth = tuple(Bar(k, p.bandwidth_vs_first, times(p.bandwidth_vs_first),
                           f"{p.name} ({p.year}): {si(p.bandwidth_bytes_per_s, 'B/s')} HBM\n"
                           f"= {times(p.bandwidth_vs_first)} the {first.name}'s") for k, p in enumerate(pts))
     return GenerationsChart(False, f"{vendor} · DENSE 16-BIT FLOP/s AND HBM BANDWIDTH, ÷ THE {first.name.upper()}'S",

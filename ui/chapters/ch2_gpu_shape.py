@@ -100,8 +100,8 @@ class GpuShapeChapter(ChapterView):
         pi.getAxis("left").setTicks([[(k.value, k.text) for k in f.y_ticks]])
         pi.getAxis("bottom").setTicks([[(k.value, k.text) for k in f.x_ticks]])
         L = self.labels
-        show_text(L["busy"], f.busy_end.label, th.BLUISH_GREEN, (f.busy_end.x, f.busy_end.y))
-        show_text(L["lane"], f.lane_end.label, th.ORANGE, (f.lane_end.x, f.lane_end.y))
+        for k in ("busy", "lane"):          # the curves are named in the key above the plot
+            L[k].setVisible(False)
         show_text(L["needed"], f.needed.label, t.text, shift((f.needed.x, NEEDED_Y), dx=0.3))
         show_text(L["dot"], f.now.label, t.op_point, (f.now.x, f.now.y))
         self.title_row.setText(f.title)

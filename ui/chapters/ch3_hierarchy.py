@@ -23,8 +23,10 @@ MAX_LEVELS = 6
 STYLE = {"bandwidth": (th.ORANGE, Qt.SolidLine), "latency": (th.REDDISH_PURPLE, Qt.DashLine)}
 LEGEND_X = -0.45                            # the legend's left edge (places: 0 = registers)
 LEGEND_DY = {"bandwidth": 0.75, "latency": 0.35, "rule": -0.05}   # decades above the largest factor
-HIGHER = (*spots(("above", "above-left", "above-right"), 12), *spots(("above", "above-left", "above-right"), 30))       # the higher point's words stay above it,
-LOWER = (*spots(("below", "below-left", "below-right"), 12), *spots(("below", "below-left", "below-right"), 30))        # the lower's below: each beside its own point
+HIGHER = (*spots(("above", "above-left", "above-right"), 12), *spots(("above", "above-left", "above-right"), 30),
+          *spots(("left", "right"), 16))       # the higher point's words stay above it,
+LOWER = (*spots(("below", "below-left", "below-right"), 12), *spots(("below", "below-left", "below-right"), 30),
+          *spots(("left", "right"), 16))        # the lower's below: each beside its own point
 
 
 class HierarchyChapter(ChapterView):

@@ -93,6 +93,13 @@ def text_size(lab: pg.TextItem) -> tuple[float, float]:
 def label_box(lab: pg.TextItem, px: ViewPixels, anchor: tuple[float, float] | None = None) -> Box:
     """Where ``lab`` (at its position, with ``anchor`` or its own) lands, in view-box pixels."""
     a = anchor if anchor is not None else (lab.anchor[0], lab.anchor[1])
+    if getattr(lab, "angle", 0) and lab.getViewBox() is not None:    # a turned text: its drawn box
+        lab.updateTransform(force=True)
+        vb = lab.getViewBox()
+        r = vb.mapSceneToView(lab.mapToScene(lab.boundingRect())).boundingRect()
+        ax, ay = px.to_px(r.left(), r.top())
+        bx, by = px.to_px(r.right(), r.bottom())
+        return Box.of(ax, ay, bx, by)
     return text_box(px.to_px(lab.pos().x(), lab.pos().y()), text_size(lab), a)
 
 
