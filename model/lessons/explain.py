@@ -24,7 +24,7 @@ def key_why(number: int, e, facts: Facts, params: dict) -> tuple[str, ...]:
     then what it assumes; lessons 1–4 (datasheet numbers) their own equations."""
     keys = BATCHING_READOUTS.get(params.get("key", ""), ()) if number == 6 else KEY_READOUTS.get(number, ())
     if not keys:
-        return facts.details[:3]
+        return facts.details[:2]
     out: list[str] = []
     assumptions: list[str] = []
     for k in keys:
@@ -38,10 +38,10 @@ def key_why(number: int, e, facts: Facts, params: dict) -> tuple[str, ...]:
 
 
 def depends_on(number: int, e) -> str:
-    """What the key number depends on, named with this scenario's values."""
+    """What the key number depends on, named with this scenario's values ("" for lessons 1–4:
+    datasheet numbers, their part named above the chart)."""
     if number <= 4:
-        return f"Depends on: the {e.gpu_name}'s datasheet (FLOP/s, bandwidth, latency)" if number > 1 else \
-            "Depends on: each part's datasheet (dense 16-bit FLOP/s, HBM bandwidth)"
+        return ""
     s = e.scenario
     r = readouts(e)
     return (f"Depends on: {e.model_name} in {e.precision_name}, {s.gpus} × {e.gpu_name}, batch {s.batch:,}, "

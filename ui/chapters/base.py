@@ -46,7 +46,7 @@ from ui.deliver import deliver_now
 from ui.hover import MarkerTips
 from ui.plotting.axes import SIAxis
 from ui.plotting.labels import keep_inside
-from ui.steady_label import WrapLabel
+from ui.steady_label import SteadyLabel, WrapLabel
 
 SHORT_TITLES = {1: "Compute", 2: "GPU shape", 3: "Memory", 4: "Roofline", 5: "Decode", 6: "Batching",
                 7: "Precision", 8: "Multi-GPU"}
@@ -54,11 +54,12 @@ SECONDARY = 18          # design size of secondary text: 24 px in presenter mode
 LABEL = 18              # the plots' words
 
 
-class ClaimLabel(WrapLabel):
-    """The state's claim: setText takes the caption template; the view's Facts fill in the numbers."""
+class ClaimLabel(SteadyLabel):
+    """The state's claim: setText takes the caption template; the view's Facts fill in the numbers.
+    It keeps room for ``lines`` lines, so a shorter text of the next state moves nothing."""
 
-    def __init__(self, view):
-        super().__init__()
+    def __init__(self, view, lines: int = 1):
+        super().__init__(lines)
         self.view = view
         self.template = ""
 
@@ -118,7 +119,7 @@ class ChapterView(ChartExports, QWidget):
         self.error_label = WrapLabel()
         self.error_label.setObjectName("chapterError")
         self.error_label.setVisible(False)
-        self.takeaway_label = ClaimLabel(self)             # the state's caption, filled like its claim
+        self.takeaway_label = ClaimLabel(self, lines=2)    # the state's caption, filled like its claim
         self.takeaway_label.setObjectName("chapterTakeaway")
         for w in (self.error_label, self.takeaway_label):
             w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
@@ -281,8 +282,8 @@ class ChapterView(ChartExports, QWidget):
         self.key_label.setText(f.key.text)
         self.key_caption.setText(f.key.label)
         e = self.estimate
-        self.why_label.setText("\n".join((*key_why(self.chapter.number, e, f, self.params),
-                                           depends_on(self.chapter.number, e))))
+        lines = (*key_why(self.chapter.number, e, f, self.params), depends_on(self.chapter.number, e))
+        self.why_label.setText("\n".join(line for line in lines if line))
         self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
         summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
         self.chart.setAccessibleName(chart_name(self.chapter))
