@@ -38,7 +38,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from model.lessons.deck import chapter_chart, chapter_facts, chapter_heading, chart_name
+from model.lessons.deck import axis_top, chapter_chart, chapter_facts, chapter_heading, chart_name
 from model.lessons.explain import depends_on, key_why
 from ui import theme as th
 from ui.chapters.exports import ChartExports
@@ -304,6 +304,10 @@ class ChapterView(ChartExports, QWidget):
         self.key_caption.setText("")
         self.why_label.setText("")
         self.details_label.setText("")
+
+    def axis_top(self) -> float:
+        """The value axis' largest value over the chapter's prepared states (model.lessons.deck.axis_top)."""
+        return axis_top(self.chapter.number, tuple(st.scenario for st in self.chapter.states))
 
     def extra_details(self) -> tuple[str, ...]:
         """More detail lines a chapter adds (e.g. published runs); plain text."""
