@@ -23,6 +23,9 @@ def key_why(number: int, e, facts: Facts, params: dict) -> tuple[str, ...]:
     """The key number's derivation lines: each readout's arithmetic with this scenario's numbers,
     then what it assumes; lessons 1–4 (datasheet numbers) their own equations."""
     keys = BATCHING_READOUTS.get(params.get("key", ""), ()) if number == 6 else KEY_READOUTS.get(number, ())
+    if number == 3:                  # the registers' line and the memory's that the key number divides
+        mem = facts.values.get("mem", "")
+        return facts.details[:1] + tuple(d for d in facts.details[1:] if mem and d.startswith(mem))[:1]
     if not keys:
         return facts.details[:2]
     out: list[str] = []
