@@ -29,8 +29,9 @@ DOT_SPOTS = (*spots(("below-right", "above-left", "above-right", "below-left"), 
 BIG = ("dot", "mem", "cmp")
 ALONG_LINE = (0.0, -0.12)            # a ridge's words run up just right of its line (text turned 90°)
 LEFT_OF_LINE = (0.0, 1.12)           # … or just left of it
-SIDEWAYS = tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, 60, 120, 180, 240, 300)
-                 for dx in (0, 120, -120, 240, -240))     # a region's name: off the roofs, the handle, the other words   # a region's name, off the handle
+SIDEWAYS = {"mem": tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, 60, 120, 180, 240, 300) for dx in (0, -120, -240)),
+            "cmp": tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, 60, 120, 180, 240, 300) for dx in (0, 120, 240))}
+# a region's name stays on its side of the ridges, off the roofs, the handle and the other words   # a region's name, off the handle
 ROOF_SPOTS = tuple(Spot((1, 1), (dx, -4)) for dx in (-8, -160, -320, -480, -640))   # above its roof, leftwards
 
 
@@ -151,7 +152,7 @@ class RooflineChapter(ChapterView):
             place(L[k], px, axes.point(HI, m.y), ROOF_SPOTS, [*walls, *roofs, *avoid_labels((L["roof2"],) if k == "roof" else (), px)])
         for k, at in (("mem", self._mem_at), ("cmp", self._cmp_at)):
             words = (L["roof"], L["roof2"], L["ridge"], L["ridge2"], *((L["mem"],) if k == "cmp" else ()))
-            place(L[k], px, at, SIDEWAYS, [*walls, *roofs, *avoid_labels(words, px)])
+            place(L[k], px, at, SIDEWAYS[k], [*walls, *roofs, *avoid_labels(words, px)])
         avoid = [*walls, *avoid_labels((lab for k, lab in L.items() if k != "dot"), px),
                  *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof)),
                  *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof2)),
