@@ -71,6 +71,11 @@ def _claim(number: int, index: int) -> str:
     return state_claim(number, index)
 
 
+def _takeaway(number: int, index: int) -> str:
+    from model.lessons.speaker_notes import state_takeaway
+    return state_takeaway(number, index)
+
+
 def _search(pattern: str, text: str) -> tuple[str, ...]:
     m = re.search(pattern, text)
     if m is None:
@@ -228,13 +233,13 @@ FACTS: list[Fact] = [
     # lessons and screenshots
     Fact("lessons: chapter count", r"\*\*Lessons\.\*\* (\w+) chapters", lambda: (_word(len(_chapters())),)),
     Fact("presenting: chapter keys", r"(\d)–(\d): jump\s+to a chapter", lambda: ("1", str(len(_chapters())))),
-    Fact("screenshots: sizes", r"Screenshots of every state at (\S+) and (\S+):", _screenshot_sizes),
+    Fact("screenshots: sizes", r"Screenshots of every state at ([^,\s]+), (\S+) and (\S+):", _screenshot_sizes),
     Fact("lesson 6 caption", r"Lesson 6: batch ([\d,]+) is compute-bound from batch ([\d,]+) \(at peak numbers only "
          r"from ([\d,]+)\)",
-         lambda: _search(r"Batch ([\d,]+) is compute-bound \(from batch ([\d,]+); at peak numbers only from ([\d,]+)\)",
-                         _claim(6, 2))),
+         lambda: _search(r"Batch ([\d,]+): compute-bound from batch (\d[\d,]*\d)", _claim(6, 2))
+         + _search(r"at peak numbers only at ([\d,]+)", _takeaway(6, 2))),
     Fact("lesson 8 caption", r"Lesson 8: (\d) H100s over NVLink are ([\d.]+×) faster than one, not (\d)×",
-         lambda: (lambda n, x: (n, x, n))(*_search(r"(\d) × H100 SXM over NVLink[^:]*: ([\d.]+×) faster than one",
+         lambda: (lambda n, x: (n, x, n))(*_search(r"(\d) × H100 SXM: ([\d.]+×) faster than one",
                                                    _claim(8, 0)))),
     Fact("chip caption", r"Llama 3\.1 70B in FP8 on (\d) H100 PCIe, batch (\d+): the tensor cores idle ([\d.]+%) of "
          r"each step, waiting on all-reduces over PCIe \(([\d.]+%) of each step\)",

@@ -165,7 +165,7 @@ def test_every_prepared_state_draws_the_models_numbers(window, number, index):
     assert v.caption == facts.fill(state.caption) and "{" not in v.caption
     assert v.key_label.text() == facts.key.text and v.key_caption.text() == facts.key.label
     assert v.chart.accessibleDescription().startswith(v.caption) and facts.key.text in v.chart.accessibleDescription()
-    assert v.takeaway == CHAPTERS[number - 1].takeaway
+    assert v.takeaway == facts.claim(state.takeaway) and "{" not in v.takeaway     # the state's caption, filled
     assert window.lessons.strip.current == (number, index)
     check_model_numbers(window, v, number, state)
     assert len(chart_drawn(v)) > 3 and chart_problems(v) == []      # every word the chart draws is the model's

@@ -11,6 +11,7 @@ from qt_events import deliver
 def test_hidden_explore_panels_skip_estimates_and_catch_up_before_their_first_paint(main_window, qtbot):
     w = main_window
     roof, gauges = w.roofline, w.gauges
+    own = w.controller.scenario
     w.show_lessons(6)
     deliver()
     assert not roof.isVisible()
@@ -35,8 +36,10 @@ def test_hidden_explore_panels_skip_estimates_and_catch_up_before_their_first_pa
     w.show_explore()
     deliver()                                                        # its layouts and its first paint
     roof.removeEventFilter(probe)
-    assert "B200" in seen["title"]                                   # the new GPU, at the first paint
-    assert seen["value"] == readouts(e)["decode_time"].text
+    assert w.controller.scenario == own                              # Explore: the user's own scenario again
+    back = w.controller.estimate
+    assert "B200" not in seen["title"] and back.gpu_name.split()[1] in seen["title"]   # … at the first paint
+    assert seen["value"] == readouts(back)["decode_time"].text != readouts(e)["decode_time"].text
 
 
 def test_a_window_not_on_screen_draws_every_estimate():

@@ -105,8 +105,9 @@ class OffscreenChapter:
     def show_between(self, a: int, b: int, f: float) -> None:
         """A fraction ``f`` (already eased) of the glide from prepared state a to b."""
         sa, sb = self.states[a], self.states[b]
-        if f >= 1.0 or a == b:
-            if self.index != b or self.view.state_index != b:
+        if f >= 1.0 or a == b:             # held: exactly the prepared state (its scenario and knobs), as a screenshot
+            if (self.index != b or self.view.state_index != b or self.controller.scenario != sb.scenario
+                    or self.view.params != dict(sb.params)):
                 self.index = b
                 self.controller.set_scenario(sb.scenario)
                 self.controller.flush()
@@ -115,6 +116,7 @@ class OffscreenChapter:
             return
         if self.view.state_index != b:
             self.view.caption_label.setText(sb.caption)
+            self.view.takeaway_label.setText(sb.takeaway or self.chapter.takeaway)
             self.view.state_index = b
         self.index = b
         self.controller.set_scenario(glide_scenario(sa.scenario, sb.scenario, f))

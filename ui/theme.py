@@ -132,25 +132,26 @@ def focus_style(t: Theme) -> str:
     return (f"QPushButton:focus, QToolButton:focus, QCheckBox:focus, QSlider:focus, QComboBox:focus "
             f"{{ border: 2px solid {t.op_point}; }}")
 
-def style_plot_axes(plot_item, t: Theme, x_label: str = "", y_label: str = "", left_em: float = 4.8) -> None:
+def style_plot_axes(plot_item, t: Theme, x_label: str = "", y_label: str = "", left_em: float = 4.8,
+                    text_base: float = 13) -> None:
     """One look for every pyqtgraph plot: axis pens, tick font and labels in the theme's secondary
     colour at 13 px (scaled); the left axis wide enough for ``left_em`` characters."""
     import pyqtgraph as pg
     from PySide6.QtGui import QFont
     font = QFont()
-    font.setPixelSize(t.px(13))
+    font.setPixelSize(t.px(text_base))
     for name in ("bottom", "left", "right"):
         ax = plot_item.getAxis(name)
         ax.setPen(pg.mkPen(t.grid))
         ax.setTextPen(pg.mkPen(t.secondary))
         ax.setTickFont(font)
         ax.enableAutoSIPrefix(False)
-    style = {"color": t.secondary, "font-size": f"{t.px(13)}px"}
+    style = {"color": t.secondary, "font-size": f"{t.px(text_base)}px"}
     if x_label:
         plot_item.setLabel("bottom", x_label, **style)
     if y_label:
         plot_item.setLabel("left", y_label, **style)
-    plot_item.getAxis("left").setWidth(int(t.px(13) * left_em))
+    plot_item.getAxis("left").setWidth(int(t.px(text_base) * left_em))
 
 
 @frozen

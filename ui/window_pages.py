@@ -187,6 +187,8 @@ class LessonsWindowMixin:
 
     def show_lessons(self, chapter: int | None = None, state: int = 0) -> None:
         first = self.pages.currentWidget() is not self.lessons
+        if self.pages.currentWidget() is self.explore:      # the user's own scenario, kept for coming back
+            self._explore_scenario = self.controller.scenario
         self.pages.setCurrentWidget(self.lessons)
         self.mode_bar.set_page(True)
         self._footer_visible(False)
@@ -200,6 +202,13 @@ class LessonsWindowMixin:
         self.show_lessons(chapter, state)
 
     def show_explore(self) -> None:
+        """Explore, with the scenario the user had there before visiting the lessons (a lesson's
+        prepared scenarios never replace it)."""
+        own = getattr(self, "_explore_scenario", None)
+        if own is not None and self.lessons_visible():
+            self._explore_scenario = None
+            self.controller.set_scenario(own)
+            self.controller.flush()
         self.pages.setCurrentWidget(self.explore)
         self.mode_bar.set_page(False)
         self._footer_visible(True)

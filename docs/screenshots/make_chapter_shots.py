@@ -1,7 +1,7 @@
 """Render every lesson chapter state in presenter mode into docs/screenshots/chapters/.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python docs/screenshots/make_chapter_shots.py
-        [--sizes 1920x1080,1280x720] [--chapters 1,2] [--window] [--out DIR]
+        [--sizes 1920x1080,1280x720,1024x768] [--chapters 1,2] [--window] [--out DIR]
 
 Each shot is the Lessons page at one prepared state (the path of ``main.py --screenshot
 out.png --chapter N --presenter``), named chNN-sK-WxH.png; --window shots the normal
@@ -33,7 +33,7 @@ def shrink(path: Path) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="1920x1080,1280x720")
+    ap.add_argument("--sizes", default="1920x1080,1280x720,1024x768")
     ap.add_argument("--chapters", default="1,2,3,4,5,6,7,8")
     ap.add_argument("--window", action="store_true", help="the normal window, not presenter mode")
     ap.add_argument("--out", default=str(ROOT / "docs" / "screenshots" / "chapters"))

@@ -87,6 +87,7 @@ class GenerationsChart:
     bandwidth: tuple[Bar, ...] = ()
     ridge: tuple[Bar, ...] = ()
     points: tuple[GenerationPoint, ...] = ()
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
 
 
 def generation_chart(line: str = "nvidia", show: str = "", catalog: Catalog | None = None) -> GenerationsChart:
@@ -102,14 +103,16 @@ def generation_chart(line: str = "nvidia", show: str = "", catalog: Catalog | No
                       for k, p in enumerate(pts))
         return GenerationsChart(True, f"{vendor} · RIDGE POINT = DENSE 16-BIT FLOP/s ÷ HBM BYTES/s",
                                 "Ridge point: the FLOPs a kernel must do per byte it reads to keep the chip busy",
-                                names, ridge=ridge, points=pts)
+                                names, ridge=ridge, points=pts,
+                                legend=(("ridge", "ridge point, FLOP per byte"),))
     first = pts[0]
-    flops = tuple(Bar(k, p.flops_vs_first, f"{times(p.flops_vs_first)}\ncompute",
+    flops = tuple(Bar(k, p.flops_vs_first, times(p.flops_vs_first),
                       f"{p.name} ({p.year}): {si(p.flops16, 'FLOP/s')} dense 16-bit\n"
                       f"= {times(p.flops_vs_first)} the {first.name}'s") for k, p in enumerate(pts))
-    bandwidth = tuple(Bar(k, p.bandwidth_vs_first, f"{times(p.bandwidth_vs_first)}\nbandwidth",
+    bandwidth = tuple(Bar(k, p.bandwidth_vs_first, times(p.bandwidth_vs_first),
                           f"{p.name} ({p.year}): {si(p.bandwidth_bytes_per_s, 'B/s')} HBM\n"
                           f"= {times(p.bandwidth_vs_first)} the {first.name}'s") for k, p in enumerate(pts))
     return GenerationsChart(False, f"{vendor} · DENSE 16-BIT FLOP/s AND HBM BANDWIDTH, ÷ THE {first.name.upper()}'S",
                             "Dense (not sparse) 16-bit tensor FLOP/s and HBM bandwidth, each ÷ the first part's",
-                            names, flops, bandwidth, points=pts)
+                            names, flops, bandwidth, points=pts,
+                            legend=(("flops", "dense 16-bit FLOP/s"), ("bandwidth", "HBM bandwidth")))

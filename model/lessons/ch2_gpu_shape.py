@@ -158,6 +158,7 @@ class WarpChart:
     y_ticks: tuple[Tick, ...]
     result: LatencyHiding
     curve: WarpCurve
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
 
 
 def warps_control_text(warps: int) -> str:
@@ -189,4 +190,5 @@ def warp_chart(hw: Hardware, warps: int, divergence: float = 0.0) -> WarpChart:
         Mark(float(c.warps_needed), 100.0, f"{c.warps_needed} warps hide the wait"),
         Mark(float(w), y_now, f"{w} warp{'s' if w != 1 else ''}: {percent(y_now / 100)}"),
         points, tuple(Tick(v, str(v)) for v in (1, 4, 8, 16, 24, 32)),
-        tuple(Tick(v, f"{v}%") for v in (0, 25, 50, 75, 100)), r, c)
+        tuple(Tick(v, f"{v}%") for v in (0, 25, 50, 75, 100)), r, c,
+        (("busy", "scheduler issuing"),) + ((("lane", "lanes doing useful work"),) if diverged else ()))

@@ -105,7 +105,7 @@ def roofline_chart(hw: Hardware, dtype: str, intensity: float, emulated: bool = 
         f"{hw.short_name.upper()} · {dtype.upper()} · HBM {bw}" + (" · EMULATED" if emulated else ""),
         f"attainable = min({si(peak, 'FLOP/s')}, intensity × {bw}); dashed: the same chip with twice the FLOP/s",
         xs, roof, roof2,
-        Mark(x, pt.attainable_flops, f"{sig3(x)} FLOP/B → {att}\n2× compute: {gain} as fast",
+        Mark(x, pt.attainable_flops, f"{sig3(x)} FLOP/B\n→ {att}\n2× compute: {gain}",
              f"Intensity {sig3(x)} FLOP/byte → attainable {att} ({pt.bound}-bound)\n= min({si(peak, 'FLOP/s')}, "
              f"{sig3(x)} FLOP/byte × {bw})"),
         Mark(x, pt.attainable_with_double_compute,

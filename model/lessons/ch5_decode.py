@@ -91,6 +91,10 @@ class DecodeChart:
     row_texts: tuple[str, ...]                 # one sentence per row, place 0 first
     total_ms: float
     breakdown: DecodeBreakdown
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
+
+
+SHOWN_MS = 0.0005             # a part shorter than this (0.5 µs) is not named: it would print as 0 µs
 
 
 def decode_chart(e: Estimate) -> DecodeChart:
@@ -106,10 +110,10 @@ def decode_chart(e: Estimate) -> DecodeChart:
     segments.append(Bar(0, b.compute_ms, kind="compute"))
     shown = tuple(Bar(s.slot, s.length, name[s.kind], f"{ROWS[s.slot]}: {name[s.kind]} {ms(s.length)}", s.start, s.kind)
                   for s in segments if s.length > 0)
-    parts = [f"{name[k]} {ms(w)}" for k, w in realistic if w > 0.0005]
+    parts = [f"{name[k]} {ms(w)}" for k, w in realistic if w > SHOWN_MS]
     parts[0] += f" (at the achieved {si(achieved_bandwidth(e, b), 'B/s')})"
     rows = (f"Tensor-core maths {ms(b.compute_ms)}: "
-            + ("runs while the bytes stream in" if b.extra_compute_ms <= 0 else "longer than the reads"),
+            + ("runs while the bytes stream in" if b.extra_compute_ms <= SHOWN_MS else "longer than the reads"),
             f"Realistic {ms(b.total_ms)} = " + " + ".join(parts),
             f"Floor {ms(b.floor_ms)}: weights {ms(b.floor_weights_ms)} + KV cache {ms(b.floor_kv_ms)} at the "
             f"datasheet {r['peak_bandwidth'].text}")
@@ -117,4 +121,5 @@ def decode_chart(e: Estimate) -> DecodeChart:
     return DecodeChart(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} · BATCH {s.batch} · "
                        f"{s.gpus} GPU{'S' if s.gpus > 1 else ''}",
                        "One decode step: the floor at datasheet bandwidth, the realistic time and its parts, "
-                       "and the tensor-core maths", ROWS, shown, rows, b.total_ms, b)
+                       "and the tensor-core maths", ROWS, shown, rows, b.total_ms, b,
+                       tuple((k, w) for k, w in PARTS if any(s.kind == k for s in shown)))

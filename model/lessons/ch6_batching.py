@@ -168,6 +168,7 @@ class BatchingChart:
     predicted_marks: tuple[Mark, ...]     # ○ the model's prediction of each
     measured_label: Mark | None           # the words beside the first published run
     marks: dict                           # {"real": batch or None, "ideal": …, "kv": the largest batch that fits}
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
     frontier: "FrontierPath | None" = None   # the last state: the same setup on the planner's axes
 
 
@@ -183,6 +184,7 @@ class FrontierPath:
     points: tuple[Mark, ...]               # one hover text per batch cap, a label on a few
     now: Mark
     labelled: tuple[Mark, ...] = ()        # FRONTIER_LABEL_SLOTS marks with words: a few batch caps, then now ("" : none)
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn: "path", "now"
     x_label: str = "Speed per user (tokens/s per user, log)"
     y_label: str = "Throughput per GPU (tokens/s/GPU, log)"
 
@@ -211,7 +213,8 @@ def batching_frontier(e: Estimate, catalog: Catalog | None = None) -> FrontierPa
     blank = Mark(math.nan, math.nan, "")
     labelled = tuple(named + [blank] * (len(FRONTIER_LABELS) - len(named)) + [now])
     return FrontierPath(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} × "
-                        f"{s.gpus} · {s.input_len:,} IN / {s.output_len:,} OUT", x, y, points, now, labelled)
+                        f"{s.gpus} · {s.input_len:,} IN / {s.output_len:,} OUT", x, y, points, now, labelled,
+                        legend=(("path", "the same GPU served at each batch cap"), ("now", f"this scenario: batch {s.batch:,}")))
 
 
 def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_BATCHES,
@@ -221,9 +224,9 @@ def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_B
     r = readouts(e)
     real, ideal = compute_bound_batch(s, False, catalog), compute_bound_batch(s, True, catalog)
     top, kv = float(batches[-1]), e.max_batch_that_fits
-    bounds = {kind: Mark(float(b), math.nan, f"{text}\nbatch {b:,}")
-              for kind, b, text in (("real", real, "realistic: compute-bound from"),
-                                    ("ideal", ideal, "at peak numbers: from")) if b is not None and b <= top}
+    bounds = {kind: Mark(float(b), math.nan, f"{text} batch {b:,}")
+              for kind, b, text in (("real", real, "compute-bound from"),
+                                    ("ideal", ideal, "at peak numbers from")) if b is not None and b <= top}
     meas = batching_measured(s, catalog)
     stars = tuple(Mark(float(m.row.batch), m.measured, tip=measured_tip(m.row, [
         f"Measured {m.measured:,.0f} tokens/s = batch × output tokens ÷ end-to-end time (incl. prefill)",
@@ -244,8 +247,11 @@ def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_B
         Mark(float(s.batch), e.output_tokens_per_s, tip=f"Now, batch {s.batch:,}: {r['output_tokens_per_s'].text} · "
                                                         f"{r['usd_per_million_tokens'].text} per 1M tokens · "
                                                         f"{e.bound}-bound"),
-        points, bounds, Mark(float(max(kv, 1)), math.nan, f"KV cache full\npast batch {kv:,}") if kv < top else None,
+        points, bounds, Mark(float(max(kv, 1)), math.nan, f"KV cache full past batch {kv:,}") if kv < top else None,
         meas, stars, rings,
         Mark(float(first.row.batch), first.measured, f"★ measured {first.measured:,.0f} tok/s\n"
                                                      f"○ model {first.predicted:,.0f} tok/s") if first else None,
-        {"real": real, "ideal": ideal, "kv": kv}, batching_frontier(e, catalog) if frontier else None)
+        {"real": real, "ideal": ideal, "kv": kv},
+        (("now", f"this scenario: batch {s.batch:,}"), ("real", "realistic"), ("ideal", "at peak numbers (floor)"))
+        + ((("kv", "KV cache does not fit"),) if kv < top else ()),
+        batching_frontier(e, catalog) if frontier else None)

@@ -30,6 +30,7 @@ class PrecisionRow:
     gpus_to_fit: int | None          # fewest of 1, 2, 4 … 64 on which it fits, None if none
     emulated: bool
     accuracy_note: str
+    kv_bytes_per_step: float = 0.0   # the KV cache read each step beside the weights (its precision follows the weights')
 
 
 ACCURACY = {
@@ -65,7 +66,7 @@ def precision_table(s: Scenario, precisions: Iterable[str] = ("fp32", "bf16", "f
                 continue
         rows.append(PrecisionRow(pid, p.name, p.weight_bits, cat.model(s.model).params.total * p.bytes_per_weight,
                                  e.decode_floor_ms_per_token, e.decode_ms_per_token, fit_n, e.emulated,
-                                 ACCURACY.get(pid, "")))
+                                 ACCURACY.get(pid, ""), e.kv_bytes_per_step * s.gpus))
     return tuple(rows)
 
 
@@ -121,6 +122,7 @@ class PrecisionChart:
     capacity_gb: float
     capacity_label: str
     rows: tuple[PrecisionRow, ...]
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
 
 
 def _fit_text(r: PrecisionRow) -> str:
@@ -132,7 +134,8 @@ def precision_chart(e: Estimate, catalog: Catalog | None = None) -> PrecisionCha
     s = e.scenario
     rows = precision_table(s, catalog=catalog)
     bars = tuple(Bar(i, r.weight_bytes_total / 1e9,
-                     f"{si(r.weight_bytes_total, 'B')} · floor {ms(r.floor_ms_per_token)} · {_fit_text(r)}"
+                     f"{si(r.weight_bytes_total, 'B')} + KV {si(r.kv_bytes_per_step, 'B')} · floor "
+                     f"{ms(r.floor_ms_per_token)} · {_fit_text(r)}"
                      + (" · emulated" if r.emulated else ""),
                      f"{r.name}: {si(r.weight_bytes_total, 'B')} of weights ({r.weight_bits:g} bits each); floor "
                      f"{ms(r.floor_ms_per_token)}, realistic {ms(r.ms_per_token)} per token; maths "
@@ -143,4 +146,5 @@ def precision_chart(e: Estimate, catalog: Catalog | None = None) -> PrecisionCha
                           f"{s.input_len:,} IN / {s.output_len:,} OUT",
                           "Weights per precision; the floor per token follows the bytes",
                           tuple(short_name(r.name) for r in rows), bars, e.hbm_capacity_bytes / 1e9,
-                          f"one GPU: {si(e.hbm_capacity_bytes, 'B')}", rows)
+                          f"one GPU: {si(e.hbm_capacity_bytes, 'B')}", rows,
+                          (("", "weights at each precision"), ("current", f"this scenario: {e.precision_name}")))

@@ -99,7 +99,8 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     r = readouts(e)
     vals = {"gpus": str(s.gpus), "gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "link": e.link_name or "—", "step": r["decode_time"].text,
             "comm": r["decode_comm_time"].text, "overhead": r["decode_overhead_time"].text, "bound": e.bound,
-            "comm_share": pct(e.decode_comm_ms / e.decode_ms_per_token)}
+            "comm_share": pct(e.decode_comm_ms / e.decode_ms_per_token),
+            "wall": "the overhead" if e.decode_overhead_ms >= e.decode_comm_ms else "the all-reduces"}
     meas = multi_gpu_measured(s, catalog)
     if now is not None:
         vals["speedup"] = times(now.speedup)
@@ -141,6 +142,7 @@ class MultiGpuChart:
     measured: dict                    # {N: (measured speed-up, model speed-up)}
     measured_lines: tuple[str, ...]   # the published runs, for the details
     bars: tuple[GpuBar, ...]
+    legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
 
 
 def multi_gpu_chart(e: Estimate, catalog: Catalog | None = None) -> MultiGpuChart:
@@ -167,4 +169,7 @@ def multi_gpu_chart(e: Estimate, catalog: Catalog | None = None) -> MultiGpuChar
                          f"{(e.link_name or '').upper()} · BATCH {s.batch}",
                          "One decode step on 1 to 8 GPUs: the GPU work splits, the all-reduces and the "
                          "software overhead do not", tuple(gpus_text(b.gpus) for b in bars),
-                         tuple(work), tuple(comm), tuple(over), tuple(totals), meas, lines, bars)
+                         tuple(work), tuple(comm), tuple(over), tuple(totals), meas, lines, bars,
+                         tuple(dict.fromkeys((w.kind, f"GPU work: {w.label}") for w in work))
+                         + ((("comm", "all-reduces over the link"),) if any(c.length > 0 for c in comm) else ())
+                         + (("overhead", "per-step software overhead"),))

@@ -21,6 +21,7 @@ class PreparedState:
     scenario: Scenario
     params: tuple[tuple[str, Any], ...]
     notes: str = ""                 # what the speaker says (read by the presenter's speaker view)
+    takeaway: str = ""              # the caption under the chart: a template like the claim (default: the chapter's)
 
     def param(self, key: str, default: Any = None) -> Any:
         return dict(self.params).get(key, default)
@@ -46,7 +47,7 @@ def load_chapters(path=None) -> tuple[Chapter, ...]:
             for st in ch["states"]:
                 scen = base.with_(**st.get("scenario", {}))
                 states.append(PreparedState(st["caption"], scen, tuple(sorted(st.get("params", {}).items())),
-                                            str(st.get("notes", ""))))
+                                            str(st.get("notes", "")), str(st.get("takeaway", ch["takeaway"]))))
             chapters.append(Chapter(int(ch["number"]), ch["key"], ch["title"], ch["takeaway"], tuple(states)))
     except (KeyError, TypeError, ValueError, ModelError) as exc:
         raise AssetError(f"lessons.json is malformed: {exc}") from None

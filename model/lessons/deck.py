@@ -5,6 +5,8 @@
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog
 from model.lessons.ch1_generations import generation_chart, generation_facts
@@ -16,8 +18,9 @@ from model.lessons.ch6_batching import batching_chart, batching_facts
 from model.lessons.ch7_precision import precision_chart, precision_facts
 from model.lessons.ch8_multi_gpu import multi_gpu_chart, multi_gpu_facts
 from model.lessons.chapters import Chapter
+from model.errors import ModelError
 from model.lessons.facts import Facts
-from model.physics.estimate import Estimate
+from model.physics.estimate import Estimate, estimate
 
 
 def chapter_facts(number: int, e: Estimate, params: dict, catalog: Catalog | None = None) -> Facts:
@@ -60,6 +63,25 @@ def chapter_chart(number: int, e: Estimate, params: dict, catalog: Catalog | Non
     if number == 7:
         return precision_chart(e, cat)
     return multi_gpu_chart(e, cat)
+
+
+@lru_cache(maxsize=16)
+def axis_top(number: int, scenarios: tuple) -> float:
+    """The largest value lesson ``number``'s value axis shows over its prepared scenarios (ms of a
+    decode step for 5 and 8, GB for 7; 0 for the others), so the axis holds still while the
+    speaker steps: the chart's own values join it, and a live change that needs more room gets it."""
+    tops = []
+    for s in scenarios:
+        try:
+            e = estimate(s)
+        except ModelError:
+            continue
+        c = chapter_chart(number, e, {})
+        if number in (5, 8):
+            tops.append(c.total_ms if number == 5 else max(b.end for b in c.totals))
+        elif number == 7:
+            tops.append(max([b.length for b in c.bars] + [c.capacity_gb]))
+    return max(tops, default=0.0)
 
 
 def chapter_heading(chapter: Chapter) -> str:

@@ -56,6 +56,12 @@ def state_claim(chapter_number: int, state_index: int, path: str | Path | None =
     return _facts(ch, st).fill(st.caption, missing="…")
 
 
+def state_takeaway(chapter_number: int, state_index: int, path: str | Path | None = None) -> str:
+    """A prepared state's caption (under the chart), filled like its claim."""
+    ch, st = _state(chapter_number, state_index, path)
+    return _facts(ch, st).fill(st.takeaway or ch.takeaway, missing="…")
+
+
 def neighbour_state(state_counts: Sequence[int], chapter_number: int, state_index: int,
                     delta: int = 1) -> tuple[int, int] | None:
     """The prepared state ``delta`` steps from (chapter_number, state_index) in talk order,

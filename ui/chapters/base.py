@@ -38,23 +38,28 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from model.lessons.deck import chapter_chart, chapter_facts, chapter_heading, chart_name
+from model.lessons.deck import axis_top, chapter_chart, chapter_facts, chapter_heading, chart_name
+from model.lessons.explain import depends_on, key_why
 from ui import theme as th
 from ui.chapters.exports import ChartExports
 from ui.deliver import deliver_now
 from ui.hover import MarkerTips
 from ui.plotting.axes import SIAxis
-from ui.steady_label import WrapLabel
+from ui.plotting.labels import keep_inside
+from ui.steady_label import SteadyLabel, WrapLabel
 
-SHORT_TITLES = {1: "Compute vs bandwidth", 2: "GPU shape", 3: "Memory hierarchy", 4: "Roofline",
-                5: "Decode is memory-bound", 6: "Batching", 7: "Precision", 8: "Multi-GPU"}
+SHORT_TITLES = {1: "Compute", 2: "GPU shape", 3: "Memory", 4: "Roofline", 5: "Decode", 6: "Batching",
+                7: "Precision", 8: "Multi-GPU"}
+SECONDARY = 18          # design size of secondary text: 24 px in presenter mode at 1080 px (×1.35)
+LABEL = 18              # the plots' words
 
 
-class ClaimLabel(WrapLabel):
-    """The state's claim: setText takes the caption template; the view's Facts fill in the numbers."""
+class ClaimLabel(SteadyLabel):
+    """The state's claim: setText takes the caption template; the view's Facts fill in the numbers.
+    It keeps room for ``lines`` lines, so a shorter text of the next state moves nothing."""
 
-    def __init__(self, view):
-        super().__init__()
+    def __init__(self, view, lines: int = 1):
+        super().__init__(lines)
         self.view = view
         self.template = ""
 
@@ -86,6 +91,7 @@ class ChapterView(ChartExports, QWidget):
         self.plots: list[pg.PlotWidget] = []
 
         self.facts = None
+        self.estimate = None               # the Estimate drawn
         self.figure = None                 # the chart's values and words (model.lessons.deck.chapter_chart)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(12, 6, 12, 8)
@@ -113,7 +119,7 @@ class ChapterView(ChartExports, QWidget):
         self.error_label = WrapLabel()
         self.error_label.setObjectName("chapterError")
         self.error_label.setVisible(False)
-        self.takeaway_label = WrapLabel(chapter.takeaway)
+        self.takeaway_label = ClaimLabel(self, lines=2)    # the state's caption, filled like its claim
         self.takeaway_label.setObjectName("chapterTakeaway")
         for w in (self.error_label, self.takeaway_label):
             w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
@@ -124,11 +130,18 @@ class ChapterView(ChartExports, QWidget):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.refresh)
         self.build()
+        self.why_title = QLabel("WHY THIS NUMBER")
+        self.why_title.setObjectName("chapterWhyTitle")
+        self.why_label = WrapLabel()                       # the key number's derivation, this state's values
+        self.why_label.setObjectName("chapterWhy")
+        self.side_lay.addWidget(self.why_title)
+        self.side_lay.addWidget(self.why_label)
         self.side_lay.addStretch(1)
         self.side_lay.addWidget(self.details_button)
         self.chart_lay.addWidget(self.details_label)       # under the chart, its full width
         self.set_theme(theme)
         self.caption_label.setText(chapter.states[0].caption)
+        self.takeaway_label.setText(chapter.states[0].takeaway or chapter.takeaway)
 
     def _build_side(self) -> QWidget:
         """The side panel: the key number and its label (the chapter adds its controls), and the
@@ -167,7 +180,8 @@ class ChapterView(ChartExports, QWidget):
 
     @property
     def takeaway(self) -> str:
-        return self.chapter.takeaway
+        """The caption on screen: the state's takeaway filled with this screen's numbers."""
+        return self.takeaway_label.text()
 
     @property
     def caption(self) -> str:
@@ -188,6 +202,7 @@ class ChapterView(ChartExports, QWidget):
             if st in self.chapter.states:
                 self.state_index = self.chapter.states.index(st)
         self.caption_label.setText(st.caption)
+        self.takeaway_label.setText(st.takeaway or self.chapter.takeaway)
         self.params = dict(st.params)
         self._sync_controls_safely()
         self._refresh_unless_coming()
@@ -242,8 +257,9 @@ class ChapterView(ChartExports, QWidget):
                 raise RuntimeError("no estimate yet")
             self.facts = chapter_facts(self.chapter.number, e, self.params, self.catalog)
             self.figure = chapter_chart(self.chapter.number, e, self.params, self.catalog)
+            self.estimate = e
             self.update_view(e)             # first: a chapter's extra details come from what it drew
-            self.place_labels()
+            self._place_inside()
             self._show_facts()
         except Exception as exc:   # never take the show down: say it in one line, keep going
             self._clear_facts()
@@ -262,8 +278,12 @@ class ChapterView(ChartExports, QWidget):
         """The claim, the key number and the details from the model's Facts; the chart's accessible text."""
         f = self.facts
         self.caption_label.refill()
+        self.takeaway_label.refill()
         self.key_label.setText(f.key.text)
         self.key_caption.setText(f.key.label)
+        e = self.estimate
+        lines = (*key_why(self.chapter.number, e, f, self.params), depends_on(self.chapter.number, e))
+        self.why_label.setText("\n".join(line for line in lines if line))
         self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
         summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
         self.chart.setAccessibleName(chart_name(self.chapter))
@@ -279,9 +299,15 @@ class ChapterView(ChartExports, QWidget):
         self.figure = None
         self.chart.setVisible(False)
         self.caption_label.refill()
+        self.takeaway_label.refill()
         self.key_label.setText("—")
         self.key_caption.setText("")
+        self.why_label.setText("")
         self.details_label.setText("")
+
+    def axis_top(self) -> float:
+        """The value axis' largest value over the chapter's prepared states (model.lessons.deck.axis_top)."""
+        return axis_top(self.chapter.number, tuple(st.scenario for st in self.chapter.states))
 
     def extra_details(self) -> tuple[str, ...]:
         """More detail lines a chapter adds (e.g. published runs); plain text."""
@@ -319,9 +345,16 @@ class ChapterView(ChartExports, QWidget):
         if self.figure is None:
             return
         try:
-            self.place_labels()
+            self._place_inside()
         except Exception as exc:   # a label that cannot be placed must not stop the show
             self._show_error(exc)
+
+    def _place_inside(self) -> None:
+        """The chapter's placing, then every plot text kept inside its plot (wrapped if need be)."""
+        self.place_labels()
+        for p in self.plots:
+            keep_inside(p)
+        self.place_labels()
 
     def sync_controls(self) -> None:
         """Show self.params in the chapter's own controls (signals blocked)."""
@@ -361,10 +394,28 @@ class ChapterView(ChartExports, QWidget):
 
     def add_chart_title(self) -> QLabel:
         """The small caps line above a chapter's chart (what is plotted, for which scenario)."""
-        lab = QLabel("")
+        lab = WrapLabel("")
         lab.setObjectName("chartTitle")
         self.chart_lay.addWidget(lab)
         return lab
+
+    def add_legend(self, plot) -> QLabel:
+        """A key under the chart title naming each colour the plot uses (``set_legend``)."""
+        lab = WrapLabel("")
+        lab.setObjectName("chartLegend")
+        lab.setTextFormat(Qt.RichText)
+        self.chart_lay.addWidget(lab)
+        plot.legend_label = lab
+        return lab
+
+    @staticmethod
+    def set_legend(plot, entries) -> None:
+        """The key's entries: (colour, the model's words), a square of the colour before each."""
+        parts = []
+        for colour, words in entries:
+            parts.append('<span style="color:' + str(colour) + '">&#9632;</span>&nbsp;' + html.escape(words))
+        plot.legend_label.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+        plot.legend_label.setVisible(bool(parts))
 
     def note_label(self, text: str = "", name: str = "chapterNote") -> QLabel:
         lab = WrapLabel(text)
@@ -377,9 +428,9 @@ def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
     p.setBackground(t.bg)
     pi = p.getPlotItem()
     x_label, y_label = getattr(p, "_labels", ("", ""))
-    th.style_plot_axes(pi, t, x_label, y_label, getattr(p, "_left_em", 4.8))
+    th.style_plot_axes(pi, t, x_label, y_label, getattr(p, "_left_em", 4.8), text_base=SECONDARY)
     font = QFont()
-    font.setPixelSize(t.px(13))
+    font.setPixelSize(t.px(SECONDARY))
     line_px = QFontMetrics(font).height()     # the whole line, descenders too (pyqtgraph measures less)
     pi.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_px)
     pi.showGrid(x=False, y=False)
@@ -397,18 +448,22 @@ focus_style = th.focus_style          # (in ui.theme: the mode bar needs it befo
 
 def chapter_style(t: th.Theme) -> str:
     return focus_style(t) + f"""
-    QLabel#chapterTitle {{ color: {t.secondary}; font-size: {t.px(16)}px; font-weight: 600; }}
+    QLabel#chapterTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
     QLabel#chapterClaim {{ font-size: {t.px(25)}px; font-weight: 700; }}
     QLabel#chapterKey {{ color: {t.op_point}; font-size: {t.px(34)}px; font-weight: 700; }}
-    QLabel#chapterKeyLabel {{ font-size: {t.px(15)}px; }}
-    QLabel#chapterDetails {{ color: {t.secondary}; font-size: {t.px(14)}px; }}
+    QLabel#chapterKeyLabel {{ font-size: {t.px(SECONDARY)}px; }}
+    QLabel#chapterWhyTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
+    QLabel#chapterWhy {{ font-size: {t.px(SECONDARY)}px; }}
+    QLabel#chapterDetails {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
     QLabel#chapterTakeaway {{ font-size: {t.px(20)}px; background: {t.panel}; border: 1px solid {t.panel_border};
                              border-radius: 6px; padding: {t.px(8)}px {t.px(12)}px; }}
     QLabel#chapterError {{ color: {th.VERMILLION}; font-size: {t.px(16)}px; font-weight: 600; }}
     QWidget#chapterSide {{ background: {t.panel}; border: 1px solid {t.panel_border}; border-radius: 6px; }}
     QWidget#chapterSide QLabel, QWidget#chapterSide QCheckBox {{ background: transparent; }}
-    QLabel#chapterNote {{ color: {t.secondary}; font-size: {t.px(14)}px; }}
+    QLabel#chapterNote {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
     QLabel#chapterBig {{ font-size: {t.px(34)}px; font-weight: 700; }}
     QLabel#chapterValue {{ font-size: {t.px(17)}px; }}
-    QLabel#chartTitle {{ color: {t.secondary}; font-size: {t.px(13)}px; font-weight: 600; letter-spacing: 1px; }}
+    QLabel#chartTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
+    QLabel#chartLegend {{ color: {t.text}; font-size: {t.px(SECONDARY)}px; }}
+    QLabel#controlLabel {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
     """

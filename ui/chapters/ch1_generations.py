@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout
 
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import column, headroom, slot_range, slots
@@ -31,6 +31,8 @@ class GenerationsChapter(ChapterView):
         row.setSpacing(10)
         self.bars_plot = self.make_plot("", "growth since the first part (×)", bottom_axis=NamesAxis("bottom"))
         self.ridge_plot = self.make_plot("", "ridge point (FLOP per byte)", bottom_axis=NamesAxis("bottom"))
+        self.add_legend(self.bars_plot)
+        self.ridge_plot.legend_label = self.bars_plot.legend_label
         for p in (self.bars_plot, self.ridge_plot):
             row.addWidget(p, 1)
         self.chart_lay.addLayout(row, 1)
@@ -62,7 +64,7 @@ class GenerationsChapter(ChapterView):
         self.flops_bars.setOpts(brush=brush(th.BLUISH_GREEN), pen=pen(t.bg, width=1))
         self.bw_bars.setOpts(brush=brush(th.ORANGE), pen=pen(t.bg, width=1))
         self.ridge_bars.setOpts(brush=brush(th.SKY_BLUE), pen=pen(t.bg, width=1))
-        set_fonts((*self.flops_labels, *self.bw_labels, *self.ridge_labels), text_font(t, 15, bold=True))
+        set_fonts((*self.flops_labels, *self.bw_labels, *self.ridge_labels), text_font(t, LABEL, bold=True))
 
     def update_view(self, e) -> None:
         f = self.figure
@@ -73,6 +75,8 @@ class GenerationsChapter(ChapterView):
         else:
             self._draw_growth(f)
         self.title_row.setText(f.title)
+        colours = {"flops": th.BLUISH_GREEN, "bandwidth": th.ORANGE, "ridge": th.SKY_BLUE}
+        self.set_legend(self.bars_plot, [(colours[k], w) for k, w in f.legend])
 
     def _names(self, p, names) -> None:
         p.getPlotItem().getAxis("bottom").set_names(names)
@@ -100,7 +104,7 @@ class GenerationsChapter(ChapterView):
         p.tips.clear()
         self._bars(p, self.ridge_bars, self.ridge_labels, f.ridge, slots(len(f.names)), RIDGE_W, self.theme.text)
         self._names(p, f.names)
-        p.getPlotItem().vb.setRange(yRange=headroom([b.length for b in f.ridge], 1.2), padding=0)
+        p.getPlotItem().vb.setRange(yRange=headroom([b.length for b in f.ridge], 1.32), padding=0)   # the top tick clear of the edge
         p.setToolTip(f.tooltip)
 
     def csv_rows(self):

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QLabel, QSlider
 
 from model.lessons.ch2_gpu_shape import MAX_WARPS, divergence_control_text, warps_control_text
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.steady_label import WrapLabel
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import padded, shift
 from ui.plotting.labels import add_text, avoid_labels, avoid_polyline, place, set_fonts, show_text, view_pixels
@@ -24,13 +25,16 @@ from ui.slider_maps import percent_slider, slider_fraction
 X_RANGE, Y_RANGE = padded(0, MAX_WARPS, above=0.5), (0, 118)
 NEEDED_Y = 114                 # the "warps hide the wait" words, near the top
 DOT_PX = 22
-DOT_SPOTS = spots(("above-right", "above-left", "below-right", "below-left"), 17)   # clear of the dot
+DOT_SPOTS = (*spots(("above-right", "above-left", "below-right", "below-left"), 17),   # clear of the dot,
+             *spots(("right", "below-right", "below", "above-left", "left"), 48),     # else farther off the curves
+             *spots(("below-right", "below", "right"), 96))
 
 
 class GpuShapeChapter(ChapterView):
     def build(self) -> None:
         self.title_row = self.add_chart_title()
         p = self.plot = self.make_plot("Warps in flight on one scheduler", "% of cycles")
+        self.add_legend(p)
         self.chart_lay.addWidget(p, 1)
         self.busy_line = p.plot()
         self.lane_line = p.plot()
@@ -41,7 +45,7 @@ class GpuShapeChapter(ChapterView):
         self.labels = {k: add_text(p, a) for k, a in
                        (("busy", (1, 1.2)), ("lane", (1, -0.2)), ("needed", (0, 0)), ("dot", (0, 1)))}
 
-        self.warps_label = QLabel("")
+        self.warps_label = WrapLabel("")
         self.warps_label.setObjectName("controlLabel")
         self.side_lay.addWidget(self.warps_label)
         self.warps_slider = QSlider(Qt.Horizontal)
@@ -49,7 +53,7 @@ class GpuShapeChapter(ChapterView):
         self.warps_slider.setAccessibleName("Warps in flight")
         self.warps_slider.valueChanged.connect(lambda v: self.set_params(warps=int(v)))
         self.side_lay.addWidget(self.warps_slider)
-        self.div_label = QLabel("")
+        self.div_label = WrapLabel("")
         self.div_label.setObjectName("controlLabel")
         self.side_lay.addWidget(self.div_label)
         self.div_slider = QSlider(Qt.Horizontal)
@@ -79,15 +83,16 @@ class GpuShapeChapter(ChapterView):
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.busy_line.setPen(pen(th.BLUISH_GREEN, width=3))
         self.lane_line.setPen(pen(th.ORANGE, width=3, style=Qt.DashLine))
-        self.needed_line.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
+        self.needed_line.setPen(pen(t.secondary, width=2, style=Qt.DotLine))
         set_symbol_style(self.dot, pen(t.op_outline, width=2), brush(t.op_point))
-        set_fonts(self.labels.values(), text_font(t, 15, bold=True))
+        set_fonts(self.labels.values(), text_font(t, LABEL, bold=True))
 
     def update_view(self, e) -> None:
         t = self.theme
         f = self.figure
         self.busy_line.setData(f.warps, f.busy_pct)
         self.lane_line.setData(f.warps if len(f.lane_pct) else [], f.lane_pct)
+        self.lane_line.setVisible(bool(f.lane_end.label))      # (an empty setData keeps the old curve)
         self.dot.setData([f.now.x], [f.now.y])
         self.needed_line.setValue(f.needed.x)
         pi = self.plot.getPlotItem()
@@ -95,11 +100,13 @@ class GpuShapeChapter(ChapterView):
         pi.getAxis("left").setTicks([[(k.value, k.text) for k in f.y_ticks]])
         pi.getAxis("bottom").setTicks([[(k.value, k.text) for k in f.x_ticks]])
         L = self.labels
-        show_text(L["busy"], f.busy_end.label, th.BLUISH_GREEN, (f.busy_end.x, f.busy_end.y))
-        show_text(L["lane"], f.lane_end.label, th.ORANGE, (f.lane_end.x, f.lane_end.y))
+        for k in ("busy", "lane"):          # the curves are named in the key above the plot
+            L[k].setVisible(False)
         show_text(L["needed"], f.needed.label, t.text, shift((f.needed.x, NEEDED_Y), dx=0.3))
         show_text(L["dot"], f.now.label, t.op_point, (f.now.x, f.now.y))
         self.title_row.setText(f.title)
+        colours = {"busy": th.BLUISH_GREEN, "lane": th.ORANGE}
+        self.set_legend(self.plot, [(colours[k], w) for k, w in f.legend])
         tips = self.plot.tips
         tips.clear()
         for m in f.points:

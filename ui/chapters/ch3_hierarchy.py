@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import clear_of_decade, shift, slot_range
@@ -23,8 +23,10 @@ MAX_LEVELS = 6
 STYLE = {"bandwidth": (th.ORANGE, Qt.SolidLine), "latency": (th.REDDISH_PURPLE, Qt.DashLine)}
 LEGEND_X = -0.45                            # the legend's left edge (places: 0 = registers)
 LEGEND_DY = {"bandwidth": 0.75, "latency": 0.35, "rule": -0.05}   # decades above the largest factor
-HIGHER = spots(("above", "above-left", "above-right"), 12)       # the higher point's words stay above it,
-LOWER = spots(("below", "below-left", "below-right"), 12)        # the lower's below: each beside its own point
+HIGHER = (*spots(("above", "above-left", "above-right"), 12), *spots(("above", "above-left", "above-right"), 30),
+          *spots(("left", "right"), 16))       # the higher point's words stay above it,
+LOWER = (*spots(("below", "below-left", "below-right"), 12), *spots(("below", "below-left", "below-right"), 30),
+          *spots(("left", "right"), 16))        # the lower's below: each beside its own point
 
 
 class HierarchyChapter(ChapterView):
@@ -47,8 +49,8 @@ class HierarchyChapter(ChapterView):
         return self.figure.points if self.figure is not None else ()
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        self.rule.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
-        font = text_font(t, 15, bold=True)
+        self.rule.setPen(pen(t.secondary, width=2, style=Qt.DotLine))
+        font = text_font(t, LABEL, bold=True)
         for key, (colour, style) in STYLE.items():
             d = self.lines[key]
             d["line"].setPen(pen(colour, width=3, style=style))

@@ -12,18 +12,27 @@ from PySide6.QtWidgets import QLabel, QSlider
 
 from model.lessons.ch4_roofline import INTENSITY_RANGE
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.steady_label import WrapLabel
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import decades, padded, shift
 from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, place, show_text,
                                 view_pixels)
-from ui.plotting.placement import spots
+from ui.plotting.placement import Spot, spots
 from ui.slider_maps import LogSlider
 
 SLIDER = LogSlider(*INTENSITY_RANGE, 600)
 LO, HI = INTENSITY_RANGE
-DOT_SPOTS = spots(("below-right", "above-left", "above-right", "below-left"), 16)   # clear of the 22 px dot
+DOT_SPOTS = (*spots(("below-right", "above-left", "above-right", "below-left"), 16),   # clear of the 22 px dot,
+             *spots(("below-right", "below-left", "below", "above-left", "left"), 56),   # else farther off the roofs
+             *spots(("below-right", "below-left", "below"), 110))
 BIG = ("dot", "mem", "cmp")
+ALONG_LINE = (0.0, -0.12)            # a ridge's words run up just right of its line (text turned 90°)
+LEFT_OF_LINE = (0.0, 1.12)           # … or just left of it
+SIDEWAYS = {"mem": tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, 60, 120, 180, 240, 300) for dx in (0, -120, -240)),
+            "cmp": tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, 60, 120, 180, 240, 300) for dx in (0, 120, 240))}
+# a region's name stays on its side of the ridges, off the roofs, the handle and the other words   # a region's name, off the handle
+ROOF_SPOTS = tuple(Spot((1, 1), (dx, -4)) for dx in (-8, -160, -320, -480, -640))   # above its roof, leftwards
 
 
 class RooflineChapter(ChapterView):
@@ -39,13 +48,16 @@ class RooflineChapter(ChapterView):
         self.double = p.plot(pen=None, symbol="o", symbolSize=16)
         self.dot = p.plot(pen=None, symbol="o", symbolSize=22)
         self.dot.setZValue(10)
+        self._mem_at = self._cmp_at = (0.0, 0.0)
         self.handle = pg.InfiniteLine(angle=90, movable=True)
         self.handle.setZValue(5)
         p.addItem(self.handle, ignoreBounds=True)
         self.handle.sigPositionChanged.connect(self._dragged)
         self.labels = {k: add_text(p, a) for k, a in
-                       (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", (0, 1)), ("ridge2", (0, 1)),
+                       (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", LEFT_OF_LINE), ("ridge2", ALONG_LINE),
                         ("dot", (0, 1.1)), ("mem", (0.5, 0.5)), ("cmp", (0.5, 0.5)))}
+        for k in ("ridge", "ridge2"):
+            self.labels[k].setAngle(90)         # up along its line, never across the other
         self.side_lay.addWidget(self._cl("Arithmetic intensity (or drag the line)"))
         self.slider = QSlider(Qt.Horizontal)
         self.slider.setRange(0, SLIDER.steps)
@@ -62,7 +74,7 @@ class RooflineChapter(ChapterView):
         return self.figure.curve if self.figure is not None else ()
 
     def _cl(self, text):
-        lab = QLabel(text)
+        lab = WrapLabel(text)
         lab.setObjectName("controlLabel")
         return lab
 
@@ -80,15 +92,15 @@ class RooflineChapter(ChapterView):
 
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.roof.setPen(pen(th.BLUISH_GREEN, width=2))
-        self.roof2.setPen(pen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
-        self.ridge.setPen(pen(t.secondary, width=1, style=Qt.DotLine))
-        self.ridge2.setPen(pen(t.roof_dim, width=1, style=Qt.DotLine))
+        self.roof2.setPen(pen(th.BLUISH_GREEN, width=2, style=Qt.DashLine))
+        self.ridge.setPen(pen(t.text, width=2, style=Qt.DotLine))
+        self.ridge2.setPen(pen(t.secondary, width=2, style=Qt.DotLine))
         set_symbol_style(self.dot, pen(t.op_outline, width=2), brush(t.op_point))
         set_symbol_style(self.double, pen(th.BLUISH_GREEN, width=1), brush(t.bg))
-        self.handle.setPen(pen(t.op_point, width=1, style=Qt.DashLine))
+        self.handle.setPen(pen(t.op_point, width=2, style=Qt.DashLine))
         self.handle.setHoverPen(pen(t.op_point, width=3))
         for k, lab in self.labels.items():
-            lab.setFont(text_font(t, 16 if k in BIG else 14, bold=k in BIG))
+            lab.setFont(text_font(t, LABEL, bold=k in BIG))
 
     def update_view(self, e) -> None:
         t = self.theme
@@ -108,12 +120,13 @@ class RooflineChapter(ChapterView):
         L = self.labels
         show_text(L["roof"], f.roof_label.label, th.BLUISH_GREEN, shift(axes.point(HI, f.roof_label.y), dx=-0.05))
         show_text(L["roof2"], f.roof2_label.label, th.BLUISH_GREEN, shift(axes.point(HI, f.roof2_label.y), dx=-0.05))
-        show_text(L["ridge"], f.ridge.label, t.text, shift(axes.point(f.ridge.x, bottom), dx=0.04, dy=0.45))
-        show_text(L["ridge2"], f.ridge2.label, t.secondary, shift(axes.point(f.ridge2.x, bottom), dx=0.04, dy=0.05))
+        show_text(L["ridge"], f.ridge.label, t.text, shift(axes.point(f.ridge.x, bottom), dy=0.1))
+        show_text(L["ridge2"], f.ridge2.label, t.secondary, shift(axes.point(f.ridge2.x, bottom), dy=0.1))
         show_text(L["dot"], f.dot.label, t.op_point, axes.point(f.dot.x, f.dot.y))
-        show_text(L["mem"], f.memory_bound, th.ORANGE, shift((axes.mid_x(LO, f.ridge.x), axes.y(f.ridge.y)), dy=0.75))
-        show_text(L["cmp"], f.compute_bound, th.BLUISH_GREEN,
-                  shift((axes.mid_x(f.ridge2.x, HI), axes.y(f.ridge.y)), dy=0.75))
+        self._mem_at = shift((axes.mid_x(LO, f.ridge.x), axes.y(f.ridge.y)), dy=0.75)
+        self._cmp_at = shift((axes.mid_x(f.ridge2.x, HI), axes.y(f.ridge.y)), dy=0.75)
+        show_text(L["mem"], f.memory_bound, th.ORANGE, self._mem_at)
+        show_text(L["cmp"], f.compute_bound, th.BLUISH_GREEN, self._cmp_at)
         self.title_row.setText(f.title)
         tips = self.plot.tips
         tips.clear()
@@ -128,7 +141,19 @@ class RooflineChapter(ChapterView):
         axes = self.plot.axes
         px = view_pixels(self.plot.getPlotItem().vb)
         L = self.labels
-        avoid = [*avoid_labels((lab for k, lab in L.items() if k != "dot"), px),
+        (_x0, _x1), (y0, y1) = self.plot.getPlotItem().vb.viewRange()
+        walls = [avoid_line(px, (self.handle.value(), y0), (self.handle.value(), y1)),
+                 avoid_line(px, axes.point(f.ridge2.x, f.lowest_flops), axes.point(f.ridge2.x, f.ridge2.y)),
+                 avoid_marker(px, axes.point(f.double.x, f.double.y), 9),
+                 avoid_marker(px, axes.point(f.dot.x, f.dot.y), 12)]
+        roofs = [*avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof)),
+                 *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof2))]
+        for k, m in (("roof2", f.roof2_label), ("roof", f.roof_label)):
+            place(L[k], px, axes.point(HI, m.y), ROOF_SPOTS, [*walls, *roofs, *avoid_labels((L["roof2"],) if k == "roof" else (), px)])
+        for k, at in (("mem", self._mem_at), ("cmp", self._cmp_at)):
+            words = (L["roof"], L["roof2"], L["ridge"], L["ridge2"], *((L["mem"],) if k == "cmp" else ()))
+            place(L[k], px, at, SIDEWAYS[k], [*walls, *roofs, *avoid_labels(words, px)])
+        avoid = [*walls, *avoid_labels((lab for k, lab in L.items() if k != "dot"), px),
                  *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof)),
                  *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof2)),
                  avoid_marker(px, axes.point(f.double.x, f.double.y), 9),

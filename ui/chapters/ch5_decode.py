@@ -12,7 +12,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import headroom, row, shift, wide_enough
@@ -35,6 +35,7 @@ class DecodeChapter(ChapterView):
         p = self.plot = self.make_plot("Time for one decode step (ms)", "")
         p.getPlotItem().setAxisItems({"left": self.names})
         p._left_em = 6.0
+        self.add_legend(p)
         self.chart_lay.addWidget(p, 1)
         self.bars = {k: pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_H) for k in KINDS}
         for b in self.bars.values():
@@ -47,7 +48,7 @@ class DecodeChapter(ChapterView):
         return self.figure.breakdown if self.figure is not None else None
 
     def apply_plot_theme(self, t: th.Theme) -> None:
-        font = text_font(t, 15, bold=True)
+        font = text_font(t, LABEL, bold=True)
         for k, colour in KINDS.items():
             self.bars[k].setOpts(brush=brush(colour), pen=pen(t.bg, width=1))
             set_fonts(self.inside[k], font)
@@ -56,7 +57,7 @@ class DecodeChapter(ChapterView):
     def update_view(self, e) -> None:
         t = self.theme
         f = self.figure
-        x_range = headroom([f.total_ms], 1.04)
+        x_range = headroom([f.total_ms, self.axis_top()], 1.04)        # one axis for the whole chapter
         tips = self.plot.tips
         tips.clear()
         for k in KINDS:
@@ -73,6 +74,7 @@ class DecodeChapter(ChapterView):
         self.names.set_names(f.names)
         self.plot.getPlotItem().vb.setRange(xRange=x_range, yRange=Y_RANGE, padding=0)
         self.title_row.setText(f.title)
+        self.set_legend(self.plot, [(KINDS[k], w) for k, w in f.legend])
         self.plot.setToolTip(f.tooltip)
 
     def csv_rows(self):

@@ -17,18 +17,18 @@ from PySide6.QtCore import Qt
 from model.lessons.ch6_batching import FRONTIER_LABEL_SLOTS, LESSON_BATCHES, FrontierPath
 from model.lessons.measured import source_line
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import LOG_LOG, at_share, extent, padded, shift
-from ui.plotting.labels import add_text, place, set_fonts, show_text, view_pixels
-from ui.plotting.placement import Spot, spots
+from ui.plotting.labels import add_text, avoid_polyline, place, set_fonts, show_text, view_pixels
+from ui.plotting.placement import spots
 from ui.slider_maps import nearest_power_of_two
 
 BATCHES = LESSON_BATCHES
 CLICK_MAX_BATCH = 4096
-MARK_ROWS = {"real": 0.09, "ideal": 0.2, "kv": 0.36}              # share of the plot's height
-BESIDE_LINE = (Spot((0, 0), (8, 0)), Spot((1, 0), (-8, 0)))       # hanging right of a line, else left
-BESIDE_STAR = spots(("right", "left"), 36)
+MARK_ROWS = {"real": 0.03, "ideal": 0.03, "kv": 0.03}             # where each line's words start, up the plot
+ALONG_LINE = (0.0, -0.12)                 # a line's words run up beside it, just right of it (text turned 90°)
+BESIDE_STAR = (*spots(("right", "below-right", "above-right", "left"), 36), *spots(("below-right", "right"), 90))
 
 
 def batch_at(view_x: float) -> int:
@@ -41,6 +41,7 @@ class BatchingChapter(ChapterView):
         self.title_row = self.add_chart_title()
         p = self.plot = self.make_plot("Batch (sequences decoded together, log)", "Tokens/s, whole batch (log)",
                                        log_x=True, log_y=True)
+        self.add_legend(p)
         self.chart_lay.addWidget(p, 1)
         self.ideal = p.plot()
         self.real = p.plot()
@@ -59,8 +60,10 @@ class BatchingChapter(ChapterView):
         self.now.setZValue(10)
         self._mark_at = {}
         self.labels = {k: add_text(p, a) for k, a in
-                       (("real_line", (1, -0.2)), ("ideal_line", (1, 1.2)), ("real", (0, 0)), ("ideal", (0, 0)),
-                        ("kv", (1, 0)), ("meas", (0, 0.5)))}
+                       (("real_line", (1, -0.2)), ("ideal_line", (1, 1.2)), ("real", ALONG_LINE), ("ideal", ALONG_LINE),
+                        ("kv", ALONG_LINE), ("meas", (0, 0.5)))}
+        for k in MARK_ROWS:
+            self.labels[k].setAngle(90)         # along its line: never across the other lines
         p.scene().sigMouseClicked.connect(self._clicked)
         p.setCursor(Qt.PointingHandCursor)
         self._build_frontier()
@@ -68,6 +71,7 @@ class BatchingChapter(ChapterView):
     def _build_frontier(self) -> None:
         """The last state's chart: the same setup on the planner's axes (hidden until it shows)."""
         fp = self.fplot = self.make_plot(FrontierPath.x_label, FrontierPath.y_label, log_x=True, log_y=True)
+        self.add_legend(fp)
         self.chart_lay.addWidget(fp, 1)
         fp.setVisible(False)
         self.fpath = fp.plot(symbol="o", symbolSize=9)
@@ -91,16 +95,16 @@ class BatchingChapter(ChapterView):
         self.real.setPen(pen(th.BLUISH_GREEN, width=3))
         self.ideal.setPen(pen(t.secondary, width=2, style=Qt.DashLine))
         self.over.setBrush(brush((213, 94, 0, 40)))
-        self.lines["real"].setPen(pen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
-        self.lines["ideal"].setPen(pen(t.secondary, width=1, style=Qt.DotLine))
+        self.lines["real"].setPen(pen(th.BLUISH_GREEN, width=2, style=Qt.DashLine))
+        self.lines["ideal"].setPen(pen(t.secondary, width=2, style=Qt.DotLine))
         set_symbol_style(self.now, pen(t.op_outline, width=2), brush(t.op_point))
         set_symbol_style(self.meas, pen(t.bg, width=1), brush(th.YELLOW))
         set_symbol_style(self.pred, pen(th.SKY_BLUE, width=2), brush(t.bg))
-        set_fonts(self.labels.values(), text_font(t, 15, bold=True))
+        set_fonts(self.labels.values(), text_font(t, LABEL, bold=True))
         self.fpath.setPen(pen(th.BLUISH_GREEN, width=3))
         set_symbol_style(self.fpath, pen(t.bg, width=1), brush(th.BLUISH_GREEN))
         set_symbol_style(self.fnow, pen(t.op_outline, width=2), brush(t.op_point))
-        set_fonts(self.flabels, text_font(t, 15, bold=True))
+        set_fonts(self.flabels, text_font(t, LABEL, bold=True))
 
     def _colours(self) -> dict:
         t = self.theme
@@ -114,20 +118,24 @@ class BatchingChapter(ChapterView):
         self.real.setData(c.batch, c.tokens_per_s)
         self.ideal.setData(c.batch, c.ideal_tokens_per_s)
         self.now.setData([f.now.x], [f.now.y])
+        here = f.measured_label            # a published run at this batch: its ○ is the model's point, not hidden under ●
+        self.now.setVisible(here is None or here.x != f.now.x)
         self.meas.setData([m.x for m in f.measured_marks], [m.y for m in f.measured_marks])
         self.pred.setData([m.x for m in f.predicted_marks], [m.y for m in f.predicted_marks])
         lo, _ = extent([*c.tokens_per_s, *(m.y for m in f.measured_marks)])
         _, hi = extent(c.ideal_tokens_per_s)
         x_range = padded(axes.x(BATCHES[0]), axes.x(BATCHES[-1]), 0.1, 0.1)
-        y_range = padded(axes.y(lo), axes.y(hi), 0.3, 0.45)
+        y_range = padded(axes.y(lo), axes.y(hi), 1.0, 0.45)      # room under the curves for the lines' words
         self.plot.getPlotItem().vb.setRange(xRange=x_range, yRange=y_range, padding=0)
         self._marks(x_range, y_range)
         L = self.labels
-        show_text(L["real_line"], f.real_end.label, th.BLUISH_GREEN, shift((x_range[1], axes.y(f.real_end.y)), dx=-0.05))
-        show_text(L["ideal_line"], f.ideal_end.label, t.secondary, shift((x_range[1], axes.y(f.ideal_end.y)), dx=-0.05))
+        for k in ("real_line", "ideal_line"):        # the curves are named in the key above the plot
+            L[k].setVisible(False)
         here = f.measured_label
         show_text(L["meas"], here.label if here else "", th.YELLOW, axes.point(here.x, here.y) if here else None)
         self.title_row.setText(f.title)
+        colours = {**self._colours(), "now": t.op_point}
+        self.set_legend(self.plot, [(colours[k], w) for k, w in f.legend])
         tips = self.plot.tips
         tips.clear()
         tips.point(f.now.x, f.now.y, f.now.tip)
@@ -144,7 +152,11 @@ class BatchingChapter(ChapterView):
         self.plot.setVisible(fr is None)
         self.fplot.setVisible(fr is not None)
         if fr is None:
+            self.fplot.legend_label.setVisible(False)
             return
+        self.plot.legend_label.setVisible(False)
+        colours = {"path": th.BLUISH_GREEN, "now": self.theme.op_point}
+        self.set_legend(self.fplot, [(colours[k], w) for k, w in fr.legend])
         axes = self.fplot.axes
         self.fpath.setData(fr.x, fr.y)
         self.fnow.setData([fr.now.x], [fr.now.y])
@@ -180,15 +192,16 @@ class BatchingChapter(ChapterView):
             self.over.setRegion(padded(axes.x(marks["kv"].x), x_range[1], above=1))
 
     def place_labels(self) -> None:
-        """The marks' words beside their lines, the published run's beside its star: inside the plot."""
+        """The published run's words beside its star, inside the plot (the lines' words run
+        along their lines)."""
         f = self.figure
-        px = view_pixels(self.plot.getPlotItem().vb)
-        L = self.labels
-        for k, at in self._mark_at.items():
-            place(L[k], px, at, BESIDE_LINE)
         here = f.measured_label
         if here is not None:
-            place(L["meas"], px, self.plot.axes.point(here.x, here.y), BESIDE_STAR)
+            px = view_pixels(self.plot.getPlotItem().vb)
+            axes, c = self.plot.axes, f.curves
+            place(self.labels["meas"], px, axes.point(here.x, here.y), BESIDE_STAR,
+                  [*avoid_polyline(px, axes.xs(c.batch), axes.ys(c.tokens_per_s)),
+                   *avoid_polyline(px, axes.xs(c.batch), axes.ys(c.ideal_tokens_per_s))])
 
     def _clicked(self, ev) -> None:
         """A click inside the axes sets the batch at that x (nearest power of two)."""

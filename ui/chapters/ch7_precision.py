@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import headroom, past, row, slot_range
@@ -32,6 +32,7 @@ class PrecisionChapter(ChapterView):
         p.getPlotItem().setAxisItems({"left": self.names})
         p._left_em = 4.0
         p.getPlotItem().invertY(True)
+        self.add_legend(p)
         self.chart_lay.addWidget(p, 1)
         self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_H)
         p.addItem(self.bars)
@@ -46,13 +47,13 @@ class PrecisionChapter(ChapterView):
 
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.cap_line.setPen(pen(th.VERMILLION, width=2, style=Qt.DashLine))
-        set_fonts((self.cap_label, *self.labels), text_font(t, 15, bold=True))
+        set_fonts((self.cap_label, *self.labels), text_font(t, LABEL, bold=True))
 
     def update_view(self, e) -> None:
         t = self.theme
         f = self.figure
         bars = f.bars
-        x_range = headroom([*(b.length for b in bars), f.capacity_gb], 1.9)
+        x_range = headroom([*(b.length for b in bars), f.capacity_gb, self.axis_top()], 1.9)   # one axis, the chapter
         self.bars.setOpts(x0=[b.start for b in bars], y=[b.slot for b in bars], width=[b.length for b in bars],
                           height=BAR_H, brushes=[brush(t.op_point if b.kind == "current" else th.ORANGE) for b in bars],
                           pens=[pen(t.bg, width=1) for _ in bars])
@@ -64,6 +65,8 @@ class PrecisionChapter(ChapterView):
         show_text(self.cap_label, f.capacity_label, th.VERMILLION, (past((f.capacity_gb,), x_range, 0.005), CAP_LABEL_Y))
         self.plot.getPlotItem().vb.setRange(xRange=x_range, yRange=slot_range(len(bars), 0.95, 0.55), padding=0)
         self.title_row.setText(f.title)
+        colours = {"": th.ORANGE, "current": t.op_point}
+        self.set_legend(self.plot, [(colours[k], w) for k, w in f.legend])
         tips = self.plot.tips
         tips.clear()
         for b in bars:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from ui import theme as th
-from ui.chapters.base import ChapterView, text_font
+from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import headroom, past, row, slot_range, wide_enough
@@ -34,6 +34,7 @@ class MultiGpuChapter(ChapterView):
         p.getPlotItem().setAxisItems({"left": self.names})
         p.getPlotItem().invertY(True)                 # 1 GPU on top
         p._left_em = 4.6
+        self.add_legend(p)
         self.chart_lay.addWidget(p, 1)
         self.work_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_H)
         self.comm_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_H)
@@ -54,12 +55,12 @@ class MultiGpuChapter(ChapterView):
     def apply_plot_theme(self, t: th.Theme) -> None:
         self.comm_bars.setOpts(brush=brush(COLOURS["comm"]), pen=pen(t.bg, width=1))
         self.over_bars.setOpts(brush=brush(COLOURS["overhead"]), pen=pen(t.bg, width=1))
-        set_fonts((*self.end_labels, *self.inside), text_font(t, 15, bold=True))
+        set_fonts((*self.end_labels, *self.inside), text_font(t, LABEL, bold=True))
 
     def update_view(self, e) -> None:
         t = self.theme
         f = self.figure
-        x_range = headroom([b.length for b in f.totals], 1.75)
+        x_range = headroom([*(b.length for b in f.totals), self.axis_top()], 1.75)   # one axis for the chapter
         for item, bars in ((self.work_bars, f.work), (self.comm_bars, f.comm), (self.over_bars, f.overhead)):
             item.setOpts(x0=[b.start for b in bars], y=[b.slot for b in bars], width=[b.length for b in bars],
                          height=BAR_H)
@@ -72,6 +73,7 @@ class MultiGpuChapter(ChapterView):
         self.names.set_names(f.names)
         self.plot.getPlotItem().vb.setRange(xRange=x_range, yRange=slot_range(len(f.totals), 0.6), padding=0)
         self.title_row.setText(f.title)
+        self.set_legend(self.plot, [(COLOURS[k], w) for k, w in f.legend])
         tips = self.plot.tips
         tips.clear()
         for b in f.totals:

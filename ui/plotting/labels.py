@@ -93,6 +93,13 @@ def text_size(lab: pg.TextItem) -> tuple[float, float]:
 def label_box(lab: pg.TextItem, px: ViewPixels, anchor: tuple[float, float] | None = None) -> Box:
     """Where ``lab`` (at its position, with ``anchor`` or its own) lands, in view-box pixels."""
     a = anchor if anchor is not None else (lab.anchor[0], lab.anchor[1])
+    if getattr(lab, "angle", 0) and lab.getViewBox() is not None:    # a turned text: its drawn box
+        lab.updateTransform(force=True)
+        vb = lab.getViewBox()
+        r = vb.mapSceneToView(lab.mapToScene(lab.boundingRect())).boundingRect()
+        ax, ay = px.to_px(r.left(), r.top())
+        bx, by = px.to_px(r.right(), r.bottom())
+        return Box.of(ax, ay, bx, by)
     return text_box(px.to_px(lab.pos().x(), lab.pos().y()), text_size(lab), a)
 
 
@@ -125,3 +132,32 @@ def place(lab: pg.TextItem, px: ViewPixels, view_point: tuple[float, float], spo
         lab.setAnchor(p.anchor)
     lab.setPos(*px.to_view(*p.pos))
     return p
+
+
+UPRIGHT_SHARE = 0.5
+
+
+def keep_inside(plot, margin_px: float = 4.0) -> None:
+    """Wrap each visible text of ``plot`` that would leave its view box sideways at the width
+    left between its anchor and the box's edge (a label at a bar's end, a row's sentence), so no
+    text is cut when the plot is narrower than a full slide."""
+    pi = plot.getPlotItem()
+    px = view_pixels(pi.vb)
+    for lab in pi.items:
+        if not isinstance(lab, pg.TextItem):
+            continue
+        if lab.textItem.textWidth() >= 0:
+            lab.setTextWidth(-1)
+        if not (lab.isVisible() and lab.toPlainText()):
+            continue
+        if getattr(lab, "angle", 0):        # a text turned along a line: at most half the plot's height
+            if text_size(lab)[0] > UPRIGHT_SHARE * px.h:
+                lab.setTextWidth(UPRIGHT_SHARE * px.h)
+            continue
+        b = label_box(lab, px)
+        if b.x0 >= -1 and b.x1 <= px.w + 1:
+            continue
+        at, _y = px.to_px(lab.pos().x(), lab.pos().y())
+        ax = float(lab.anchor[0])
+        room = px.w - at if ax <= 0 else at if ax >= 1 else 2 * min(px.w - at, at)
+        lab.setTextWidth(max(40.0, room - margin_px))

@@ -1,0 +1,51 @@
+"""The side panel's "why": how each lesson's key number is made, with this state's values, and
+what it rests on (model/readouts derivations for the scenario's readouts; the chapter's own
+equations for the parts' datasheet numbers).
+
+    key_why(number, e, facts, params) -> (lines: the arithmetic, then the assumptions)
+    depends_on(e)                     -> one line: what the key number depends on
+"""
+from __future__ import annotations
+
+from model.errors import ModelError
+from model.lessons.facts import Facts
+from model.readouts.explain_text import derivation_view
+from model.readouts.numbers import readouts
+
+# the readouts whose derivations make each chapter's key number (lessons 5–8: the scenario's)
+KEY_READOUTS = {5: ("weights_read_per_step",), 7: ("weights_read_per_step",), 8: ("decode_comm_time",)}
+BATCHING_READOUTS = {"kv": ("max_batch_that_fits",), "": ("output_tokens_per_s", "decode_time"),
+                     "measured": ("output_tokens_per_s", "decode_time")}
+MAX_ASSUMPTIONS = 1
+
+
+def key_why(number: int, e, facts: Facts, params: dict) -> tuple[str, ...]:
+    """The key number's derivation lines: each readout's arithmetic with this scenario's numbers,
+    then what it assumes; lessons 1–4 (datasheet numbers) their own equations."""
+    keys = BATCHING_READOUTS.get(params.get("key", ""), ()) if number == 6 else KEY_READOUTS.get(number, ())
+    if number == 3:                  # the registers' line and the memory's that the key number divides
+        mem = facts.values.get("mem", "")
+        return facts.details[:1] + tuple(d for d in facts.details[1:] if mem and d.startswith(mem))[:1]
+    if not keys:
+        return facts.details[:2]
+    out: list[str] = []
+    assumptions: list[str] = []
+    for k in keys:
+        try:
+            v = derivation_view(e, k)
+        except ModelError:
+            continue
+        out.append(v.arithmetic or v.title)
+        assumptions += [a for a in v.assumptions if a not in assumptions]
+    return (*out, *(f"Assumes: {a}" for a in assumptions[:MAX_ASSUMPTIONS]))
+
+
+def depends_on(number: int, e) -> str:
+    """What the key number depends on, named with this scenario's values ("" for lessons 1–4:
+    datasheet numbers, their part named above the chart)."""
+    if number <= 4:
+        return ""
+    s = e.scenario
+    r = readouts(e)
+    return (f"Depends on: {e.model_name} in {e.precision_name}, {s.gpus} × {e.gpu_name}, batch {s.batch:,}, "
+            f"engine {r['engine'].text}, mean context {r['mean_context'].text}")

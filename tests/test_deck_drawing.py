@@ -1,0 +1,225 @@
+"""The lesson deck draws what its numbers say (tests/deck_drawing.py): every prepared state at
+1920×1080, 1280×720 and 1024×768 in presenter mode, and with the controls open; and the
+checker catches each fault planted in a drawing that passed."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+from deck_drawing import check_view, contrast, counts
+from deck_walk import SIZES, open_state, walk
+from ui import theme as th
+from ui.chapters.ch6_batching import ALONG_LINE
+from ui.pens import pen
+
+
+@pytest.fixture(scope="module")
+def presenting(qapp):
+    from ui.app import build_window
+    w = build_window(None, st=None)
+    w.resize(1920, 1080)
+    w.show()
+    w.lessons.glide.duration_ms = 0
+    w.show_chapter(1, 0)
+    w.enter_presenter(fullscreen=False)
+    yield w
+    w.presenter.leave()
+    w.close()
+    w.deleteLater()
+
+
+def kinds(findings) -> set[str]:
+    return {f.kind for f in findings}
+
+
+# Known and not fixed yet: on the smaller screens lesson 4's roofline is crowded (its words, the
+# handle and the two ridges in ~540 px for six decades), and one of lesson 3's values at 1280×720
+# touches its line (with the controls open at 1920×1080 too). The ratchet below may only go down.
+CROWDED_KINDS = ("text on line", "text overlap")
+CROWDED_AT_MOST = 18
+
+
+def crowded(f) -> bool:
+    return f.kind in CROWDED_KINDS and f.where.endswith(("1024×768", "1280×720")) \
+        and f.where.startswith(("chapter 4 ", "chapter 3 "))
+
+
+def test_every_state_at_every_size_draws_its_numbers(presenting):
+    found = walk(presenting, SIZES)
+    bad = [f for f in found if not crowded(f)]
+    assert not bad, f"{counts(bad)}\n" + "\n".join(str(f) for f in bad[:25])
+    known = [f for f in found if crowded(f)]
+    assert len(known) <= CROWDED_AT_MOST, "\n".join(str(f) for f in known)
+
+
+def test_with_the_controls_open_every_state_still_draws_its_numbers(presenting):
+    w = presenting
+    w.toggle_presenter_controls()
+    try:
+        found = [f for f in walk(w, ((1920, 1080),)) if f.kind not in ("small text", "title lines")]
+        found = [f for f in found if not (f.kind in CROWDED_KINDS and f.where.startswith(("chapter 4 ", "chapter 3 ")))]
+    finally:
+        w.toggle_presenter_controls()
+    assert not found, f"{counts(found)}\n" + "\n".join(str(f) for f in found[:25])
+
+
+def test_the_theme_text_colours_are_clear_on_the_background():
+    for t in (th.DARK, th.LIGHT):
+        for colour in (t.text, t.secondary):
+            assert contrast(colour, t.bg) >= 4.5 and contrast(colour, t.panel) >= 4.5, (t, colour)
+
+
+# ---------------------------------------------------------------- planted faults
+def clean(w, number, index):
+    v = open_state(w, number, index, (1920, 1080))
+    assert check_view(v) == []
+    return v
+
+
+def test_a_dropped_bar_segment_is_caught(presenting):
+    v = clean(presenting, 8, 0)
+    try:
+        v.comm_bars.setOpts(width=[0.0] * len(v.figure.comm))        # the all-reduces not drawn
+        assert "bar sum" in kinds(check_view(v))
+    finally:
+        v.refresh()
+
+
+def test_a_moved_threshold_label_is_caught(presenting):
+    v = clean(presenting, 6, 2)
+    try:
+        lab = v.labels["ideal"]
+        lab.setPos(v.lines["real"].value(), lab.pos().y())              # at the other line
+        assert "label off its line" in kinds(check_view(v))
+    finally:
+        v.refresh()
+
+
+def test_overlapping_and_clipped_texts_are_caught(presenting):
+    v = clean(presenting, 8, 0)
+    try:
+        a, b = v.end_labels[0], v.end_labels[1]
+        b.setPos(a.pos())
+        assert "text overlap" in kinds(check_view(v))
+        (_x0, x1), _y = v.plot.getPlotItem().vb.viewRange()
+        a.setPos(x1, a.pos().y())                                     # starting at the plot's right edge
+        assert "clipped" in kinds(check_view(v))
+    finally:
+        v.refresh()
+
+
+def test_a_text_on_a_marker_or_crossed_by_a_line_is_caught(presenting):
+    v = clean(presenting, 6, 1)
+    try:
+        lab = v.labels["real"]
+        x, y = v.now.getData()
+        lab.setAnchor((0.5, 0.5))
+        lab.setPos(float(x[0]), float(y[0]))                          # over the dot, across the curve
+        assert {"text on marker", "text on line"} <= kinds(check_view(v))
+    finally:
+        lab.setAnchor(ALONG_LINE)
+        v.refresh()
+
+
+def test_a_point_in_a_region_its_claim_forbids_is_caught(presenting):
+    v = clean(presenting, 6, 3)
+    try:
+        lo, _hi = v.over.getRegion()
+        v.now.setData([10 ** (lo + 0.3)], [v.figure.now.y])            # inside "KV cache full"
+        assert "point in region" in kinds(check_view(v))
+    finally:
+        v.refresh()
+
+
+def test_a_colour_without_a_legend_entry_is_caught(presenting):
+    v = clean(presenting, 8, 0)
+    try:
+        v.plot.legend_label.setText("")
+        assert "colour no legend" in kinds(check_view(v))
+    finally:
+        v.refresh()
+
+
+def test_a_number_that_is_not_the_models_is_caught(presenting):
+    v = clean(presenting, 5, 0)
+    try:
+        QLabel.setText(v.caption_label, "Llama 3.1 70B reads 99.9 GB a token")
+        assert "number not model's" in kinds(check_view(v))
+    finally:
+        v.refresh()
+
+
+def test_a_thin_reference_line_and_a_two_line_title_are_caught(presenting):
+    v = clean(presenting, 6, 2)
+    try:
+        v.lines["real"].setPen(pen(th.BLUISH_GREEN, width=1, style=Qt.DashLine))
+        QLabel.setText(v.caption_label, "Batch 1,024 " + "is compute-bound, " * 12)
+        v.caption_label.adjustSize()
+        found = kinds(check_view(v))
+        assert "thin line" in found and "title lines" in found
+    finally:
+        v.apply_plot_theme(v.theme)
+        v.refresh()
+
+
+# ---------------------------------------------------------------- recordings
+def test_every_held_frame_of_a_recorded_glide_is_the_states_screenshot(qapp):
+    """ui/offscreen.py show_between: once a glide has landed (f = 1), the frame is the prepared
+    state itself (lesson 6 held "batch of 63" where batch 64 was prepared)."""
+    from ui.offscreen import OffscreenChapter
+    t = th.get_theme("dark", th.type_scale(360, False))
+    glide, shot = OffscreenChapter(6, t, (640, 360)), OffscreenChapter(6, t, (640, 360))
+    try:
+        glide.show_state(0)
+        for b in range(1, len(glide.states)):
+            glide.show_between(b - 1, b, 0.6)
+            glide.show_between(b - 1, b, 1.0)
+            held = glide.image()
+            shot.show_state(b)
+            assert glide.view.caption == shot.view.caption and glide.view.key_label.text() == shot.view.key_label.text()
+            assert held == shot.image(), f"state {b + 1}: the held frame is not its screenshot"
+    finally:
+        glide.close()
+        shot.close()
+
+
+def test_the_first_f5_of_a_session_shows_lesson_one_with_its_toggles_chosen(main_window, qtbot):
+    w = main_window
+    qtbot.keyClick(w, Qt.Key_F5)
+    v = w.lessons.current_view
+    assert w.presenter.active and v.chapter.number == 1
+    assert [b.isChecked() for b in v.line_pick.buttons.values()] == [True, False]
+    assert [b.isChecked() for b in v.show_pick.buttons.values()] == [True, False]
+    w.presenter.leave()
+
+
+def test_explore_keeps_the_users_scenario_across_a_visit_to_the_lessons(main_window):
+    w = main_window
+    w.controller.set(gpu="b200-180gb", batch=32)
+    w.controller.flush()
+    own = w.controller.scenario
+    w.show_chapter(5, 1)
+    assert w.controller.scenario != own
+    w.show_explore()
+    assert w.controller.scenario == own
+
+
+def test_larger_text_at_1366x768_cuts_no_words(qapp):
+    """Larger text on a 1366×768 laptop, presenting: no label or side-panel text is cut (known
+    and kept under a ratchet: lesson 7's last row, three lines deep, reaches under the plot)."""
+    from ui.app import build_window
+    w = build_window(None, st=None, large_text=True)
+    try:
+        w.resize(1366, 768)
+        w.show()
+        w.lessons.glide.duration_ms = 0
+        w.show_chapter(1, 0)
+        w.enter_presenter(fullscreen=False)
+        cut = [f for f in walk(w, ((1366, 768),)) if f.kind == "clipped"]
+        assert [f for f in cut if not f.where.startswith("chapter 7 state 4")] == [], "\n".join(map(str, cut))
+        assert len(cut) <= 1, "\n".join(map(str, cut))
+    finally:
+        w.presenter.leave()
+        w.close()
+        w.deleteLater()
