@@ -22,7 +22,7 @@ from model.physics.step import decode_pass
 from model.physics.sweep import sweep_batch
 from model.planning.explore import current_path
 from model.planning.space import PlanRequest
-from model.readouts.format import si
+from model.readouts.format import duration, si
 from model.readouts.numbers import readouts
 from model.values import frozen
 
@@ -102,7 +102,8 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
         fr = batching_frontier(e, catalog)
         if fr is not None:
             vals.update(user_speed=si(fr.now.x, "tok/s"), gpu_tps=si(fr.now.y, "tok/s"),
-                        fastest=si(float(fr.x.max()), "tok/s"), busiest=si(float(fr.y.max()), "tok/s"))
+                        fastest=si(float(fr.x.max()), "tok/s"), busiest=si(float(fr.y.max()), "tok/s"),
+                        tpot=duration(1.0 / fr.now.x), gpus=f"{s.gpus:,}", batch=f"{s.batch:,}")
     if key == "frontier" and "user_speed" in vals:
         kn = KeyNumber(vals["gpu_tps"], f"per GPU at {vals['user_speed']} per user (batch {s.batch:,})")
     elif key == "measured" and here is not None:

@@ -22,6 +22,8 @@ MAX_ASSUMPTIONS = 1
 def key_why(number: int, e, facts: Facts, params: dict) -> tuple[str, ...]:
     """The key number's derivation lines: each readout's arithmetic with this scenario's numbers,
     then what it assumes; lessons 1–4 (datasheet numbers) their own equations."""
+    if number == 6 and params.get("key") == "frontier" and "tpot" in facts.values:
+        return _frontier_why(facts.values)
     keys = BATCHING_READOUTS.get(params.get("key", ""), ()) if number == 6 else KEY_READOUTS.get(number, ())
     if number == 3:                  # the registers' line and the memory's that the key number divides
         mem = facts.values.get("mem", "")
@@ -38,6 +40,14 @@ def key_why(number: int, e, facts: Facts, params: dict) -> tuple[str, ...]:
         out.append(v.arithmetic or v.title)
         assumptions += [a for a in v.assumptions if a not in assumptions]
     return (*out, *(f"Assumes: {a}" for a in assumptions[:MAX_ASSUMPTIONS]))
+
+
+def _frontier_why(v: dict) -> tuple[str, ...]:
+    """Lesson 6's frontier point: the planner's steady state (model/planning/steady.py), whose
+    every batch slot is busy and whose steps carry the prompts admitted as sequences finish."""
+    return (f"Per GPU: batch × speed per user ÷ GPUs = {v['batch']} × {v['user_speed']} ÷ {v['gpus']} = {v['gpu_tps']}",
+            f"Per user: 1 ÷ {v['tpot']} per output token = {v['user_speed']}",
+            "Assumes: a steady stream of requests, every batch slot busy")
 
 
 def depends_on(number: int, e) -> str:

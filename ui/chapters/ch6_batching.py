@@ -29,6 +29,7 @@ CLICK_MAX_BATCH = 4096
 MARK_ROWS = {"real": 0.03, "ideal": 0.03, "kv": 0.03}             # where each line's words start, up the plot
 ALONG_LINE = (0.0, -0.12)                 # a line's words run up beside it, just right of it (text turned 90°)
 BESIDE_STAR = (*spots(("right", "below-right", "above-right", "left"), 36), *spots(("below-right", "right"), 90))
+FRONTIER_SPOTS = spots(("above-right", "right", "above-left", "left", "below-right", "below-left", "above", "below"), 14)
 
 
 def batch_at(view_x: float) -> int:
@@ -195,6 +196,14 @@ class BatchingChapter(ChapterView):
         """The published run's words beside its star, inside the plot (the lines' words run
         along their lines)."""
         f = self.figure
+        fr = f.frontier
+        if fr is not None:                    # the frontier's words beside their dots, off its line
+            px = view_pixels(self.fplot.getPlotItem().vb)
+            axes = self.fplot.axes
+            line = avoid_polyline(px, axes.xs(fr.x), axes.ys(fr.y))
+            for lab, m in zip(self.flabels, fr.labelled):
+                if m.label:
+                    place(lab, px, axes.point(m.x, m.y), FRONTIER_SPOTS, line)
         here = f.measured_label
         if here is not None:
             px = view_pixels(self.plot.getPlotItem().vb)

@@ -13,7 +13,7 @@ Explore and Serve (``load_requested``). Every number is a readout (model/readout
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QVBoxLayout,
                                QWidget)
 
@@ -25,6 +25,7 @@ from model.readouts.planning import plan_chart
 from ui import theme as th
 from ui.plan.chart import FrontierChart
 from ui.serve.flow_layout import FlowLayout
+from ui.lazy_page import LazyPage
 
 DEFAULT_AVAILABLE = "h100:8,h200:8,mi300x:8"
 DEFAULT_TTFT_MS = 500.0
@@ -42,7 +43,7 @@ def _spin(value: float, lo: float, hi: float, suffix: str, tip: str) -> QDoubleS
     return s
 
 
-class PlanPage(QWidget):
+class PlanPage(LazyPage, QWidget):
     load_requested = Signal(object, object)      # (Scenario, ServingSetup)
 
     def __init__(self, snapshot, theme: th.Theme | None = None, parent=None):
@@ -114,10 +115,6 @@ class PlanPage(QWidget):
         self.set_theme(self.theme)
 
     # ---------------------------------------------------------------- the panel protocol
-    def show_snapshot(self, snap) -> None:
-        self._snap = snap
-        self._schedule()
-
     def set_theme(self, t: th.Theme) -> None:
         self.theme = t
         self.setStyleSheet(f"QLabel#plan_cheapest {{ font-size: {t.px(19)}px; font-weight: 700; color: {th.ORANGE}; }}"
@@ -125,15 +122,6 @@ class PlanPage(QWidget):
                            f"QLabel#plan_target {{ font-size: {t.px(15)}px; color: {t.secondary}; }}"
                            f"QLabel#plan_legend {{ font-size: {t.px(14)}px; color: {t.secondary}; }}")
         self.chart.set_theme(t)
-
-    def _schedule(self) -> None:
-        if self.isVisible() and not self._queued:
-            self._queued = True
-            QTimer.singleShot(0, self, self.flush)
-
-    def showEvent(self, ev) -> None:
-        super().showEvent(ev)
-        self._schedule()
 
     # ---------------------------------------------------------------- the plan
     def request(self) -> PlanRequest:

@@ -14,7 +14,6 @@ the last good run stays on screen. Every number is a readout (model/readouts/ser
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from model import ModelError
@@ -26,11 +25,12 @@ from ui import theme as th
 from ui.serve.charts import DistributionChart, OverTimeChart
 from ui.serve.controls import DEFAULT, ServeControls
 from ui.serve.queue_view import QueueView
+from ui.lazy_page import LazyPage
 
 TILES = 5
 
 
-class ServePage(QWidget):
+class ServePage(LazyPage, QWidget):
     def __init__(self, snapshot, theme: th.Theme | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("servePage")
@@ -91,10 +91,6 @@ class ServePage(QWidget):
         self.set_theme(self.theme)
 
     # ---------------------------------------------------------------- the panel protocol
-    def show_snapshot(self, snap) -> None:
-        self._snap = snap
-        self._schedule()
-
     def set_setup(self, setup) -> None:
         """A new serving setup (from the knobs, a file, the command line); the knobs mirror it."""
         self.setup = setup
@@ -108,15 +104,6 @@ class ServePage(QWidget):
                            f"QLabel#serveSentence {{ font-size: {t.px(19)}px; }}")
         for w in (self.queue, self.ttft_chart, self.tpot_chart, self.time_chart):
             w.set_theme(t)
-
-    def _schedule(self) -> None:
-        if self.isVisible() and not self._queued:
-            self._queued = True
-            QTimer.singleShot(0, self, self.flush)
-
-    def showEvent(self, ev) -> None:
-        super().showEvent(ev)
-        self._schedule()
 
     # ---------------------------------------------------------------- the run
     def flush(self) -> None:
