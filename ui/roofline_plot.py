@@ -52,6 +52,19 @@ def _put(item, x, y, **style) -> None:
     item.setData(x=LOG_LOG.xs(x), y=LOG_LOG.ys(y), **style)
 
 
+LABEL_Z = 15          # labels over the slope and the dashed ridge line, on a backing box
+
+
+def _style_label(item, t: th.Theme, boxed: bool) -> None:
+    """13 px words; ``boxed``: on a backing box in the plot's background colour, so no line
+    ever runs through a label's words."""
+    font = QFont()
+    font.setPixelSize(t.px(13))
+    item.setFont(font)
+    if boxed:
+        set_boxed(item, t.bg)
+
+
 class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
     explain_requested = Signal(str)         # a click on the point, a kernel, the slope, the roof or the ridge
 
@@ -89,17 +102,17 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.slope = self._curve()
         self.roof_lines = self._curve(connect="pairs")     # the other roofs: one segment each
         self.active_roof = self._curve(connect="pairs")    # the roof this scenario runs on
-        self.roof_labels = [self._text((1, 1)) for _ in range(FIRST_ROOF_LABELS)]
+        self.roof_labels = [add_text(self.plot, (1, 1), LABEL_Z) for _ in range(FIRST_ROOF_LABELS)]
         self.ridge_line = self._curve()
         self.ridge_point = self._marker("d", 12)
-        self.ridge_label = self._text((0, 1))
+        self.ridge_label = add_text(self.plot, (0, 1), LABEL_Z)
         self.trail = self._curve()                      # the batch trail's line
         self.trail_dots = self._marker("o", 8)          # and its dots (hollow where it does not fit)
-        self.trail_labels = [self._text((0.2, -0.15), z=None) for _ in TRAIL_LABELS]
+        self.trail_labels = [add_text(self.plot, (0.2, -0.15), z=None) for _ in TRAIL_LABELS]
         self.kernel_dots = self._marker("d", 11)        # the step's kernels, one point each
-        self.kernel_legend = self._text((0, 0))
+        self.kernel_legend = add_text(self.plot, (0, 0), LABEL_Z)
         self.op = self._marker("o", 24)
-        self.op_label = self._text((0, 0.5), z=21)
+        self.op_label = add_text(self.plot, (0, 0.5), z=21)
         self.op.setZValue(20)
         self.trail.setZValue(10)
         self.trail_dots.setZValue(10)
@@ -124,16 +137,12 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.plot.addItem(item)
         return item
 
-    def _text(self, anchor: tuple[float, float], z: float | None = 15) -> pg.TextItem:
-        """A label; z 15 by default: over the slope and the dashed ridge line, on a backing box."""
-        return add_text(self.plot, anchor, z)
-
     # ---------------------------------------------------------------- made when first needed
     def _compare_items(self) -> tuple:
         """(slope, roof, point, label) of the comparison GPU: made on the first comparison."""
         if self._compare is None:
             slope, roof, point = self._curve(), self._curve(), self._marker("t", 13)
-            label = self._text((1, 0))
+            label = add_text(self.plot, (1, 0), LABEL_Z)
             for item in (slope, roof, point):
                 item.setZValue(-1)          # beneath this GPU's lines, as a faint reference
             self._compare = (slope, roof, point, label)
@@ -153,8 +162,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
     def _roof_label(self, i: int):
         """The i-th roof label (0 = the highest roof), made when a GPU first has that many roofs."""
         while len(self.roof_labels) <= i:
-            lab = self._text((1, 1))
-            self._style_label(lab, self.theme, boxed=True)
+            lab = add_text(self.plot, (1, 1), LABEL_Z)
+            _style_label(lab, self.theme, boxed=True)
             self.roof_labels.append(lab)
         return self.roof_labels[i]
 
@@ -178,9 +187,9 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         if self._compare is not None:
             self._style_compare(t)
         for item in (*self.roof_labels, self.ridge_label, self.op_label, self.kernel_legend):
-            self._style_label(item, t, boxed=True)
+            _style_label(item, t, boxed=True)
         for item in self.trail_labels:
-            self._style_label(item, t, boxed=False)
+            _style_label(item, t, boxed=False)
         big = QFont()
         big.setPixelSize(t.px(15))
         big.setBold(True)
@@ -190,22 +199,12 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
 
     apply_theme = set_theme
 
-    @staticmethod
-    def _style_label(item, t: th.Theme, boxed: bool) -> None:
-        """13 px words; ``boxed``: on a backing box in the plot's background colour, so no line
-        ever runs through a label's words."""
-        font = QFont()
-        font.setPixelSize(t.px(13))
-        item.setFont(font)
-        if boxed:
-            set_boxed(item, t.bg)
-
     def _style_compare(self, t: th.Theme) -> None:
         slope, roof, point, label = self._compare
         slope.setPen(pens.pen(t.compare, style=Qt.DashLine))
         roof.setPen(pens.pen(t.compare, style=Qt.DashLine))
         pens.set_marker_style(point, pens.pen(t.bg), pens.brush(t.compare))
-        self._style_label(label, t, boxed=True)
+        _style_label(label, t, boxed=True)
 
     # ---------------------------------------------------------------- data
     def show_snapshot(self, snap, force: bool = False) -> None:
