@@ -203,6 +203,8 @@ def test_a_carried_entry_with_your_id_is_renamed_and_yours_stays(tmp_path):
     assert cat.gpu("my-gpu") == mine_before                         # yours, untouched
     assert cat.gpu("my-gpu-2").hbm_bandwidth_bytes_per_s == 9.9e12    # theirs, beside it
     assert json.loads(cat.custom_document("my-gpu", "hardware"))["memory"]["hbm"]["bandwidth_bytes_per_s"] != 9.9e12
+    again, _ = load_scenario_with_chapter(theirs)                     # the same file again: the same entry
+    assert again.gpu == "my-gpu-2" and "my-gpu-3" not in {i for _k, i, _d in default_catalog().custom_documents}
 
 
 def test_the_same_entry_is_not_renamed(tmp_path):

@@ -93,21 +93,30 @@ def _free_id(cat: Catalog, ident: str, kind: str) -> str:
     return f"{ident[:60]}-{n}"
 
 
+def _incoming_id(cat: Catalog, ident: str, kind: str, body: Any) -> str:
+    """The id an entry of ``kind`` coming from a file gets: its own where that is free or the same
+    entry of yours; the ``ident-N`` of yours it equals (the same file again); else a free
+    ``ident-N`` (your own entry is never replaced)."""
+    def same(candidate: str) -> bool:
+        doc = {**body, "id": candidate} if kind == "hardware" and isinstance(body, Mapping) else body
+        return _same_document(json.loads(cat.custom_document(candidate, kind) or "null"), doc)
+    if not cat.is_custom(ident, kind) or same(ident):
+        return ident
+    n = 2
+    while cat.is_custom(candidate := f"{ident[:60]}-{n}", kind):
+        if same(candidate):
+            return candidate
+        n += 1
+    return _free_id(cat, ident, kind)
+
+
 def beside_yours(doc: Mapping[str, Any], hw: Hardware, name: str = "hardware file",
                  catalog: Catalog | None = None) -> tuple[dict[str, Any], Hardware]:
-    """A hardware file opened on its own, made safe to install: where its id is already one of
-    yours with other numbers, it comes in as ``id-2`` (your own entry is never replaced)."""
-    cat = catalog or default_catalog()
-    if not cat.is_custom(hw.id, "hardware") or _same_document(
-            json.loads(cat.custom_document(hw.id, "hardware") or "null"), doc):
+    """A hardware file opened on its own, made safe to install (``_incoming_id``)."""
+    final = _incoming_id(catalog or default_catalog(), hw.id, "hardware", doc)
+    if final == hw.id:
         return dict(doc), hw
-    n = 2
-    while cat.is_custom(ident := f"{hw.id[:60]}-{n}", "hardware"):       # opened before: the same entry again
-        body = {**doc, "id": ident}
-        if _same_document(json.loads(cat.custom_document(ident, "hardware") or "null"), body):
-            return body, hardware_from_document(body, name)
-        n += 1
-    body = {**doc, "id": _free_id(cat, hw.id, "hardware")}
+    body = {**doc, "id": final}
     return body, hardware_from_document(body, name)
 
 
@@ -141,9 +150,8 @@ def embedded_catalog(doc: Mapping[str, Any], name: str = "scenario",
         if (kind, ident) in seen or (kind, item.id) in seen:
             raise HardwareFileError(f"{name}: {EMBED_KEY} holds two {kind} entries with the id '{item.id}'")
         seen |= {(kind, ident), (kind, item.id)}
-        final = item.id
-        if cat.is_custom(item.id, kind) and not _same_document(json.loads(cat.custom_document(item.id, kind) or "null"), body):
-            final = _free_id(cat, item.id, kind)          # yours stays as it is
+        final = _incoming_id(cat, item.id, kind, body)        # yours stays as it is
+        if final != item.id:
             if kind == "hardware":
                 body = {**body, "id": final}
                 item = hardware_from_document(body, f"{name} (its hardware)")

@@ -55,6 +55,8 @@ from __future__ import annotations
 
 import functools
 
+import math
+
 import numpy as np
 
 from model.catalog.engines import IDEAL, Efficiency
@@ -187,6 +189,14 @@ def queue_wait(gpu_s, host_s):
     safe = np.where(big > 0, big, 1.0)
     norm = big * ((g / safe) ** QUEUE_NORM + (h / safe) ** QUEUE_NORM) ** (1.0 / QUEUE_NORM)
     return np.where(h > 0, norm - g, 0.0)
+
+
+def queue_wait_s(gpu_s: float, host_s: float) -> float:
+    """``queue_wait`` for plain numbers (the serving scheduler calls it once per step)."""
+    if host_s <= 0.0:
+        return 0.0
+    big = gpu_s if gpu_s > host_s else host_s
+    return big * math.pow((gpu_s / big) ** QUEUE_NORM + (host_s / big) ** QUEUE_NORM, 1.0 / QUEUE_NORM) - gpu_s
 
 
 def _comm_terms(rs: ResolvedScenario, tokens):

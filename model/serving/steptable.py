@@ -30,14 +30,13 @@ Sliding-window attention caps the summed context at B × window (the aggregate, 
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
 from model.catalog.engines import Efficiency
 from model.errors import ScenarioError
 from model.physics.scenario import ResolvedScenario
-from model.physics.step import GEMM_KERNELS, KERNELS, QUEUE_NORM, decode_terms, pass_cost
+from model.physics.step import GEMM_KERNELS, KERNELS, decode_terms, pass_cost, queue_wait, queue_wait_s
 from model.values import frozen
 
 EXACT_TOKENS = 4096
@@ -70,21 +69,16 @@ class StepTable:
 
     def finish(self, body):
         """A step's time from its body (G + attention, arrays broadcast): the body plus the time
-        the GPU waits for an eager host, ‖GPU, host‖₆ − GPU with GPU = body − step overhead."""
+        the GPU waits for an eager host (queue_wait), with GPU = body − step overhead."""
         if not self.host_s:
             return body
-        gpu = np.maximum(np.asarray(body, dtype=float) - self.step_overhead_s, 0.0)
-        big = np.maximum(gpu, self.host_s)
-        return body + big * ((gpu / big) ** QUEUE_NORM + (self.host_s / big) ** QUEUE_NORM) ** (1.0 / QUEUE_NORM) - gpu
+        return body + queue_wait(np.maximum(np.asarray(body, dtype=float) - self.step_overhead_s, 0.0), self.host_s)
 
     def finish_s(self, body: float) -> float:
         """``finish`` for one step's plain number (the scheduler calls it per step)."""
-        h = self.host_s
-        if not h:
+        if not self.host_s:
             return body
-        gpu = max(body - self.step_overhead_s, 0.0)
-        big = gpu if gpu > h else h
-        return body + big * math.pow((gpu / big) ** QUEUE_NORM + (h / big) ** QUEUE_NORM, 1.0 / QUEUE_NORM) - gpu
+        return body + queue_wait_s(max(body - self.step_overhead_s, 0.0), self.host_s)
 
     def gemm(self, tokens: float, prefill: bool) -> float:
         """G(T): the step's weight kernels, communication and fixed overhead at ``tokens`` tokens."""
