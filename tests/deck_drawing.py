@@ -19,6 +19,8 @@ coordinates) and the model's values (the chapter's Facts and chart value), not p
                      "that hide the wait" not where the dot is)
   colour no legend   a colour that carries meaning (a bar, a curve, a marker, a region) with
                      neither a legend entry nor a text of that colour on the plot
+  legend swatch      a legend entry drawn unlike what it names (a square for a dashed line, a
+                     line for a bar): its swatch is none of the ways the plot draws that colour
   number not model's a number in the claim or the caption (takeaway) that is none of the
                      model's strings for this screen (its Facts, its chart, its scenario)
   title lines        the claim takes more than one line (presenter mode, 1920×1080 and 1280×720)
@@ -40,9 +42,10 @@ from PySide6.QtWidgets import QLabel
 
 from model.lessons.chart import Bar, chart_texts
 from model.lessons.deck import chapter_chart, chapter_facts
+from ui.chapters.base import SWATCHES
 
 KINDS = ("clipped", "text overlap", "text on marker", "text on line", "label off its line", "bar sum",
-         "point in region", "colour no legend", "number not model's", "title lines", "small text",
+         "point in region", "colour no legend", "legend swatch", "number not model's", "title lines", "small text",
          "faint text", "thin line")
 INK_INSET_PX = 3.0          # a TextItem's box has the document's margin around the ink
 OVERLAP_PX2 = 4.0
@@ -229,8 +232,45 @@ def _legend(plot, where: str, theme) -> list[Finding]:
             for key in ("brush", "symbolBrush", "pen", "fillBrush"):
                 if o.get(key) is not None:
                     named.add(_rgb(pg.mkBrush(o[key]).color()) if "rush" in key else _rgb(pg.mkPen(o[key]).color()))
-    return [Finding("colour no legend", where, f"{what} in {QColor(*c).name()} is named nowhere")
-            for c, what in used.items() if c not in neutral and c not in named]
+    out = [Finding("colour no legend", where, f"{what} in {QColor(*c).name()} is named nowhere")
+           for c, what in used.items() if c not in neutral and c not in named]
+    if key is not None and key.isVisible():
+        drawn = _drawn_as(plot, theme)
+        for colour, glyph in re.findall(r'color:\s*(#[0-9A-Fa-f]{6})">([^<]+)</span>', key.text()):
+            kind, ways = SWATCH_OF.get(glyph), drawn.get(_rgb(colour), set())
+            if ways and kind not in ways:
+                out.append(Finding("legend swatch", where, f"{colour} is keyed as a {kind} but drawn as {sorted(ways)}"))
+    return out
+
+
+SWATCH_OF = {v: k for k, v in SWATCHES.items()}
+PEN_STYLES = {1: "line", 2: "dashed", 3: "dotted"}        # Qt.SolidLine, DashLine, DotLine
+
+
+def _drawn_as(plot, theme) -> dict[tuple, set[str]]:
+    """Each colour of ``plot`` and the swatches that may key it (ui.chapters.base.SWATCHES): a
+    square for a bar or a region (or a curve's fill), a stroke of its dash for a curve, a dot, a
+    ring (hollow) or a star for a marker."""
+    ways: dict[tuple, set[str]] = {}
+    for it in plot.getPlotItem().items:
+        if not it.isVisible():
+            continue
+        if isinstance(it, pg.BarGraphItem) and bar_rects(it):
+            for b in it.opts.get("brushes") or [it.opts.get("brush")]:
+                ways.setdefault(_rgb(pg.mkBrush(b).color()), set()).add("square")
+        elif isinstance(it, pg.LinearRegionItem):
+            ways.setdefault(_rgb(it.brush.color()), set()).add("square")
+        elif isinstance(it, pg.PlotDataItem):
+            if it.opts.get("symbol") is not None and len(it.scatter.points()):
+                fill = _rgb(pg.mkBrush(it.opts.get("symbolBrush")).color())
+                edge = _rgb(pg.mkPen(it.opts.get("symbolPen")).color())
+                hollow = fill == _rgb(theme.bg)
+                shape = "star" if it.opts["symbol"] == "star" else "ring" if hollow else "dot"
+                ways.setdefault(edge if hollow else fill, set()).add(shape)
+            if it.opts.get("pen") is not None and it.curve.xData is not None and len(it.curve.xData) > 1:
+                p = pg.mkPen(it.opts["pen"])
+                ways.setdefault(_rgb(p.color()), set()).add(PEN_STYLES.get(int(p.style().value), "line"))
+    return ways
 
 
 def _labels_at_lines(view, where: str) -> list[Finding]:

@@ -33,24 +33,9 @@ def kinds(findings) -> set[str]:
     return {f.kind for f in findings}
 
 
-# Known and not fixed yet: on the smaller screens lesson 4's roofline is crowded (its words, the
-# handle and the two ridges in ~540 px for six decades), and one of lesson 3's values at 1280×720
-# touches its line (with the controls open at 1920×1080 too). The ratchet below may only go down.
-CROWDED_KINDS = ("text on line", "text overlap")
-CROWDED_AT_MOST = 18
-
-
-def crowded(f) -> bool:
-    return f.kind in CROWDED_KINDS and f.where.endswith(("1024×768", "1280×720")) \
-        and f.where.startswith(("chapter 4 ", "chapter 3 "))
-
-
 def test_every_state_at_every_size_draws_its_numbers(presenting):
     found = walk(presenting, SIZES)
-    bad = [f for f in found if not crowded(f)]
-    assert not bad, f"{counts(bad)}\n" + "\n".join(str(f) for f in bad[:25])
-    known = [f for f in found if crowded(f)]
-    assert len(known) <= CROWDED_AT_MOST, "\n".join(str(f) for f in known)
+    assert not found, f"{counts(found)}\n" + "\n".join(str(f) for f in found[:25])
 
 
 def test_with_the_controls_open_every_state_still_draws_its_numbers(presenting):
@@ -58,9 +43,23 @@ def test_with_the_controls_open_every_state_still_draws_its_numbers(presenting):
     w.toggle_presenter_controls()
     try:
         found = [f for f in walk(w, ((1920, 1080),)) if f.kind not in ("small text", "title lines")]
-        found = [f for f in found if not (f.kind in CROWDED_KINDS and f.where.startswith(("chapter 4 ", "chapter 3 ")))]
     finally:
         w.toggle_presenter_controls()
+    assert not found, f"{counts(found)}\n" + "\n".join(str(f) for f in found[:25])
+
+
+def test_in_the_rehearsal_view_every_state_still_draws_its_numbers(presenting):
+    """S docks the speaker view beside the audience view (ui/stage.py): the audience view is
+    ~64% of a laptop's width, and still nothing is cut, crossed or overlapping (its claim may take
+    two lines, as with the controls open)."""
+    w = presenting
+    w.presenter.stage.toggle_rehearsal()
+    try:
+        assert w.presenter.stage.mode == "rehearsal"
+        found = [f for f in walk(w, ((1920, 1080), (1366, 768))) if f.kind not in ("small text", "title lines")]
+    finally:
+        w.presenter.stage.toggle_rehearsal()
+    assert w.presenter.stage.mode != "rehearsal"
     assert not found, f"{counts(found)}\n" + "\n".join(str(f) for f in found[:25])
 
 
@@ -141,6 +140,16 @@ def test_a_colour_without_a_legend_entry_is_caught(presenting):
         v.refresh()
 
 
+def test_a_legend_swatch_unlike_its_drawing_is_caught(presenting):
+    v = clean(presenting, 6, 1)
+    try:
+        v.set_legend(v.plot, [(th.BLUISH_GREEN, "realistic"), (v.theme.secondary, "at peak numbers", "dashed")])
+        found = [f for f in check_view(v) if f.kind == "legend swatch"]
+        assert len(found) == 1 and "square" in found[0].text      # a square for the realistic curve
+    finally:
+        v.refresh()
+
+
 def test_a_number_that_is_not_the_models_is_caught(presenting):
     v = clean(presenting, 5, 0)
     try:
@@ -206,8 +215,7 @@ def test_explore_keeps_the_users_scenario_across_a_visit_to_the_lessons(main_win
 
 
 def test_larger_text_at_1366x768_cuts_no_words(qapp):
-    """Larger text on a 1366×768 laptop, presenting: no label or side-panel text is cut (known
-    and kept under a ratchet: lesson 7's last row, three lines deep, reaches under the plot)."""
+    """Larger text on a 1366×768 laptop, presenting: no text is cut, crossed or overlapping."""
     from ui.app import build_window
     w = build_window(None, st=None, large_text=True)
     try:
@@ -216,9 +224,8 @@ def test_larger_text_at_1366x768_cuts_no_words(qapp):
         w.lessons.glide.duration_ms = 0
         w.show_chapter(1, 0)
         w.enter_presenter(fullscreen=False)
-        cut = [f for f in walk(w, ((1366, 768),)) if f.kind == "clipped"]
-        assert [f for f in cut if not f.where.startswith("chapter 7 state 4")] == [], "\n".join(map(str, cut))
-        assert len(cut) <= 1, "\n".join(map(str, cut))
+        found = [f for f in walk(w, ((1366, 768),)) if f.kind not in ("small text", "title lines")]
+        assert found == [], "\n".join(map(str, found))
     finally:
         w.presenter.leave()
         w.close()

@@ -12,6 +12,7 @@ from model.lessons.chapters import default_chapters
 from model.lessons.chart import Bar, Mark, chart_texts
 from model.lessons.deck import chapter_chart, chapter_facts, chapter_heading, chart_name
 from model.lessons.facts import times
+from model.readouts.format import si
 from model.readouts.numbers import readouts
 
 CHAPTERS = default_chapters()
@@ -51,7 +52,7 @@ def test_the_charts_use_the_facts_numbers():
     assert f.values["mem_bw"] in {m.label for m in c.bandwidth.marks}
     for index in range(4):
         _e, f, c = state_chart(4, index)
-        assert f.values["gain"] in c.dot.label and c.ridge.label == f"ridge {f.values['ridge']}"
+        assert f.values["attainable"] in c.dot.label and f.values["intensity"] in c.dot.label and c.ridge.label == f"ridge {f.values['ridge']}"
     e, f, c = state_chart(5, 0)
     assert c.row_texts[2].startswith(f"Floor {f.values['floor']}") and f.values["bw"] in c.row_texts[2]
     e, f, c = state_chart(6, 1)
@@ -65,11 +66,15 @@ def test_the_charts_use_the_facts_numbers():
 
 def test_the_roofline_chart_does_the_arithmetic_the_view_did():
     for index in range(4):
-        _e, _f, c = state_chart(4, index)
+        _e, f, c = state_chart(4, index)
         assert c.ridge2.x == pytest.approx(2 * c.ridge.x) and c.ridge2.y == pytest.approx(2 * c.ridge.y)
-        assert c.roof2_label.y == pytest.approx(2 * c.roof_label.y) and c.double.y == c.point.attainable_with_double_compute
+        assert float(c.roof2.max()) == pytest.approx(2 * float(c.roof.max()))
+        assert c.double.y == c.point.attainable_with_double_compute
         gain = c.point.attainable_with_double_compute / c.point.attainable_flops
-        assert c.point.double_compute_gain == gain and times(gain) in c.dot.label
+        assert c.point.double_compute_gain == gain and times(gain) == f.values["gain"]
+        (roof, words), (roof2, words2) = c.legend          # the roofs are named in the key above the plot
+        assert (roof, roof2) == ("roof", "roof2") and f.values["peak"] in words
+        assert si(float(c.roof2.max()), "FLOP/s") in words2
         assert c.lowest_flops == pytest.approx(float(c.roof.min())) and c.intensity[0] == pytest.approx(0.1)
 
 

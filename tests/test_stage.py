@@ -75,7 +75,7 @@ def test_the_checker_finds_what_it_must(own_stage):
     bad = problems(stage, MIN_PX, KEY_PX)
     assert any("key number too small" in b for b in bad) and any("too small" in b for b in bad)
     v.key_label.setStyleSheet("")
-    v.labels["dot"].setPos(v.labels["roof"].pos())    # one plot label over another
+    v.labels["dot"].setPos(v.labels["ridge"].pos())    # one plot label over another
     assert any(b.startswith("overlap") for b in problems(stage))
 
 

@@ -67,9 +67,22 @@ class ChapterStrip(QWidget):
             k.setGeometry(r.toRect())
 
     def _segments(self):
-        n = len(self.chapters)
-        w = self.width() / n
-        return [QRectF(i * w, 0, w, self.height()) for i in range(n)]
+        """Each chapter's tab: as wide as its words in bold (the current tab's type) and an equal
+        share of what is left, so a longer name never loses letters where the strip is narrow."""
+        font = QFont()
+        font.setPixelSize(self.theme.px(15))
+        font.setBold(True)
+        fm = QFontMetrics(font)
+        need = [fm.horizontalAdvance(f"{ch.number}  {SHORT_TITLES.get(ch.number, ch.title)}") + TAB_PAD_PX
+                for ch in self.chapters]
+        total = float(self.width())
+        spare = total - sum(need)
+        widths = [n + spare / len(need) for n in need] if spare >= 0 else [n * total / sum(need) for n in need]
+        out, x = [], 0.0
+        for w in widths:
+            out.append(QRectF(x, 0, w, self.height()))
+            x += w
+        return out
 
     def hit(self, x: float, y: float) -> tuple[int, int]:
         for ch, r in zip(self.chapters, self._segments()):
@@ -120,6 +133,9 @@ class ChapterStrip(QWidget):
                 p.setBrush(QColor(t.accent if filled else t.hbm_free))
                 p.drawRoundedRect(seg, dot / 4, dot / 4)
         p.end()
+
+
+TAB_PAD_PX = 20          # a tab's box and text margins (paintEvent: 2 + 8 … 4 + 2) and a little air
 
 
 WARM_AFTER_MS = 400     # a page built while the speaker talks: after the glide (300 ms), on an idle turn

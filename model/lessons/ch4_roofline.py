@@ -81,8 +81,7 @@ class RooflineChart:
     double: Mark                      # … and on the roof with twice the compute
     ridge: Mark                       # (ridge, peak)
     ridge2: Mark                      # (2 × ridge, 2 × peak)
-    roof_label: Mark                  # the roof's words, at the axis' right end
-    roof2_label: Mark
+    legend: tuple[tuple[str, str], ...]   # (kind, its words): the roof ("roof") and the dashed one ("roof2")
     memory_bound: str
     compute_bound: str
     lowest_flops: float               # the lowest attainable FLOP/s on the axis
@@ -100,12 +99,11 @@ def roofline_chart(hw: Hardware, dtype: str, intensity: float, emulated: bool = 
     peak, r, bw = float(roof.max()), pt.ridge_flops_per_byte, si(hw.hbm_bandwidth_bytes_per_s, "B/s")
     att, att2, gain = si(pt.attainable_flops, "FLOP/s"), si(pt.attainable_with_double_compute, "FLOP/s"), \
         times(pt.double_compute_gain)
-    hi = INTENSITY_RANGE[1]
     return RooflineChart(
         f"{hw.short_name.upper()} · {dtype.upper()} · HBM {bw}" + (" · EMULATED" if emulated else ""),
         f"attainable = min({si(peak, 'FLOP/s')}, intensity × {bw}); dashed: the same chip with twice the FLOP/s",
         xs, roof, roof2,
-        Mark(x, pt.attainable_flops, f"{sig3(x)} FLOP/B\n→ {att}\n2× compute: {gain}",
+        Mark(x, pt.attainable_flops, f"{sig3(x)} FLOP/B\n→ {att}",
              f"Intensity {sig3(x)} FLOP/byte → attainable {att} ({pt.bound}-bound)\n= min({si(peak, 'FLOP/s')}, "
              f"{sig3(x)} FLOP/byte × {bw})"),
         Mark(x, pt.attainable_with_double_compute,
@@ -114,6 +112,6 @@ def roofline_chart(hw: Hardware, dtype: str, intensity: float, emulated: bool = 
              f"Ridge {sig3(r)} FLOP/byte = {si(peak, 'FLOP/s')} ÷ {bw} ({hw.short_name}, {dtype.upper()})"),
         Mark(2 * r, 2 * peak, f"2× compute: ridge {sig3(2 * r)}",
              f"Ridge with 2× compute: {sig3(2 * r)} FLOP/byte = {si(2 * peak, 'FLOP/s')} ÷ {bw}"),
-        Mark(hi, peak, f"{dtype.upper()} peak {si(peak, 'FLOP/s')}"),
-        Mark(hi, 2 * peak, f"2× compute {si(2 * peak, 'FLOP/s')} (dashed)"),
+        (("roof", f"the roof: {dtype.upper()} peak {si(peak, 'FLOP/s')}"),
+         ("roof2", f"2× compute: {si(2 * peak, 'FLOP/s')}")),
         "MEMORY-BOUND", "COMPUTE-BOUND", float(roof.min()), pt, curve)

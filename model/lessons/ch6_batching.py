@@ -253,6 +253,8 @@ def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_B
         Mark(float(first.row.batch), first.measured, f"★ measured {first.measured:,.0f} tok/s\n"
                                                      f"○ model {first.predicted:,.0f} tok/s") if first else None,
         {"real": real, "ideal": ideal, "kv": kv},
-        (("now", f"this scenario: batch {s.batch:,}"), ("real", "realistic"), ("ideal", "at peak numbers (floor)"))
-        + ((("kv", "KV cache does not fit"),) if kv < top else ()),
+        # a published run at this very batch: its ○ is this scenario's point (the ● is not drawn), named beside it
+        ((() if first is not None and first.row.batch == s.batch else (("now", f"this scenario: batch {s.batch:,}"),))
+         + (("real", "realistic"), ("ideal", "at peak numbers (floor)"))
+         + ((("kv", "KV cache does not fit"),) if kv < top else ())),
         batching_frontier(e, catalog) if frontier else None)

@@ -66,11 +66,12 @@ def chapter_chart(number: int, e: Estimate, params: dict, catalog: Catalog | Non
 
 
 @lru_cache(maxsize=16)
-def axis_top(number: int, scenarios: tuple) -> float:
-    """The largest value lesson ``number``'s value axis shows over its prepared scenarios (ms of a
-    decode step for 5 and 8, GB for 7; 0 for the others), so the axis holds still while the
-    speaker steps: the chart's own values join it, and a live change that needs more room gets it."""
-    tops = []
+def axis_extent(number: int, scenarios: tuple) -> tuple[float, float]:
+    """(smallest, largest) value lesson ``number``'s value axis shows over its prepared scenarios
+    (ms of a decode step for 5 and 8, GB for 7, the ladder's largest factor for 3, tokens/s for 6;
+    (0, 0) for the others), so the axis holds still while the speaker steps: the chart's own
+    values join it, and a live change that needs more room gets it."""
+    lows, tops = [], []
     for s in scenarios:
         try:
             e = estimate(s)
@@ -81,7 +82,12 @@ def axis_top(number: int, scenarios: tuple) -> float:
             tops.append(c.total_ms if number == 5 else max(b.end for b in c.totals))
         elif number == 7:
             tops.append(max([b.length for b in c.bars] + [c.capacity_gb]))
-    return max(tops, default=0.0)
+        elif number == 3:
+            tops.append(c.top)
+        elif number == 6:
+            lows.append(min([*c.curves.tokens_per_s, *(m.y for m in c.measured_marks)]))
+            tops.append(max(c.curves.ideal_tokens_per_s))
+    return min(lows, default=0.0), max(tops, default=0.0)
 
 
 def chapter_heading(chapter: Chapter) -> str:

@@ -38,7 +38,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from model.lessons.deck import axis_top, chapter_chart, chapter_facts, chapter_heading, chart_name
+from model.lessons.deck import axis_extent, chapter_chart, chapter_facts, chapter_heading, chart_name
 from model.lessons.explain import depends_on, key_why
 from ui import theme as th
 from ui.chapters.exports import ChartExports
@@ -72,6 +72,11 @@ class ClaimLabel(SteadyLabel):
         super().setText(f.claim(self.template) if f is not None else
                         re.sub(r"\{[^}]*\}", "…", self.template))
 
+
+
+# a legend entry's swatch, as the plot draws the thing it names (ChapterView.set_legend)
+SWATCHES = {"square": "&#9632;", "line": "&#9473;&#9473;", "dashed": "&#9549;&#9549;", "dotted": "&#9477;&#9477;",
+            "dot": "&#9679;", "ring": "&#9675;", "star": "&#9733;"}
 
 class ChapterView(ChartExports, QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
@@ -306,8 +311,12 @@ class ChapterView(ChartExports, QWidget):
         self.details_label.setText("")
 
     def axis_top(self) -> float:
-        """The value axis' largest value over the chapter's prepared states (model.lessons.deck.axis_top)."""
-        return axis_top(self.chapter.number, tuple(st.scenario for st in self.chapter.states))
+        """The value axis' largest value over the chapter's prepared states (model.lessons.deck.axis_extent)."""
+        return self.axis_extent()[1]
+
+    def axis_extent(self) -> tuple[float, float]:
+        """The value axis' (smallest, largest) over the chapter's prepared states (model.lessons.deck)."""
+        return axis_extent(self.chapter.number, tuple(st.scenario for st in self.chapter.states))
 
     def extra_details(self) -> tuple[str, ...]:
         """More detail lines a chapter adds (e.g. published runs); plain text."""
@@ -410,10 +419,13 @@ class ChapterView(ChartExports, QWidget):
 
     @staticmethod
     def set_legend(plot, entries) -> None:
-        """The key's entries: (colour, the model's words), a square of the colour before each."""
+        """The key's entries: (colour, the model's words[, swatch]), before each a swatch drawn as
+        the plot draws it (SWATCHES: a filled square for bars and regions by default, a solid,
+        dashed or dotted stroke for a line, a dot, a ring or a star for a marker)."""
         parts = []
-        for colour, words in entries:
-            parts.append('<span style="color:' + str(colour) + '">&#9632;</span>&nbsp;' + html.escape(words))
+        for colour, words, *how in entries:
+            glyph = SWATCHES[how[0] if how else "square"]
+            parts.append('<span style="color:' + str(colour) + '">' + glyph + '</span>&nbsp;' + html.escape(words))
         plot.legend_label.setText("&nbsp;&nbsp;&nbsp;".join(parts))
         plot.legend_label.setVisible(bool(parts))
 

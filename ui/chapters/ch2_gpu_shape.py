@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import QLabel, QSlider
+from PySide6.QtWidgets import QSlider
 
 from model.lessons.ch2_gpu_shape import MAX_WARPS, divergence_control_text, warps_control_text
 from ui import theme as th
@@ -106,7 +106,7 @@ class GpuShapeChapter(ChapterView):
         show_text(L["dot"], f.now.label, t.op_point, (f.now.x, f.now.y))
         self.title_row.setText(f.title)
         colours = {"busy": th.BLUISH_GREEN, "lane": th.ORANGE}
-        self.set_legend(self.plot, [(colours[k], w) for k, w in f.legend])
+        self.set_legend(self.plot, [(colours[k], w, {"busy": "line", "lane": "dashed"}[k]) for k, w in f.legend])
         tips = self.plot.tips
         tips.clear()
         for m in f.points:

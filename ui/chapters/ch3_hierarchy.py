@@ -14,7 +14,7 @@ from ui import theme as th
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import NamesAxis
-from ui.plotting.coords import clear_of_decade, shift, slot_range
+from ui.plotting.coords import clear_of_decade, extent, shift, slot_range
 from ui.plotting.labels import (add_text, add_texts, avoid_labels, avoid_marker, avoid_polyline, place, set_fonts,
                                 show_text, show_texts, view_pixels)
 from ui.plotting.placement import Avoid, spots
@@ -27,6 +27,8 @@ HIGHER = (*spots(("above", "above-left", "above-right"), 12), *spots(("above", "
           *spots(("left", "right"), 16))       # the higher point's words stay above it,
 LOWER = (*spots(("below", "below-left", "below-right"), 12), *spots(("below", "below-left", "below-right"), 30),
           *spots(("left", "right"), 16))        # the lower's below: each beside its own point
+SAME = {"latency": spots(("below-right", "below", "right"), 10),     # where the two points coincide (the
+         "bandwidth": tuple(s for d in (34, 48, 64) for s in spots(("below-right", "below"), d))}   # registers): one under the other, off both lines
 
 
 class HierarchyChapter(ChapterView):
@@ -65,7 +67,7 @@ class HierarchyChapter(ChapterView):
         axes = self.plot.axes
         self.names.set_names(f.names)
         self.rule.setData([m.x for m in f.rule], [m.y for m in f.rule])
-        top = axes.y(f.top)
+        top = axes.y(extent([f.top, self.axis_top()])[1])          # one axis for the whole chapter
         show_text(self.rule_label, f.rule_label, t.secondary, shift((LEGEND_X, top), dy=LEGEND_DY["rule"]))
         for series, other in ((f.bandwidth, f.latency), (f.latency, f.bandwidth)):
             d = self.lines[series.key]
@@ -78,7 +80,7 @@ class HierarchyChapter(ChapterView):
                                 [m.y for m, hollow in zip(marks, series.derived) if hollow])
             show_texts(d["values"], ((m.label, colour, axes.point(m.x, m.y)) for m in marks))
             show_text(d["name"], series.legend, colour, shift((LEGEND_X, top), dy=LEGEND_DY[series.key]))
-        y_range = (-0.6, clear_of_decade(top, 0.85, 0.12))
+        y_range = (-1.25, clear_of_decade(top, 0.85, 0.12))     # room below the registers for both values
         self.plot.getPlotItem().vb.setRange(xRange=slot_range(len(f.names)), yRange=y_range, padding=0)
         self.title_row.setText(f.title)
         tips = self.plot.tips
@@ -101,8 +103,8 @@ class HierarchyChapter(ChapterView):
                  *(avoid_marker(px, axes.point(m.x, m.y), 9) for s in (f.bandwidth, f.latency) for m in s.marks)]
         for series, other in ((f.latency, f.bandwidth), (f.bandwidth, f.latency)):
             for lab, m, o in zip(self.lines[series.key]["values"], series.marks, other.marks):
-                higher = m.y > o.y or (m.y == o.y and series.key == "latency")
-                p = place(lab, px, axes.point(m.x, m.y), HIGHER if higher else LOWER, avoid)
+                where = SAME[series.key] if m.y == o.y else HIGHER if m.y > o.y else LOWER
+                p = place(lab, px, axes.point(m.x, m.y), where, avoid)
                 avoid.append(Avoid(box=p.box))
 
     def csv_rows(self):

@@ -8,31 +8,31 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import QLabel, QSlider
+from PySide6.QtWidgets import QSlider
 
 from model.lessons.ch4_roofline import INTENSITY_RANGE
 from ui import theme as th
 from ui.steady_label import WrapLabel
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
-from ui.plotting.coords import decades, padded, shift
-from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, place, show_text,
-                                view_pixels)
-from ui.plotting.placement import Spot, spots
+from ui.plotting.coords import Box, decades, padded, shift
+from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, place, set_text,
+                                show_text, view_pixels)
+from ui.plotting.placement import Avoid, Spot, spots
 from ui.slider_maps import LogSlider
 
 SLIDER = LogSlider(*INTENSITY_RANGE, 600)
 LO, HI = INTENSITY_RANGE
 DOT_SPOTS = (*spots(("below-right", "above-left", "above-right", "below-left"), 16),   # clear of the 22 px dot,
              *spots(("below-right", "below-left", "below", "above-left", "left"), 56),   # else farther off the roofs
-             *spots(("below-right", "below-left", "below"), 110))
+             *spots(("below-right", "below-left", "below", "above-left", "above-right"), 110))
 BIG = ("dot", "mem", "cmp")
 ALONG_LINE = (0.0, -0.12)            # a ridge's words run up just right of its line (text turned 90°)
 LEFT_OF_LINE = (0.0, 1.12)           # … or just left of it
-SIDEWAYS = {"mem": tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, 60, 120, 180, 240, 300) for dx in (0, -120, -240)),
-            "cmp": tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, 60, 120, 180, 240, 300) for dx in (0, 120, 240))}
-# a region's name stays on its side of the ridges, off the roofs, the handle and the other words   # a region's name, off the handle
-ROOF_SPOTS = tuple(Spot((1, 1), (dx, -4)) for dx in (-8, -160, -320, -480, -640))   # above its roof, leftwards
+SIDEWAYS = tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, -40, 60, 120, 180, 240, 300)
+                 for dx in (0, 30, -30, 60, -60, 120, -120, 240, -240))
+# a region's name: on its side of the ridges, off the roofs, the handle and the other words
+ROOF_SWATCH = {"roof": "line", "roof2": "dashed"}
 
 
 class RooflineChapter(ChapterView):
@@ -40,6 +40,7 @@ class RooflineChapter(ChapterView):
         self.title_row = self.add_chart_title()
         p = self.plot = self.make_plot("Arithmetic intensity (FLOP per byte, log)", "Attainable FLOP/s (log)",
                                        log_x=True, log_y=True, y_unit="FLOP/s")
+        self.add_legend(p)
         self.chart_lay.addWidget(p, 1)
         self.roof = p.plot()
         self.roof2 = p.plot()
@@ -54,7 +55,7 @@ class RooflineChapter(ChapterView):
         p.addItem(self.handle, ignoreBounds=True)
         self.handle.sigPositionChanged.connect(self._dragged)
         self.labels = {k: add_text(p, a) for k, a in
-                       (("roof", (1, 1)), ("roof2", (1, 1)), ("ridge", LEFT_OF_LINE), ("ridge2", ALONG_LINE),
+                       (("ridge", LEFT_OF_LINE), ("ridge2", ALONG_LINE),
                         ("dot", (0, 1.1)), ("mem", (0.5, 0.5)), ("cmp", (0.5, 0.5)))}
         for k in ("ridge", "ridge2"):
             self.labels[k].setAngle(90)         # up along its line, never across the other
@@ -108,7 +109,7 @@ class RooflineChapter(ChapterView):
         axes = self.plot.axes
         self.roof.setData(f.intensity, f.roof)
         self.roof2.setData(f.intensity, f.roof2)
-        y_range = padded(axes.y(f.lowest_flops), axes.y(f.ridge2.y), below=decades(3), above=decades(4))
+        y_range = padded(axes.y(f.lowest_flops), axes.y(f.ridge2.y), below=decades(2), above=decades(30))   # room above the roofs for words
         bottom = axes.data_y(y_range[0])
         self.ridge.setData([f.ridge.x, f.ridge.x], [bottom, f.ridge.y])
         self.ridge2.setData([f.ridge2.x, f.ridge2.x], [bottom, f.ridge2.y])
@@ -118,8 +119,7 @@ class RooflineChapter(ChapterView):
         with QSignalBlocker(self.handle):
             self.handle.setValue(axes.x(f.dot.x))
         L = self.labels
-        show_text(L["roof"], f.roof_label.label, th.BLUISH_GREEN, shift(axes.point(HI, f.roof_label.y), dx=-0.05))
-        show_text(L["roof2"], f.roof2_label.label, th.BLUISH_GREEN, shift(axes.point(HI, f.roof2_label.y), dx=-0.05))
+        self.set_legend(self.plot, [(th.BLUISH_GREEN, w, ROOF_SWATCH[k]) for k, w in f.legend])
         show_text(L["ridge"], f.ridge.label, t.text, shift(axes.point(f.ridge.x, bottom), dy=0.1))
         show_text(L["ridge2"], f.ridge2.label, t.secondary, shift(axes.point(f.ridge2.x, bottom), dy=0.1))
         show_text(L["dot"], f.dot.label, t.op_point, axes.point(f.dot.x, f.dot.y))
@@ -135,8 +135,9 @@ class RooflineChapter(ChapterView):
         self.plot.setToolTip(f.tooltip)
 
     def place_labels(self) -> None:
-        """The chosen intensity's words: beside its dot, inside the plot, off the roofs, the other
-        words and the twice-the-compute marker."""
+        """The chosen intensity's words beside its dot, inside the plot, off the roofs, the lines and
+        the twice-the-compute marker; then each region's name on its side, off all of them (on two
+        lines where one does not fit, left out where neither does: the key number says the bound)."""
         f = self.figure
         axes = self.plot.axes
         px = view_pixels(self.plot.getPlotItem().vb)
@@ -148,17 +149,20 @@ class RooflineChapter(ChapterView):
                  avoid_marker(px, axes.point(f.dot.x, f.dot.y), 12)]
         roofs = [*avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof)),
                  *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof2))]
-        for k, m in (("roof2", f.roof2_label), ("roof", f.roof_label)):
-            place(L[k], px, axes.point(HI, m.y), ROOF_SPOTS, [*walls, *roofs, *avoid_labels((L["roof2"],) if k == "roof" else (), px)])
-        for k, at in (("mem", self._mem_at), ("cmp", self._cmp_at)):
-            words = (L["roof"], L["roof2"], L["ridge"], L["ridge2"], *((L["mem"],) if k == "cmp" else ()))
-            place(L[k], px, at, SIDEWAYS[k], [*walls, *roofs, *avoid_labels(words, px)])
-        avoid = [*walls, *avoid_labels((lab for k, lab in L.items() if k != "dot"), px),
-                 *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof)),
-                 *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof2)),
-                 avoid_marker(px, axes.point(f.double.x, f.double.y), 9),
-                 avoid_line(px, axes.point(f.ridge.x, f.lowest_flops), axes.point(f.ridge.x, f.ridge.y), 1)]
-        place(L["dot"], px, axes.point(f.dot.x, f.dot.y), DOT_SPOTS, avoid)
+        ridge = avoid_line(px, axes.point(f.ridge.x, f.lowest_flops), axes.point(f.ridge.x, f.ridge.y))
+        fixed = avoid_labels((L["ridge"], L["ridge2"]), px)
+        x_ridge, x_ridge2 = px.to_px(axes.x(f.ridge.x), 0.0)[0], px.to_px(axes.x(f.ridge2.x), 0.0)[0]
+        sides = {"mem": Avoid(box=Box(x_ridge, -1e6, 1e6, 1e6), weight=100.0),       # past its own ridge
+                 "cmp": Avoid(box=Box(-1e6, -1e6, x_ridge2, 1e6), weight=100.0)}
+        place(L["dot"], px, axes.point(f.dot.x, f.dot.y), DOT_SPOTS, [*walls, ridge, *roofs, *fixed])
+        for k, at, words in (("mem", self._mem_at, f.memory_bound), ("cmp", self._cmp_at, f.compute_bound)):
+            others = [*fixed, *avoid_labels((L["dot"], *((L["mem"],) if k == "cmp" else ())), px), sides[k]]
+            for form in (words, words.replace("-", "-\n")):      # on one line, else on two, else not at all
+                set_text(L[k], form, th.ORANGE if k == "mem" else th.BLUISH_GREEN)
+                clean = place(L[k], px, at, SIDEWAYS, [*walls, ridge, *roofs, *others]).cost <= 0
+                if clean:
+                    break
+            L[k].setVisible(clean)
 
     def csv_rows(self):
         header = ["intensity_flops_per_byte", "attainable_flops", "attainable_with_double_compute",

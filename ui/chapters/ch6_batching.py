@@ -19,8 +19,9 @@ from model.lessons.measured import source_line
 from ui import theme as th
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
-from ui.plotting.coords import LOG_LOG, at_share, extent, padded, shift
-from ui.plotting.labels import add_text, avoid_polyline, place, set_fonts, show_text, view_pixels
+from ui.plotting.coords import LOG_LOG, at_share, extent, padded
+from ui.plotting.labels import (add_text, avoid_labels, avoid_polyline, covers, lift_above, place, set_fonts,
+                                show_text, view_pixels)
 from ui.plotting.placement import spots
 from ui.slider_maps import nearest_power_of_two
 
@@ -28,6 +29,9 @@ BATCHES = LESSON_BATCHES
 CLICK_MAX_BATCH = 4096
 MARK_ROWS = {"real": 0.03, "ideal": 0.03, "kv": 0.03}             # where each line's words start, up the plot
 ALONG_LINE = (0.0, -0.12)                 # a line's words run up beside it, just right of it (text turned 90°)
+LEFT_OF_LINE = (0.0, 1.12)                # … or just left of it
+SWATCH = {"now": "dot", "real": "line", "ideal": "dashed", "path": "line"}   # the KV region: a square
+ABOVE_CURVES = 0.12                       # decades above the curves where a line's words start when crossed
 BESIDE_STAR = (*spots(("right", "below-right", "above-right", "left"), 36), *spots(("below-right", "right"), 90))
 FRONTIER_SPOTS = spots(("above-right", "right", "above-left", "left", "below-right", "below-left", "above", "below"), 14)
 
@@ -123,8 +127,9 @@ class BatchingChapter(ChapterView):
         self.now.setVisible(here is None or here.x != f.now.x)
         self.meas.setData([m.x for m in f.measured_marks], [m.y for m in f.measured_marks])
         self.pred.setData([m.x for m in f.predicted_marks], [m.y for m in f.predicted_marks])
-        lo, _ = extent([*c.tokens_per_s, *(m.y for m in f.measured_marks)])
-        _, hi = extent(c.ideal_tokens_per_s)
+        low, top = self.axis_extent()                                   # one axis for the whole chapter
+        lo, _ = extent([*c.tokens_per_s, *(m.y for m in f.measured_marks), *([low] if low > 0 else [])])
+        _, hi = extent([*c.ideal_tokens_per_s, top])
         x_range = padded(axes.x(BATCHES[0]), axes.x(BATCHES[-1]), 0.1, 0.1)
         y_range = padded(axes.y(lo), axes.y(hi), 1.0, 0.45)      # room under the curves for the lines' words
         self.plot.getPlotItem().vb.setRange(xRange=x_range, yRange=y_range, padding=0)
@@ -136,7 +141,7 @@ class BatchingChapter(ChapterView):
         show_text(L["meas"], here.label if here else "", th.YELLOW, axes.point(here.x, here.y) if here else None)
         self.title_row.setText(f.title)
         colours = {**self._colours(), "now": t.op_point}
-        self.set_legend(self.plot, [(colours[k], w) for k, w in f.legend])
+        self.set_legend(self.plot, [(colours[k], w, SWATCH.get(k, "square")) for k, w in f.legend])
         tips = self.plot.tips
         tips.clear()
         tips.point(f.now.x, f.now.y, f.now.tip)
@@ -157,7 +162,7 @@ class BatchingChapter(ChapterView):
             return
         self.plot.legend_label.setVisible(False)
         colours = {"path": th.BLUISH_GREEN, "now": self.theme.op_point}
-        self.set_legend(self.fplot, [(colours[k], w) for k, w in fr.legend])
+        self.set_legend(self.fplot, [(colours[k], w, SWATCH[k]) for k, w in fr.legend])
         axes = self.fplot.axes
         self.fpath.setData(fr.x, fr.y)
         self.fnow.setData([fr.now.x], [fr.now.y])
@@ -204,6 +209,7 @@ class BatchingChapter(ChapterView):
             for lab, m in zip(self.flabels, fr.labelled):
                 if m.label:
                     place(lab, px, axes.point(m.x, m.y), FRONTIER_SPOTS, line)
+        self._place_line_words()
         here = f.measured_label
         if here is not None:
             px = view_pixels(self.plot.getPlotItem().vb)
@@ -211,6 +217,28 @@ class BatchingChapter(ChapterView):
             place(self.labels["meas"], px, axes.point(here.x, here.y), BESIDE_STAR,
                   [*avoid_polyline(px, axes.xs(c.batch), axes.ys(c.tokens_per_s)),
                    *avoid_polyline(px, axes.xs(c.batch), axes.ys(c.ideal_tokens_per_s))])
+
+    def _place_line_words(self) -> None:
+        """Each line's words run up beside it from the foot of the plot; where a curve crosses them
+        they start above the curves instead, and where two lines' words would touch, the left
+        line's go to its other side."""
+        f = self.figure
+        if f.frontier is not None:
+            return
+        px = view_pixels(self.plot.getPlotItem().vb)
+        axes, c = self.plot.axes, f.curves
+        xs = axes.xs(c.batch)
+        curves = [*avoid_polyline(px, xs, axes.ys(c.tokens_per_s)), *avoid_polyline(px, xs, axes.ys(c.ideal_tokens_per_s))]
+        shown = [k for k in ("real", "ideal", "kv") if k in self._mark_at and self.labels[k].toPlainText()]
+        for k in shown:
+            lab, (x, y) = self.labels[k], self._mark_at[k]
+            lab.setAnchor(ALONG_LINE)
+            lab.setPos(x, y)
+            if covers(lab, px, curves):
+                lift_above(lab, px, x, xs, axes.ys(c.ideal_tokens_per_s), ABOVE_CURVES)
+        for left, right in zip(shown, shown[1:]):
+            if covers(self.labels[left], px, avoid_labels((self.labels[right],), px)):
+                self.labels[left].setAnchor(LEFT_OF_LINE)
 
     def _clicked(self, ev) -> None:
         """A click inside the axes sets the batch at that x (nearest power of two)."""

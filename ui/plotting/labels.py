@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont
 
@@ -161,3 +162,21 @@ def keep_inside(plot, margin_px: float = 4.0) -> None:
         ax = float(lab.anchor[0])
         room = px.w - at if ax <= 0 else at if ax >= 1 else 2 * min(px.w - at, at)
         lab.setTextWidth(max(40.0, room - margin_px))
+
+
+def covers(lab: pg.TextItem, px: ViewPixels, avoid: Sequence[Avoid]) -> bool:
+    """Whether ``lab``, where it is now, covers anything in ``avoid``."""
+    box = label_box(lab, px)
+    return any(a.cost(box) > 0 for a in avoid)
+
+
+def lift_above(lab: pg.TextItem, px: ViewPixels, x: float, xs, ys, gap: float, margin_px: float = 4.0,
+               min_px: float = 60.0) -> None:
+    """Start a label that runs up a vertical line at view x ``x`` (text turned 90°) ``gap`` above the
+    polyline through view points (xs, ys), wrapped into more, shorter lines where the room left up
+    to the top of the view is shorter than it."""
+    start = float(np.interp(x, xs, ys)) + gap
+    lab.setPos(x, start)
+    room_px = px.to_px(x, start)[1] - margin_px
+    if text_size(lab)[0] > room_px:
+        lab.setTextWidth(max(min_px, room_px))
