@@ -111,3 +111,16 @@ def test_the_bars_add_up_to_the_step_in_any_scenario():
             assert math.isclose(o.end, t.length, rel_tol=1e-9) and w.length >= 0, s
         checked += 1
     assert checked > 30
+
+
+def test_lessons_one_to_four_derive_their_key_number_with_this_states_numbers():
+    """The side panel of a datasheet lesson (model.lessons.explain.key_why) is its key number's own
+    arithmetic with the state's numbers, then what it assumes, not the chapter's general equation."""
+    from model.lessons.explain import key_why
+    for ch in default_chapters()[:4]:
+        for index in range(len(ch.states)):
+            e, f, _c = state_chart(ch.number, index)
+            why = key_why(ch.number, e, f, dict(ch.states[index].params))
+            number = f.key.text.split()[0]
+            assert why == f.why and any(f"= {number}" in line for line in why[:-1]), (ch.number, index, why)
+            assert why[-1].startswith("Assumes: "), (ch.number, index, why)

@@ -67,11 +67,21 @@ def generation_facts(line: str = "nvidia", show: str = "", catalog: Catalog | No
                             more_bw=times(p.bandwidth_bytes_per_s / top.bandwidth_bytes_per_s))
         key = KeyNumber(f"{sig3(top.ridge_flops_per_byte)} FLOP/byte",
                         f"{top.name} ridge: FLOPs a kernel must do per byte read to keep it busy")
+        why = [f"ridge = FLOP/s ÷ bytes/s: {top.name} {si(top.flops16, 'FLOP/s')} ÷ "
+               f"{si(top.bandwidth_bytes_per_s, 'B/s')} = {sig3(top.ridge_flops_per_byte)}"]
+        if "same_compute" in vals:          # the part with the same FLOP/s and more bandwidth: a lower ridge
+            p = next(p for p in pts if p.name == vals["same_compute"])
+            why.append(f"{p.name}: {si(p.flops16, 'FLOP/s')} ÷ {si(p.bandwidth_bytes_per_s, 'B/s')} = "
+                       f"{sig3(p.ridge_flops_per_byte)}")
     else:
         key = KeyNumber(times(last.flops_vs_first),
                         f"more dense 16-bit FLOP/s, {first.name} → {last.name} "
                         f"(bandwidth: {times(last.bandwidth_vs_first)})")
-    return Facts(key, vals, tuple(details))
+        why = [f"FLOP/s: {si(last.flops16, 'FLOP/s')} ÷ {si(first.flops16, 'FLOP/s')} = {times(last.flops_vs_first)}",
+               f"Bandwidth: {si(last.bandwidth_bytes_per_s, 'B/s')} ÷ {si(first.bandwidth_bytes_per_s, 'B/s')} "
+               f"= {times(last.bandwidth_vs_first)}"]
+    why.append("Assumes: datasheet peaks, dense (not sparse) 16-bit FLOP/s")
+    return Facts(key, vals, tuple(details), tuple(why))
 
 
 @frozen

@@ -136,7 +136,12 @@ def warp_facts(hw: Hardware, warps: int, divergence: float = 0.0) -> Facts:
                f"busy = min(1, W × {WARP_COMPUTE_CYCLES} ÷ ({WARP_COMPUTE_CYCLES} + {lat})): "
                f"{lh.warps_needed} warps hide the wait.",
                "A divergent branch runs both paths one after the other, half the lanes masked each time.")
-    return Facts(key, vals, details)
+    why = (f"busy = min(1, {lh.warps} × {WARP_COMPUTE_CYCLES} ÷ ({WARP_COMPUTE_CYCLES} + {lat})) = {pct(lh.issue_busy)}",
+           f"useful = busy × (1 − divergent ÷ 2) = {pct(lh.lane_use)}" if divergence > 0 else    # the key number
+           f"{lh.warps_needed} warps hide the wait: ⌈({WARP_COMPUTE_CYCLES} + {lat}) ÷ {WARP_COMPUTE_CYCLES}⌉",
+           f"Assumes: {WARP_COMPUTE_CYCLES} cycles of maths per HBM load of {lat} cycles "
+           f"({duration(hw.level('hbm').latency_s)} × {si(hw.clock_hz, 'Hz')})")
+    return Facts(key, vals, details, why)
 
 
 @frozen(eq=False)

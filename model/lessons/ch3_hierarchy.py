@@ -82,7 +82,14 @@ def ladder_facts(hw: Hardware) -> Facts:
                    f"latency ×{' ×'.join(sig3(x) for x in steps_lat)}.")
     details.append(f"The 'about 10× per step' rule of thumb is latency on average: {times(mem.latency_x)} in "
                    f"{i_mem} steps is {times(geo_lat)} per step (geometric mean); bandwidth {times(geo_bw)}.")
-    return Facts(key, vals, tuple(details))
+    reg = pts[0]
+    why = (f"Bandwidth: registers {si(reg.bandwidth_bytes_per_s, 'B/s')} ÷ {mem.label} "
+           f"{si(mem.bandwidth_bytes_per_s, 'B/s')} = {times(mem.bandwidth_x)}",
+           f"Latency: {mem.label} {latency_text(mem.latency_s)} ÷ registers {latency_text(reg.latency_s)} = "
+           f"{times(mem.latency_x)}",
+           "Assumes: whole-chip bandwidths and load-to-use latencies; a hollow point is derived from other "
+           "specs, not published or measured (hover it for which)")
+    return Facts(key, vals, tuple(details), why)
 
 
 def latency_text(seconds: float) -> str:

@@ -50,7 +50,8 @@ def roofline_facts(hw: Hardware, dtype: str, intensity: float) -> Facts:
             "attainable": si(pt.attainable_flops, "FLOP/s"), "peak": si(peak, "FLOP/s"),
             "share": pct(pt.attainable_flops / peak), "ridge": sig3(pt.ridge_flops_per_byte),
             "gain": times(gain), "bound": pt.bound, "bw": si(hw.hbm_bandwidth_bytes_per_s, "B/s")}
-    if abs(math.log(intensity / pt.ridge_flops_per_byte)) < 0.05:
+    at_ridge = abs(math.log(intensity / pt.ridge_flops_per_byte)) < 0.05
+    if at_ridge:
         key = KeyNumber(f"{sig3(pt.ridge_flops_per_byte)} FLOP/byte",
                         f"the ridge: {si(peak, 'FLOP/s')} ÷ {si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}")
     else:
@@ -60,7 +61,14 @@ def roofline_facts(hw: Hardware, dtype: str, intensity: float) -> Facts:
                f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}) = {si(pt.attainable_flops, 'FLOP/s')} "
                f"({pct(pt.attainable_flops / peak)} of peak)",
                f"With twice the FLOP/s the ridge moves to {sig3(2 * pt.ridge_flops_per_byte)} FLOP/byte.")
-    return Facts(key, vals, details)
+    attainable = (f"attainable = min({si(peak, 'FLOP/s')}, {sig3(intensity)} FLOP/byte × "
+                  f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}) = {si(pt.attainable_flops, 'FLOP/s')}")
+    derived = (f"ridge = {si(peak, 'FLOP/s')} ÷ {si(hw.hbm_bandwidth_bytes_per_s, 'B/s')} = "
+               f"{sig3(pt.ridge_flops_per_byte)} FLOP/byte" if at_ridge else
+               f"2× compute: {si(pt.attainable_with_double_compute, 'FLOP/s')} ÷ {si(pt.attainable_flops, 'FLOP/s')} "
+               f"= {times(gain)}")
+    why = (attainable, derived, "Assumes: datasheet peaks, no overhead")
+    return Facts(key, vals, details, why)
 
 
 INTENSITY_RANGE = (0.1, 1e5)          # the lesson's intensity axis (FLOP/byte)

@@ -25,9 +25,8 @@ def key_why(number: int, e, facts: Facts, params: dict) -> tuple[str, ...]:
     if number == 6 and params.get("key") == "frontier" and "tpot" in facts.values:
         return _frontier_why(facts.values)
     keys = BATCHING_READOUTS.get(params.get("key", ""), ()) if number == 6 else KEY_READOUTS.get(number, ())
-    if number == 3:                  # the registers' line and the memory's that the key number divides
-        mem = facts.values.get("mem", "")
-        return facts.details[:1] + tuple(d for d in facts.details[1:] if mem and d.startswith(mem))[:1]
+    if facts.why:                    # lessons 1–4: datasheet numbers, derived in their own Facts
+        return facts.why
     if not keys:
         return facts.details[:2]
     out: list[str] = []

@@ -34,6 +34,7 @@ class Facts:
     key: KeyNumber
     values: Mapping[str, str] = field(default_factory=dict)
     details: tuple[str, ...] = ()
+    why: tuple[str, ...] = ()      # the key number's derivation with this screen's numbers, then "Assumes: …"
 
     def fill(self, template: str, missing: str | None = None) -> str:
         """The template with {name} replaced by this screen's values (unknown names stay visible,
