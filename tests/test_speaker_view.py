@@ -79,6 +79,28 @@ def test_s_rehearses_with_the_speaker_view_beside_the_audience_view(window, qtbo
     assert window.presenter.active
 
 
+def test_in_a_narrow_window_the_speaker_view_rehearses_under_the_audience_view(window, qtbot):
+    """A window narrower than REHEARSAL_BESIDE_MIN_PX: the speaker view docks under the audience
+    view, which keeps the window's whole width (beside it, a 1024-px laptop left it 655 px);
+    widened again, it goes back beside it."""
+    from ui.stage import REHEARSAL_BESIDE_MIN_PX
+    window.enter_presenter(fullscreen=False)
+    stage = window.presenter.stage
+    stage.toggle_rehearsal()
+    try:
+        window.resize(1024, 768)
+        deliver()
+        central, dock = window.centralWidget().geometry(), stage.dock.geometry()
+        assert 1024 < REHEARSAL_BESIDE_MIN_PX and window.width() == 1024
+        assert dock.top() >= central.bottom() and central.width() == window.width()
+        window.resize(1920, 1080)
+        deliver()
+        central, dock = window.centralWidget().geometry(), stage.dock.geometry()
+        assert dock.left() >= central.right() and not central.intersects(dock)
+    finally:
+        stage.toggle_rehearsal()
+
+
 def test_the_speaker_view_shows_notes_next_state_and_the_clock(window, qtbot):
     window.enter_presenter(fullscreen=False)
     window.presenter.stage.toggle_rehearsal()

@@ -245,12 +245,12 @@ class SpeakerView(QWidget):
         outer.addLayout(self.top)
         outer.addLayout(self.columns, 1)
 
-    def set_compact(self, on: bool) -> None:
-        """One column docked beside the audience view when rehearsing (no "now" and no chapter
-        list: the audience view and its chapter strip are right there), or two columns in its
-        own window."""
+    def set_compact(self, on: bool, column: bool = True) -> None:
+        """Docked beside the audience view when rehearsing, one column (``column``; side by side
+        when docked under it); no "now" and no chapter list: the audience view and its chapter
+        strip are right there. Two columns with both in its own window."""
         self.compact = bool(on)
-        direction = QBoxLayout.TopToBottom if on else QBoxLayout.LeftToRight
+        direction = QBoxLayout.TopToBottom if on and column else QBoxLayout.LeftToRight
         self.columns.setDirection(direction)
         self.top.setDirection(direction)
         for w in (self.now, self.now_label, self.chapter_list, self.chapters_label):

@@ -4,7 +4,8 @@
                    projector: the screen the speaker picked, else the first one that is not
                    the primary (the laptop's); the speaker window full screen on the laptop
     one screen     the audience view alone, full screen; S (rehearsal) puts the speaker view
-                   beside it in the same window
+                   beside it in the same window (under it in a window narrower than
+                   REHEARSAL_BESIDE_MIN_PX, so the audience view keeps a slide's width)
     unplugged      QGuiApplication.screenRemoved: the audience view moves to the screen that
                    is left, the speaker window goes away, the talk goes on (same state, same
                    keys); screenAdded arranges again
@@ -13,7 +14,7 @@ Nothing here draws; SpeakerView (ui.speaker_view) does.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QDockWidget, QVBoxLayout, QWidget
 
@@ -21,6 +22,8 @@ from ui import theme as th
 
 AUTO = ""                       # the projector is chosen automatically
 REHEARSAL_FRACTION = 0.36       # of the window's width, for the docked speaker view
+REHEARSAL_BESIDE_MIN_PX = 1200  # a narrower window docks the speaker view under the audience view
+REHEARSAL_UNDER_FRACTION = 0.3  # … taking this much of the window's height
 
 
 class SpeakerWindow(QWidget):
@@ -48,6 +51,7 @@ class Stage(QObject):
         self.speaker = None
         self.speaker_window: SpeakerWindow | None = None
         self.dock: QDockWidget | None = None
+        window.installEventFilter(self)          # a rehearsal window resized: beside or under
         app = QGuiApplication.instance()
         app.screenRemoved.connect(self.on_screen_removed)
         app.screenAdded.connect(self.on_screen_added)
@@ -132,13 +136,35 @@ class Stage(QObject):
             self.dock.setTitleBarWidget(QWidget())
         if self.dock.widget() is not speaker:
             self.dock.setWidget(speaker)
-        speaker.set_compact(True)
-        self.window.addDockWidget(Qt.RightDockWidgetArea, self.dock)
-        self.dock.show()
-        speaker.show()
         self.mode = "rehearsal"
         place(self.window, laptop, self.fullscreen)
-        self.window.resizeDocks([self.dock], [int(self.window.width() * REHEARSAL_FRACTION)], Qt.Horizontal)
+        self._dock_speaker()
+        speaker.show()
+
+    def _rehearsal_area(self) -> Qt.DockWidgetArea:
+        beside = self.window.width() >= REHEARSAL_BESIDE_MIN_PX
+        return Qt.RightDockWidgetArea if beside else Qt.BottomDockWidgetArea
+
+    def _dock_speaker(self) -> None:
+        """The speaker view docked beside the audience view (one column), or under it (its columns
+        side by side) where the window is too narrow for both to sit side by side."""
+        if self.mode != "rehearsal" or self.dock is None or self.speaker is None:
+            return
+        area = self._rehearsal_area()
+        beside = area == Qt.RightDockWidgetArea
+        self.speaker.set_compact(True, beside)
+        self.window.addDockWidget(area, self.dock)          # moves it when docked elsewhere
+        self.dock.show()
+        if beside:
+            self.window.resizeDocks([self.dock], [int(self.window.width() * REHEARSAL_FRACTION)], Qt.Horizontal)
+        else:
+            self.window.resizeDocks([self.dock], [int(self.window.height() * REHEARSAL_UNDER_FRACTION)], Qt.Vertical)
+
+    def eventFilter(self, obj, ev) -> bool:          # noqa: N802 (Qt name)
+        if (obj is self.window and ev.type() == QEvent.Resize and self.mode == "rehearsal"
+                and self.dock is not None and self.window.dockWidgetArea(self.dock) != self._rehearsal_area()):
+            QTimer.singleShot(0, self._dock_speaker)
+        return False
 
     def _hide_speaker(self) -> None:
         if self.speaker_window is not None:
