@@ -266,14 +266,14 @@ def gemm_split(rs: ResolvedScenario, tokens):
     return streamed, active, acts
 
 
-def _terms(rs: ResolvedScenario, tokens, kvb, attn, ctx_shape, stretch=1.0, requests=0.0,
+def _terms(rs: ResolvedScenario, tokens, kvb, attn, stretch=1.0, requests=0.0,
            scores=0.0, passes=1.0) -> PassTerms:
     """A pass's terms per GPU from its token count (per micro-batch): each weight kernel's bytes
     (weights × bytes per weight, read once per pass of a chunked prefill, + activations × their
-    bytes) and FLOPs (2 per weight per token)."""
+    bytes) and FLOPs (2 per weight per token). The arguments are ``decode_inputs``/``prefill_inputs``'s."""
     lat, tr = _comm_terms(rs, tokens)
     c = kept(rs, "pass", _pass_constants)
-    tz = tokens + 0.0 * ctx_shape                       # the pass's whole shape (batch × context)
+    tz = tokens + 0.0 * kvb                             # the pass's whole shape (batch × context)
     shape = np.shape(tz)
     a = np.multiply.outer(c.active_flops, tz)
     act = np.multiply.outer(c.activation_bytes, tz)
@@ -344,6 +344,12 @@ def _score_bytes_per_pair(rs: ResolvedScenario) -> float:
 
 def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
     """Bytes, FLOPs and link traffic of one decode step for ``batch`` sequences at ``context``."""
+    return _terms(rs, *decode_inputs(rs, batch, context))
+
+
+def decode_inputs(rs: ResolvedScenario, batch, context) -> tuple:
+    """What ``_terms`` makes a decode step's terms from: (tokens per micro-batch, KV bytes, attention
+    FLOPs, stretch, requests, score bytes, passes)."""
     shp = rs.llm.shape
     _, b = microbatch(rs, np.asarray(batch, dtype=float))
     ctx = np.asarray(context, dtype=float)
@@ -353,7 +359,7 @@ def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
     kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
     scores = b * ctx * kept(rs, "pass", _pass_constants).score_bytes_per_pair
     attn = b * ctx * shp.attention_flops_per_context / rs.tp
-    return _terms(rs, b, kvb, attn, kvb, scores=scores)
+    return b, kvb, attn, 1.0, 0.0, scores, 1.0
 
 
 def decode_pass(rs: ResolvedScenario, batch, context, eff: Efficiency = IDEAL) -> PassCost:
@@ -370,6 +376,11 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     a prompt's ⌈S/C⌉ chunks each read the KV of the chunks before: B·S·(⌈S/C⌉ − 1)/2 tokens' KV
     more; without flash attention a chunk scores its C queries against every key so far, so a
     prompt writes S·(S + min(C, S))/2 scores (S² in one pass: the masked S×S matrix)."""
+    return _terms(rs, *prefill_inputs(rs, batch, prompt_len))
+
+
+def prefill_inputs(rs: ResolvedScenario, batch, prompt_len) -> tuple:
+    """What ``_terms`` makes a prefill's terms from (``decode_inputs``'s order; prefill_terms's equations)."""
     shp = rs.llm.shape
     batch = np.asarray(batch, dtype=float)
     m, b = microbatch(rs, batch)
@@ -389,9 +400,28 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     pairs = s * (keys + np.minimum(chunk, keys)) / 2.0 if chunk else s * keys   # masked S×S in one pass
     scores = b * pairs * c.score_bytes_per_pair
     attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
-    return _terms(rs, tokens, kvb, attn, kvb, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes)
+    return tokens, kvb, attn, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes
 
 
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
     """Prefill of ``batch`` prompts of ``prompt_len`` tokens (time to the first token)."""
     return pass_cost(prefill_terms(rs, batch, prompt_len), eff, eff.compute_fraction_prefill)
+
+
+def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[PassTerms, PassCost, tuple[int, ...]]:
+    """Several passes as one over all their points, in order: each pass is (``decode_inputs`` or
+    ``prefill_inputs`` over a scalar or 1-D batch, its compute fraction). The same numbers as each
+    pass on its own (the same operations point by point; kernel_sum adds in KERNELS order whatever
+    the shape) for one numpy pass's cost. Returns (terms, cost, the index of each pass's first point)."""
+    sizes = [int(np.size(inputs[1])) for inputs, _ in passes]          # KV bytes: a pass's whole shape
+    starts = tuple(int(x) for x in np.cumsum([0] + sizes[:-1]))
+    total = sum(sizes)
+
+    def joined(values) -> np.ndarray:
+        out = np.empty(total)
+        for start, n, v in zip(starts, sizes, values):
+            out[start:start + n] = v
+        return out
+    fields = [joined(column) for column in zip(*(inputs for inputs, _ in passes))]
+    terms = _terms(rs, *fields)
+    return terms, pass_cost(terms, eff, joined([fraction for _, fraction in passes])), starts
