@@ -413,15 +413,15 @@ def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[
     ``prefill_inputs`` over a scalar or 1-D batch, its compute fraction). The same numbers as each
     pass on its own (the same operations point by point; kernel_sum adds in KERNELS order whatever
     the shape) for one numpy pass's cost. Returns (terms, cost, the index of each pass's first point)."""
-    sizes = [int(np.size(inputs[1])) for inputs, _ in passes]          # KV bytes: a pass's whole shape
-    starts = tuple(int(x) for x in np.cumsum([0] + sizes[:-1]))
-    total = sum(sizes)
-
-    def joined(values) -> np.ndarray:
-        out = np.empty(total)
-        for start, n, v in zip(starts, sizes, values):
-            out[start:start + n] = v
-        return out
-    fields = [joined(column) for column in zip(*(inputs for inputs, _ in passes))]
+    sizes = [getattr(inputs[1], "size", 1) for inputs, _ in passes]     # KV bytes: a pass's whole shape
+    starts, total = [], 0
+    for n in sizes:
+        starts.append(total)
+        total += n
+    rows = np.empty((len(passes[0][0]) + 1, total))                   # each input, then the fraction
+    for (inputs, fraction), start, n in zip(passes, starts, sizes):
+        for row, value in zip(rows, (*inputs, fraction)):
+            row[start:start + n] = value
+    *fields, fractions = rows
     terms = _terms(rs, *fields)
-    return terms, pass_cost(terms, eff, joined([fraction for _, fraction in passes])), starts
+    return terms, pass_cost(terms, eff, fractions), tuple(starts)
