@@ -132,10 +132,13 @@ def _f(x) -> float:
     return float(x)
 
 
+_HALVES = np.arange(E2E_POINTS, dtype=float) + 0.5          # j + ½ for the usual E2E_POINTS (exact)
+
+
 def decode_contexts(input_len: int, output_len: int, points: int = E2E_POINTS) -> np.ndarray:
     """Midpoints of ``points`` equal slices of the decode: contexts input + (j + ½)·output/points."""
-    j = np.arange(points, dtype=float)
-    return input_len + (j + 0.5) * output_len / points
+    halves = _HALVES if points == E2E_POINTS else np.arange(points, dtype=float) + 0.5
+    return input_len + halves * output_len / points
 
 
 def e2e_seconds(rs: ResolvedScenario, batch: int, eff: Efficiency, prefill_s: float | None = None) -> float:
@@ -186,8 +189,11 @@ def _passes(rs: ResolvedScenario, eff: Efficiency, batch: int, fit_batch: int):
     sizes = (size, rest) if rest else (size,)
     mids = decode_contexts(s.input_len, s.output_len)
     n = len(sizes)
-    dec_b = np.concatenate(([float(batch)], np.repeat(np.asarray(sizes, dtype=float), E2E_POINTS)))
-    dec_c = np.concatenate(([s.input_len + s.output_len / 2.0], np.tile(mids, n)))
+    dec_b, dec_c = np.empty(1 + n * E2E_POINTS), np.empty(1 + n * E2E_POINTS)
+    dec_b[0], dec_c[0] = batch, s.input_len + s.output_len / 2.0
+    for k, wave in enumerate(sizes):
+        dec_b[1 + k * E2E_POINTS:1 + (k + 1) * E2E_POINTS] = wave
+        dec_c[1 + k * E2E_POINTS:1 + (k + 1) * E2E_POINTS] = mids
     pre_b = batch if size == batch else np.asarray([batch, *sizes], dtype=float)    # one point: a scalar pass
     terms, cost, (dec_i, pre_i) = joined_pass(
         rs, eff, (decode_inputs(rs, dec_b, dec_c), eff.compute_fraction_decode),

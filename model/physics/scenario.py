@@ -99,6 +99,8 @@ class ResolvedScenario:
 
 
 def _int(name: str, value: Any, lo: int, hi: int) -> int:
+    if value.__class__ is int and lo <= value <= hi:
+        return value                    # (the usual case, as the checks below would find it)
     if isinstance(value, bool):
         raise ScenarioError(f"{name} must be a whole number, got {value!r}")
     try:

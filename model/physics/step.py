@@ -153,14 +153,16 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     kcomp *= k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     layers = t.passes * t.layers
-    gpu = kernel_sum(np.maximum(kmem, kcomp)) + (comm + layers * eff.layer_overhead_s) * k
-    if np.ndim(eff.eager) == 0 and not eff.eager:
+    layer_s, step_s = layers * eff.layer_overhead_s, t.passes * eff.step_overhead_s
+    request_s = t.requests * eff.request_overhead_s
+    gpu = kernel_sum(np.maximum(kmem, kcomp)) + (comm + layer_s) * k
+    eager = eff.eager
+    if (eager.__class__ in (bool, int, float) or np.ndim(eager) == 0) and not eager:
         host_wait = 0.0                                   # graphs: no host term (the common case, kept cheap)
     else:
-        host_wait = queue_wait(gpu, layers * eff.host_layer_s * eff.eager * k)
-    overhead = ((t.passes * eff.step_overhead_s + layers * eff.layer_overhead_s) * k
-                + t.requests * eff.request_overhead_s + host_wait)
-    time = gpu + host_wait + (t.passes * eff.step_overhead_s) * k + t.requests * eff.request_overhead_s
+        host_wait = queue_wait(gpu, layers * eff.host_layer_s * eager * k)
+    overhead = (step_s + layer_s) * k + request_s + host_wait
+    time = gpu + host_wait + step_s * k + request_s
     floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * k
     return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, kernel_sum(kmem), kernel_sum(kcomp),
                     comm * k, overhead, time, floor, kmem, kcomp)
