@@ -194,10 +194,10 @@ def _passes(rs: ResolvedScenario, eff: Efficiency, batch: int, fit_batch: int):
     for k, wave in enumerate(sizes):
         dec_b[1 + k * E2E_POINTS:1 + (k + 1) * E2E_POINTS] = wave
         dec_c[1 + k * E2E_POINTS:1 + (k + 1) * E2E_POINTS] = mids
-    pre_b = batch if size == batch else np.asarray([batch, *sizes], dtype=float)    # one point: a scalar pass
+    pre_b = float(batch) if size == batch else np.asarray([batch, *sizes], dtype=float)    # one point: plain floats
     terms, cost, (dec_i, pre_i) = joined_pass(
         rs, eff, (decode_inputs(rs, dec_b, dec_c), eff.compute_fraction_decode),
-        (prefill_inputs(rs, pre_b, s.input_len), eff.compute_fraction_prefill))
+        (prefill_inputs(rs, pre_b, float(s.input_len)), eff.compute_fraction_prefill))
     time_s = cost.time_s.tolist()
     steps = cost.time_s[dec_i + 1:pre_i].reshape(n, E2E_POINTS)
     pre_s = time_s[pre_i:] if size != batch else time_s[pre_i:pre_i + 1]

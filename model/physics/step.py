@@ -378,15 +378,16 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     a prompt's ⌈S/C⌉ chunks each read the KV of the chunks before: B·S·(⌈S/C⌉ − 1)/2 tokens' KV
     more; without flash attention a chunk scores its C queries against every key so far, so a
     prompt writes S·(S + min(C, S))/2 scores (S² in one pass: the masked S×S matrix)."""
-    return _terms(rs, *prefill_inputs(rs, batch, prompt_len))
+    return _terms(rs, *prefill_inputs(rs, np.asarray(batch, dtype=float), np.asarray(prompt_len, dtype=float)))
 
 
 def prefill_inputs(rs: ResolvedScenario, batch, prompt_len) -> tuple:
-    """What ``_terms`` makes a prefill's terms from (``decode_inputs``'s order; prefill_terms's equations)."""
+    """What ``_terms`` makes a prefill's terms from (``decode_inputs``'s order; prefill_terms's equations).
+    ``batch`` and ``prompt_len``: float arrays, or plain floats for one point (the same numbers:
+    IEEE doubles either way, without numpy's cost per operation on a 0-d array)."""
     shp = rs.llm.shape
-    batch = np.asarray(batch, dtype=float)
     m, b = microbatch(rs, batch)
-    s = np.asarray(prompt_len, dtype=float)
+    s = prompt_len
     tokens = b * s
     w = shp.sliding_window
     ctx_sum = s * s / 2.0 if not w else np.where(s <= w, s * s / 2.0, w * w / 2.0 + (s - w) * w)
