@@ -3,11 +3,13 @@
 * one joined pass (step.joined_pass: decode step, end-to-end midpoints and prefill as points of one
   numpy pass; the prefill of one point in plain floats) equals each pass computed on its own as
   arrays (decode_pass, prefill_pass, e2e_with_waves, kernel_costs), exactly;
+* the weights-only critical batch kept per part combination equals the one worked out afresh;
 * a resolve answered from what the catalogue kept for the same parts equals a resolve on a fresh
   catalogue (nothing kept), result or error message alike, for odd values too.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import fields, replace
 
 import numpy as np
@@ -19,6 +21,7 @@ from model import Scenario, estimate, resolve
 from model.catalog.active import default_catalog, default_efficiency
 from model.errors import ModelError
 from model.physics.kernels import kernel_costs
+from model.physics.roofline import _critical_batch
 from model.physics.step import decode_pass, decode_terms, pass_cost, prefill_pass, prefill_terms
 
 CAT = default_catalog()
@@ -48,6 +51,10 @@ def _at0(x) -> float:
     return float(np.asarray(x, dtype=float).reshape(-1)[0])
 
 
+def _none_nan(x):
+    return math.nan if x is None else x
+
+
 def _same(a, b) -> bool:
     """Equal as IEEE doubles, NaN equal to NaN (0 ulp: no tolerance)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -71,6 +78,7 @@ def test_one_joined_pass_gives_each_pass_its_own_numbers(s):
                       (e.prefill_memory_ms, _at0(pre.memory_s) * 1e3), (e.prefill_overhead_ms, _at0(pre.overhead_s) * 1e3),
                       (e.prefill_flops, _at0(pre.flops) / rs.pp), (e.prefill_kv_bytes, _at0(pre.kv_bytes) / rs.pp)):
         assert _same(got, want), (s, got, want)
+    assert _same(_none_nan(e.critical_batch_weights_only), _none_nan(_critical_batch(rs, None, True))), s  # kept per parts
     e2e, waves = est.e2e_with_waves(rs, b, e.max_batch_that_fits, eff)      # its own prefill pass too
     assert _same(e.e2e_latency_s, e2e) and e.waves == waves, s
     for phase, terms, fraction in (("decode", decode_terms(rs, np.array([float(b)]), np.array([c])), eff.compute_fraction_decode),

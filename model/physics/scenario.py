@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields, replace
+from operator import attrgetter
 from typing import Any, Mapping
 
 from model.catalog.parts import Catalog, Hardware, KVPrecision, Link, LLM, Precision
@@ -176,12 +177,13 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
 
 MAX_KEPT_PARTS = 256          # part combinations kept per catalogue (then it starts again)
 PART_FIELDS = ("gpu", "model", "precision", "kv_precision", "gpus", "interconnect", "engine")
+_part_values = attrgetter(*PART_FIELDS)
 
 
 def _parts_key(s: Scenario) -> tuple | None:
     """The fields ``_parts`` reads, each with its type (True and 1 are equal keys but not equal
     choices); None when one cannot key a dict (then nothing is kept)."""
-    values = tuple(getattr(s, name) for name in PART_FIELDS)
+    values = _part_values(s)
     key = values + tuple(map(type, values))
     try:
         hash(key)

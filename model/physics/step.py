@@ -146,11 +146,11 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     scores = t.score_bytes / bw
     k = t.stretch
     n = len(GEMM_KERNELS)
-    kmem, kcomp = np.empty((n + 2,) + np.shape(gemm_mem)[1:]), np.zeros((n + 2,) + np.shape(gemm_mem)[1:])
-    kmem[:n], kmem[n], kmem[n + 1] = gemm_mem, attn_mem, scores        # KERNELS order
+    both = np.zeros((2, n + 2) + np.shape(gemm_mem)[1:])                # memory, compute: KERNELS order
+    kmem, kcomp = both
+    kmem[:n], kmem[n], kmem[n + 1] = gemm_mem, attn_mem, scores
     kcomp[:n], kcomp[n] = gemm_comp, attn_comp
-    kmem *= k
-    kcomp *= k
+    both *= k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     layers = t.passes * t.layers
     layer_s, step_s = layers * eff.layer_overhead_s, t.passes * eff.step_overhead_s
@@ -173,7 +173,7 @@ def kernel_sum(x):
     gives exactly the same numbers for a point alone or among others (numpy adds the rows of a
     (k, n ≥ 2) array one after another, but a (k,) or (k, 1) one pairwise)."""
     if x.ndim > 1 and x.size > x.shape[0]:
-        return x.sum(axis=0)
+        return np.add.reduce(x, axis=0)                 # (x.sum(axis=0) without its Python wrapper)
     total = 0.0
     for v in x.ravel().tolist():
         total += v
