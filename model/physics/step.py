@@ -359,8 +359,9 @@ def decode_inputs(rs: ResolvedScenario, batch, context) -> tuple:
         ctx = np.minimum(ctx, shp.sliding_window)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
-    scores = b * ctx * kept(rs, "pass", _pass_constants).score_bytes_per_pair
-    attn = b * ctx * shp.attention_flops_per_context / rs.tp
+    seq_ctx = b * ctx                                   # (B·c, shared by the two below)
+    scores = seq_ctx * kept(rs, "pass", _pass_constants).score_bytes_per_pair
+    attn = seq_ctx * shp.attention_flops_per_context / rs.tp
     return b, kvb, attn, 1.0, 0.0, scores, 1.0
 
 
@@ -423,6 +424,9 @@ def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[
         total += n
     rows = np.empty((len(passes[0][0]) + 1, total))                   # each input, then the fraction
     for (inputs, fraction), start, n in zip(passes, starts, sizes):
+        if n == 1:
+            rows[:, start] = (*inputs, fraction)        # a pass of one point: its numbers, one column
+            continue
         for row, value in zip(rows, (*inputs, fraction)):
             row[start:start + n] = value
     *fields, fractions = rows
