@@ -1,8 +1,8 @@
 """The estimate's fast paths give the numbers of the plain ones, over many generated scenarios:
 
 * one joined pass (step.joined_pass: decode step, end-to-end midpoints and prefill as points of one
-  numpy pass; the prefill of one point in plain floats) equals each pass computed on its own as
-  arrays (decode_pass, prefill_pass, e2e_with_waves, kernel_costs), exactly;
+  numpy pass; the prefill of one point in plain floats) equals each pass computed on its own
+  (decode_pass, prefill_pass, e2e_with_waves, kernel_costs) to 1e-12 relative;
 * the weights-only critical batch kept per part combination equals the one worked out afresh;
 * a resolve answered from what the catalogue kept for the same parts equals a resolve on a fresh
   catalogue (nothing kept), result or error message alike, for odd values too.
@@ -56,9 +56,11 @@ def _none_nan(x):
 
 
 def _same(a, b) -> bool:
-    """Equal as IEEE doubles, NaN equal to NaN (0 ulp: no tolerance)."""
+    """Equal to 1e-12 relative, NaN equal to NaN. (Point by point the passes run the same operations;
+    numpy's power on arrays and on 0-d ones may round a last bit differently, the only slack here.)"""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return a.shape == b.shape and bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
+    close = np.isclose(a, b, rtol=1e-12, atol=0.0) | (np.isnan(a) & np.isnan(b))
+    return a.shape == b.shape and bool(np.all(close))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
