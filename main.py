@@ -53,8 +53,9 @@ def _main(argv: list[str]) -> int:
     try:
         if argv and argv[0] in COMMANDS:
             from cli.commands import run_command
-            if quick:
-                gc.enable()     # the command itself runs as any code does
+            if quick:           # what start-up made, frozen (as the window does after its first paint):
+                gc.freeze()     # no collection walks it again, not even the one at exit (~11 ms here)
+                gc.enable()     # the command itself runs with collection on
             rc = run_command(argv)
         else:
             from cli.window import run_app
