@@ -118,9 +118,7 @@ def cmd_validate(args) -> int:
                          + (["--serving"] if args.serving else []))
 
 
-def build_command_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="main.py", description="Memory Wall: the cost model from the command line.")
-    sub = p.add_subparsers(dest="command", parser_class=Parser)
+def _add_estimate(sub) -> argparse.ArgumentParser:
     e = sub.add_parser("estimate", help="one scenario, as a table or JSON")
     add_scenario_flags(e)
     e.add_argument("--json", action="store_true")
@@ -129,30 +127,63 @@ def build_command_parser() -> argparse.ArgumentParser:
                         "and its inputs (KEY: one readout, e.g. decode_time; none: the headline numbers)")
     e.add_argument("--depth", type=positive_int("depth"), default=2, help="levels of inputs --explain follows (default 2)")
     e.add_argument("--kernels", action="store_true", help="the decode step and the prefill pass as their kernels")
+    return e
+
+
+def _add_list(sub) -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="the catalogue")
     ls.add_argument("what", nargs="?", choices=("gpus", "models", "precisions"))
     ls.add_argument("--json", action="store_true")
+    return ls
+
+
+def _add_sweep(sub) -> argparse.ArgumentParser:
     sw = sub.add_parser("sweep", help="CSV over batch sizes")
     add_scenario_flags(sw)
     sw.add_argument("--batches", help="comma-separated batch sizes (default: powers of two up to --max-batch)")
     sw.add_argument("--max-batch", type=positive_int("max batch"), default=4096)
+    return sw
+
+
+def _add_validate(sub) -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="leave-one-publisher-out: each publisher predicted from the others (and leave-one-source-out)")
     v.add_argument("--json", action="store_true")
     v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
     v.add_argument("--serving", action="store_true", help="the published serving runs against the request-level simulator")
+    return v
+
+
+def _add_serve(sub) -> argparse.ArgumentParser:
     from cli.serve import add_serve_parser
+    return add_serve_parser(sub)
+
+
+def _add_plan(sub) -> argparse.ArgumentParser:
     from cli.plan import add_plan_parser
-    sv = add_serve_parser(sub)
-    pl = add_plan_parser(sub)
-    for sp in (e, ls, sw, v, sv, pl):
-        add_custom_flags(sp)
-    add_commands(sub)
+    return add_plan_parser(sub)
+
+
+# each command's parser, in COMMANDS order (hardware and calibrate: cli/custom.add_commands, with their flags)
+_PARSERS = {"estimate": _add_estimate, "list": _add_list, "sweep": _add_sweep, "validate": _add_validate,
+            "serve": _add_serve, "plan": _add_plan}
+
+
+def build_command_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command's, or only ``command``'s (what one run parses: a
+    fresh process builds and imports no other command's parser)."""
+    p = Parser(prog="main.py", description="Memory Wall: the cost model from the command line.")
+    sub = p.add_subparsers(dest="command", parser_class=Parser)
+    for name, add in _PARSERS.items():
+        if command in (None, name):
+            add_custom_flags(add(sub))
+    if command in (None, "hardware", "calibrate"):
+        add_commands(sub)
     return p
 
 
 def run_command(argv: list[str]) -> int:
     """Parse and run one command (``argv[0]`` is one of COMMANDS)."""
-    args = build_command_parser().parse_args(argv)
+    args = build_command_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     apply_custom_flags(args, argv)
     if args.command == "serve":
         from cli.serve import cmd_serve

@@ -1,6 +1,6 @@
-"""An estimate runs each pass once: one decode pass (the step at the mean context and the
-end-to-end midpoints as points of it) and one prefill pass; its numbers are exactly those of the
-same points computed on their own (the sweep at the estimate's batch, the end-to-end sum)."""
+"""An estimate runs one pass: the decode step at the mean context, the end-to-end midpoints and the
+prefill as points of one (step.joined_pass); its numbers are exactly those of the same points
+computed on their own (the sweep at the estimate's batch, the end-to-end sum, the prefill pass)."""
 from __future__ import annotations
 
 import pytest
@@ -21,7 +21,7 @@ SCENARIOS = [
 ]
 
 
-def test_an_estimate_runs_two_passes(monkeypatch):
+def test_an_estimate_runs_one_pass(monkeypatch):
     calls = []
     real = step.pass_cost
 
@@ -29,11 +29,10 @@ def test_an_estimate_runs_two_passes(monkeypatch):
         calls.append(1)
         return real(*args, **kwargs)
     monkeypatch.setattr(step, "pass_cost", counted)
-    monkeypatch.setattr(est, "pass_cost", counted)
     for s in SCENARIOS:
         calls.clear()
         estimate(s)
-        assert len(calls) == 2, s                    # decode once, prefill once (waves included)
+        assert len(calls) == 1, s                    # decode and prefill as one pass (waves included)
 
 
 @pytest.mark.parametrize("s", SCENARIOS, ids=lambda s: f"{s.gpu}-{s.model}-{s.batch}")

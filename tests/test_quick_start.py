@@ -66,17 +66,54 @@ def test_a_blas_thread_count_the_user_set_is_kept():
     assert got["rc"] == 0 and got["blas"] == "3"
 
 
-def test_the_commands_start_as_before():
-    got = _run(r"""
+COMMAND = r"""
 import gc, io, json, os, sys, contextlib
 sys.path.insert(0, ".")
 import main
+seen = {}
+dumps = json.dumps
+def spy(*a, **k):                          # the command printing its JSON (numpy and the model loaded)
+    seen["gc_in_command"] = gc.isenabled()
+    return dumps(*a, **k)
+json.dumps = spy
 with contextlib.redirect_stdout(io.StringIO()):
-    rc = main.main(["list", "gpus"])
-print(json.dumps(dict(rc=rc, gc=gc.isenabled(), frozen=gc.get_freeze_count(),
-                      blas=os.environ.get("OPENBLAS_NUM_THREADS"))))
-""")
-    assert got == {"rc": 0, "gc": True, "frozen": 0, "blas": None}
+    try:
+        rc = main.main(sys.argv[1:])
+    except SystemExit as exc:              # --help
+        rc = exc.code
+json.dumps = dumps
+from threadpoolctl import threadpool_info
+threads = max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+print(json.dumps(dict(seen, rc=rc, gc=gc.isenabled(), frozen=gc.get_freeze_count(), blas_threads=threads,
+                      blas=os.environ.get("OPENBLAS_NUM_THREADS"), cores=os.cpu_count())))
+"""
+
+
+def _command(*argv: str, **env) -> dict:
+    return _run(COMMAND.replace("sys.argv[1:]", repr(list(argv))), **env)
+
+
+def test_a_short_command_starts_with_one_blas_thread_and_runs_with_collection_on():
+    """estimate, list, sweep, hardware (cli.ONE_BLAS_THREAD): one OpenBLAS thread, no collection
+    while numpy and the model import, then what they made frozen; the command itself runs with
+    collection on."""
+    for argv in (["list", "gpus", "--json"], ["estimate", "--json"]):
+        got = _command(*argv)
+        assert got["rc"] == 0, argv
+        assert got["blas"] == "1" and got["blas_threads"] == 1, argv
+        assert got["gc_in_command"] is True and got["gc"] is True and got["frozen"] > 10_000, argv
+
+
+def test_a_short_command_keeps_a_blas_thread_count_the_user_set():
+    got = _command("estimate", "--json", OPENBLAS_NUM_THREADS="2")
+    assert got["rc"] == 0 and got["blas"] == "2" and got["blas_threads"] == 2
+
+
+def test_calibrate_starts_as_before():
+    """It measures the machine: OpenBLAS's own pool, one thread per core."""
+    got = _command("calibrate", "--help")
+    assert got["rc"] == 0 and got["blas"] is None and got["gc"] is True and got["frozen"] == 0
+    assert got["blas_threads"] == got["cores"]
 
 
 def test_a_recording_collects_garbage_while_it_runs():

@@ -33,7 +33,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -248,6 +247,7 @@ def new_temp_file(path: str | os.PathLike) -> str:
     clean_stale_temps([parent], legacy=False)
     ext = p.suffix if re.fullmatch(r"\.[A-Za-z0-9]{1,8}", p.suffix or "") else ""
     try:
+        import tempfile            # (and shutil with it: only when a file is written, not at every start)
         fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp" + ext, dir=str(parent))
     except OSError as exc:
         raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None

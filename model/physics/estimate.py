@@ -25,8 +25,9 @@ from model.physics.memory import Footprint, footprint
 from model.physics.roofline import critical_batch, ridge_flops_per_byte
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.physics.kernels import KernelCost, kernel_costs
-from model.physics.step import decode_pass, decode_terms, microbatch, pass_cost, prefill_pass, prefill_terms
-from model.values import frozen
+from model.physics.step import (PassCost, PassTerms, decode_inputs, decode_pass, joined_pass, microbatch, prefill_inputs,
+                                prefill_pass)
+from model.values import frozen, kept
 
 E2E_POINTS = 16
 
@@ -106,20 +107,38 @@ class Estimate:
     prefill_passes: float = 1.0           # passes an engine that prefills in chunks runs (1: one pass)
     # what the scenario resolved to (parts, parallelism, engine): kept so nothing resolves it again
     resolved: ResolvedScenario | None = field(default=None, compare=False, repr=False)
-    # the decode step and the prefill pass as their kernels (model/physics/kernels.py): their times,
-    # with communication and overhead, add up to decode_ms_per_token and prefill_ms
-    decode_kernels: tuple[KernelCost, ...] = field(default=(), compare=False, repr=False)
-    prefill_kernels: tuple[KernelCost, ...] = field(default=(), compare=False, repr=False)
+    # the estimate's passes as one (terms, cost, index of the decode step, index of the prefill): what
+    # decode_kernels and prefill_kernels are made from, on first use (the window asks on some pages)
+    kernel_source: tuple[PassTerms, PassCost, int, int] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def decode_kernels(self) -> tuple[KernelCost, ...]:
+        """The decode step as its kernels (model/physics/kernels.py): their times, with communication
+        and overhead, add up to decode_ms_per_token."""
+        return kept(self, "decode_kernels", lambda e: _kernels(e.kernel_source, 2))
+
+    @property
+    def prefill_kernels(self) -> tuple[KernelCost, ...]:
+        """The prefill pass as its kernels: their times, with communication and overhead, add up to prefill_ms."""
+        return kept(self, "prefill_kernels", lambda e: _kernels(e.kernel_source, 3))
+
+
+def _kernels(source, which: int) -> tuple[KernelCost, ...]:
+    """The kernels of the point at ``source[which]`` of the estimate's joined pass (none without one)."""
+    return () if source is None else kernel_costs(source[0], source[1], source[which])
 
 
 def _f(x) -> float:
     return float(x)
 
 
+_HALVES = np.arange(E2E_POINTS, dtype=float) + 0.5          # j + ½ for the usual E2E_POINTS (exact)
+
+
 def decode_contexts(input_len: int, output_len: int, points: int = E2E_POINTS) -> np.ndarray:
     """Midpoints of ``points`` equal slices of the decode: contexts input + (j + ½)·output/points."""
-    j = np.arange(points, dtype=float)
-    return input_len + (j + 0.5) * output_len / points
+    halves = _HALVES if points == E2E_POINTS else np.arange(points, dtype=float) + 0.5
+    return input_len + halves * output_len / points
 
 
 def e2e_seconds(rs: ResolvedScenario, batch: int, eff: Efficiency, prefill_s: float | None = None) -> float:
@@ -158,37 +177,34 @@ def _bound(mem: float, comp: float, comm: float) -> str:
     return "compute" if comp > mem else "memory"
 
 
-def _first(x) -> float:
-    """Point 0 of a pass computed over several points (a scalar as it is)."""
-    return float(x[0]) if getattr(x, "ndim", 0) else float(x)
-
-
 def _passes(rs: ResolvedScenario, eff: Efficiency, batch: int, fit_batch: int):
-    """The estimate's passes, each computed once over all the points it needs (same equations as
-    ``decode_pass``/``prefill_pass``, one numpy pass each):
+    """The estimate's passes, computed once as one pass over all the points they need (step.joined_pass:
+    the same equations and numbers as ``decode_pass``/``prefill_pass``, one numpy pass):
         decode   point 0 the step at the mean context c̄ = input + output/2, then for each wave size
                  (the whole batch when it fits) the E2E_POINTS midpoint contexts of its decode
         prefill  point 0 the whole batch, then each wave size
-    Returns (decode terms, decode cost, prefill terms, prefill cost, e2e seconds, waves); the
-    estimate's own numbers are each pass's point 0."""
+    Returns (terms, cost, index of the decode step, index of the prefill, e2e seconds, waves)."""
     s = rs.scenario
     full, size, rest = wave_sizes(batch, fit_batch)
     sizes = (size, rest) if rest else (size,)
     mids = decode_contexts(s.input_len, s.output_len)
     n = len(sizes)
-    dec_b = np.concatenate(([float(batch)], np.repeat(np.asarray(sizes, dtype=float), E2E_POINTS)))
-    dec_c = np.concatenate(([s.input_len + s.output_len / 2.0], np.tile(mids, n)))
-    dterms = decode_terms(rs, dec_b, dec_c)
-    dec = pass_cost(dterms, eff, eff.compute_fraction_decode)
-    pre_b = batch if size == batch else np.asarray([batch, *sizes], dtype=float)    # one point: a scalar pass
-    pterms = prefill_terms(rs, pre_b, s.input_len)
-    pre = pass_cost(pterms, eff, eff.compute_fraction_prefill)
-    steps = dec.time_s[1:].reshape(n, E2E_POINTS)
-    pre_s = np.atleast_1d(pre.time_s).tolist()
+    dec_b, dec_c = np.empty(1 + n * E2E_POINTS), np.empty(1 + n * E2E_POINTS)
+    dec_b[0], dec_c[0] = batch, s.input_len + s.output_len / 2.0
+    for k, wave in enumerate(sizes):
+        dec_b[1 + k * E2E_POINTS:1 + (k + 1) * E2E_POINTS] = wave
+        dec_c[1 + k * E2E_POINTS:1 + (k + 1) * E2E_POINTS] = mids
+    pre_b = float(batch) if size == batch else np.asarray([batch, *sizes], dtype=float)    # one point: plain floats
+    terms, cost, (dec_i, pre_i) = joined_pass(
+        rs, eff, (decode_inputs(rs, dec_b, dec_c), eff.compute_fraction_decode),
+        (prefill_inputs(rs, pre_b, float(s.input_len)), eff.compute_fraction_prefill))
+    time_s = cost.time_s.tolist()
+    steps = cost.time_s[dec_i + 1:pre_i].reshape(n, E2E_POINTS)
+    pre_s = time_s[pre_i:] if size != batch else time_s[pre_i:pre_i + 1]
     wave_s = [pre_s[0 if size == batch else 1 + k] + float(steps[k].sum() / E2E_POINTS) * s.output_len  # the mean
               for k in range(n)]
     e2e = wave_s[0] if size == batch else full * wave_s[0] + (wave_s[1] if rest else 0.0)
-    return dterms, dec, pterms, pre, e2e, full + (1 if rest else 0)
+    return terms, cost, dec_i, pre_i, e2e, full + (1 if rest else 0)
 
 
 @functools.lru_cache(maxsize=256)
@@ -209,18 +225,18 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
 
     fp: Footprint = footprint(rs, table.workspace_fraction)
     max_fit = fp.max_batch
-    dterms, dec, pterms, pre, e2e, waves = _passes(rs, eff, s.batch, max_fit)
-    (step_s, dec_floor, dec_mem, dec_comp, dec_comm, dec_over, pre_s, pre_floor, pre_mem, pre_comp, pre_comm,
-     pre_over) = (_first(x) for x in (dec.time_s, dec.floor_s, dec.memory_s, dec.compute_s, dec.comm_s,
-                                     dec.overhead_s, pre.time_s, pre.floor_s, pre.memory_s, pre.compute_s,
-                                     pre.comm_s, pre.overhead_s))
+    terms, cost, di, pi, e2e, waves = _passes(rs, eff, s.batch, max_fit)
+    (step_s, dec_floor, dec_mem, dec_comp, dec_comm, dec_over, dec_wb, dec_kvb, dec_ab, dec_flops), \
+        (pre_s, pre_floor, pre_mem, pre_comp, pre_comm, pre_over, pre_wb, pre_kvb, pre_ab, pre_flops) = (
+            [float(x[i]) for x in (cost.time_s, cost.floor_s, cost.memory_s, cost.compute_s, cost.comm_s,
+                                   cost.overhead_s, cost.weight_bytes, cost.kv_bytes, cost.activation_bytes,
+                                   cost.flops)] for i in (di, pi))
     tokens_per_s = s.batch / step_s
     m, _ = microbatch(rs, s.batch)
     share = _f(m) / rs.pp            # fraction of the full-model bytes one GPU moves per step
     decode = s.phase == "decode"
-    cur = dec if decode else pre
     cur_time = step_s if decode else pre_s
-    cur_bytes, cur_flops = _first(cur.bytes), _first(cur.flops)
+    cur_bytes, cur_flops = (dec_wb + dec_kvb + dec_ab, dec_flops) if decode else (pre_wb + pre_kvb + pre_ab, pre_flops)
     gpu_bytes = cur_bytes * (share if decode else 1.0 / rs.pp)
     gpu_flops = cur_flops * (share if decode else 1.0 / rs.pp)
     intensity = cur_flops / cur_bytes
@@ -246,8 +262,8 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         critical_batch=critical_batch(rs, mean_ctx),
         critical_batch_weights_only=critical_batch(rs, None, weights_only=True),
         mbu=min(1.0, gpu_bytes / cur_time / bw), mfu=min(1.0, gpu_flops / cur_time / peak),
-        weight_bytes_per_step=_first(dec.weight_bytes) * share, kv_bytes_per_step=_first(dec.kv_bytes) * share,
-        activation_bytes_per_step=_first(dec.activation_bytes) * share, flops_per_step=_first(dec.flops) * share,
+        weight_bytes_per_step=dec_wb * share, kv_bytes_per_step=dec_kvb * share,
+        activation_bytes_per_step=dec_ab * share, flops_per_step=dec_flops * share,
         hbm_capacity_bytes=hw.hbm_capacity_bytes, weight_bytes_per_gpu=fp.weight_bytes,
         kv_cache_bytes_per_gpu=fp.kv_bytes, workspace_bytes_per_gpu=fp.workspace_bytes,
         memory_needed_bytes_per_gpu=fp.needed_bytes, fits=fp.fits, max_batch_that_fits=max_fit,
@@ -255,10 +271,9 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         engine_id=rs.engine, engine_name=engine_label(table, rs.engine), notes=rs.notes,
         prefill_memory_ms=pre_mem * 1e3, prefill_compute_ms=pre_comp * 1e3,
         prefill_comm_ms=pre_comm * 1e3, prefill_overhead_ms=pre_over * 1e3,
-        prefill_weight_bytes=_first(pre.weight_bytes) / rs.pp, prefill_kv_bytes=_first(pre.kv_bytes) / rs.pp,
-        prefill_activation_bytes=_first(pre.activation_bytes) / rs.pp, prefill_flops=_first(pre.flops) / rs.pp,
-        prefill_passes=_first(pterms.passes),
-        resolved=rs, decode_kernels=kernel_costs(dterms, dec, 0), prefill_kernels=kernel_costs(pterms, pre, 0 if np.ndim(pre.time_s) else None),
+        prefill_weight_bytes=pre_wb / rs.pp, prefill_kv_bytes=pre_kvb / rs.pp,
+        prefill_activation_bytes=pre_ab / rs.pp, prefill_flops=pre_flops / rs.pp,
+        prefill_passes=float(terms.passes[pi]), resolved=rs, kernel_source=(terms, cost, di, pi),
     )
 
 

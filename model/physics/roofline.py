@@ -9,8 +9,11 @@ decode stays memory-bound at any batch, and the critical batch is None.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from model.catalog.active import default_efficiency
 from model.physics.scenario import ResolvedScenario
 
 
@@ -24,7 +27,22 @@ def ridge_flops_per_byte(peak_flops: float, bandwidth_bytes_per_s: float) -> flo
 
 
 def critical_batch(rs: ResolvedScenario, context: float | None, weights_only: bool = False) -> float | None:
-    """Batch at which a decode step turns compute-bound at peak numbers (None: never)."""
+    """Batch at which a decode step turns compute-bound at peak numbers (None: never). Weights only,
+    it depends on the parts alone: worked out once per part combination (``_weights_only``)."""
+    if weights_only:
+        return _weights_only(default_efficiency(), rs.hw, rs.llm, rs.precision, rs.compute_dtype, rs.tp)
+    return _critical_batch(rs, context, False)
+
+
+@functools.lru_cache(maxsize=256)
+def _weights_only(table, hw, llm, precision, compute_dtype: str, tp: int) -> float | None:
+    """``critical_batch(rs, None, weights_only=True)`` for every resolved scenario with these parts
+    (what it reads of one: peak FLOP/s from ``table``, bandwidth, bytes per weight, the model, tp)."""
+    rs = ResolvedScenario(None, hw, llm, precision, None, compute_dtype, False, tp, 1, None, ())
+    return _critical_batch(rs, None, True)
+
+
+def _critical_batch(rs: ResolvedScenario, context: float | None, weights_only: bool) -> float | None:
     llm, shp = rs.llm, rs.llm.shape
     ridge = ridge_flops_per_byte(rs.peak_flops, rs.hw.hbm_bandwidth_bytes_per_s)
     bpw = rs.precision.bytes_per_weight

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields, replace
+from operator import attrgetter
 from typing import Any, Mapping
 
 from model.catalog.parts import Catalog, Hardware, KVPrecision, Link, LLM, Precision
@@ -99,6 +100,8 @@ class ResolvedScenario:
 
 
 def _int(name: str, value: Any, lo: int, hi: int) -> int:
+    if value.__class__ is int and lo <= value <= hi:
+        return value                    # (the usual case, as the checks below would find it)
     if isinstance(value, bool):
         raise ScenarioError(f"{name} must be a whole number, got {value!r}")
     try:
@@ -145,21 +148,70 @@ def _tp_link(hw: Hardware, interconnect: str, tp: int) -> tuple[Link | None, lis
 
 
 def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
-    """Validate ``s`` and look up its parts. Raises ScenarioError / UnknownIdError (one line)."""
+    """Validate ``s`` and look up its parts. Raises ScenarioError / UnknownIdError (one line).
+
+    What the parts resolve to (GPU, model, precisions, GPU count, interconnect, engine: no batch or
+    length changes it) is kept with the catalogue once checked, so a control change that moves the
+    batch or a length checks only those; the checks and their order are the same either way."""
     cat = catalog or default_catalog()
-    hw, llm, p = cat.gpu(s.gpu), cat.model(s.model), cat.precision(s.precision)
-    kv = cat.kv_precision(s.kv_precision or p.default_kv)
+    engines = default_efficiency()
+    key = _parts_key(s)
+    kept_parts = kept(cat, "resolved parts", lambda _cat: {})
+    found = kept_parts.get(key) if key is not None else None
+    if found is None or found[0] is not engines:
+        found = (engines, _parts(s, cat, engines))
+        if key is not None:
+            if len(kept_parts) >= MAX_KEPT_PARTS:
+                kept_parts.clear()
+            kept_parts[key] = found
+    hw, llm, p, kv, compute, emulated, tp, pp, link, notes, engine, engine_choice, gpus, interconnect = found[1]
     batch = _int("batch", s.batch, 1, MAX_BATCH)
-    gpus = _int("GPU count", s.gpus, 1, MAX_GPUS)
     input_len = _int("input length", s.input_len, 1, MAX_TOKENS)
     output_len = _int("output length", s.output_len, 1, MAX_TOKENS)
-    interconnect = str(s.interconnect).lower()
-    if interconnect not in INTERCONNECTS:
-        raise ScenarioError(f"interconnect must be one of {', '.join(INTERCONNECTS)}, got '{s.interconnect}'")
+    phase = _phase(s)
+    clean = Scenario(gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
+                     interconnect=interconnect, input_len=input_len, output_len=output_len, phase=phase,
+                     engine=engine_choice)
+    return ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, notes, engine)
+
+
+MAX_KEPT_PARTS = 256          # part combinations kept per catalogue (then it starts again)
+PART_FIELDS = ("gpu", "model", "precision", "kv_precision", "gpus", "interconnect", "engine")
+_part_values = attrgetter(*PART_FIELDS)
+
+
+def _parts_key(s: Scenario) -> tuple | None:
+    """The fields ``_parts`` reads, each with its type (True and 1 are equal keys but not equal
+    choices); None when one cannot key a dict (then nothing is kept)."""
+    values = _part_values(s)
+    key = values + tuple(map(type, values))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _phase(s: Scenario) -> str:
     phase = str(s.phase).lower()
     if phase not in PHASES:
         raise ScenarioError(f"phase must be decode or prefill, got '{s.phase}'")
-    engines = default_efficiency()
+    return phase
+
+
+def _parts(s: Scenario, cat: Catalog, engines) -> tuple:
+    """Every check of ``resolve``, in its order, and what the parts resolve to: (hw, llm, precision,
+    kv, compute type, emulated, tp, pp, tp link, notes, engine, engine choice, GPUs, interconnect)."""
+    hw, llm, p = cat.gpu(s.gpu), cat.model(s.model), cat.precision(s.precision)
+    kv = cat.kv_precision(s.kv_precision or p.default_kv)
+    _int("batch", s.batch, 1, MAX_BATCH)
+    gpus = _int("GPU count", s.gpus, 1, MAX_GPUS)
+    _int("input length", s.input_len, 1, MAX_TOKENS)
+    _int("output length", s.output_len, 1, MAX_TOKENS)
+    interconnect = str(s.interconnect).lower()
+    if interconnect not in INTERCONNECTS:
+        raise ScenarioError(f"interconnect must be one of {', '.join(INTERCONNECTS)}, got '{s.interconnect}'")
+    _phase(s)
     engine_choice = engines.canonical(s.engine if s.engine is not None else "auto")
     engine = engines.resolve_engine(engine_choice, hw)
     compute, emulated, note = compute_path(hw, p)
@@ -186,7 +238,4 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
     elif pp > 1:
         notes.append(f"{gpus} GPUs = {pp} pipeline stages of {tp} (tensor parallel inside a node); "
                      "per-token latency does not drop with more stages")
-    clean = Scenario(gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
-                     interconnect=interconnect, input_len=input_len, output_len=output_len, phase=phase,
-                     engine=engine_choice)
-    return ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, tuple(notes), engine)
+    return hw, llm, p, kv, compute, emulated, tp, pp, link, tuple(notes), engine, engine_choice, gpus, interconnect

@@ -146,21 +146,23 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     scores = t.score_bytes / bw
     k = t.stretch
     n = len(GEMM_KERNELS)
-    kmem, kcomp = np.empty((n + 2,) + np.shape(gemm_mem)[1:]), np.zeros((n + 2,) + np.shape(gemm_mem)[1:])
-    kmem[:n], kmem[n], kmem[n + 1] = gemm_mem, attn_mem, scores        # KERNELS order
+    both = np.zeros((2, n + 2) + np.shape(gemm_mem)[1:])                # memory, compute: KERNELS order
+    kmem, kcomp = both
+    kmem[:n], kmem[n], kmem[n + 1] = gemm_mem, attn_mem, scores
     kcomp[:n], kcomp[n] = gemm_comp, attn_comp
-    kmem *= k
-    kcomp *= k
+    both *= k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     layers = t.passes * t.layers
-    gpu = kernel_sum(np.maximum(kmem, kcomp)) + (comm + layers * eff.layer_overhead_s) * k
-    if np.ndim(eff.eager) == 0 and not eff.eager:
+    layer_s, step_s = layers * eff.layer_overhead_s, t.passes * eff.step_overhead_s
+    request_s = t.requests * eff.request_overhead_s
+    gpu = kernel_sum(np.maximum(kmem, kcomp)) + (comm + layer_s) * k
+    eager = eff.eager
+    if (eager.__class__ in (bool, int, float) or np.ndim(eager) == 0) and not eager:
         host_wait = 0.0                                   # graphs: no host term (the common case, kept cheap)
     else:
-        host_wait = queue_wait(gpu, layers * eff.host_layer_s * eff.eager * k)
-    overhead = ((t.passes * eff.step_overhead_s + layers * eff.layer_overhead_s) * k
-                + t.requests * eff.request_overhead_s + host_wait)
-    time = gpu + host_wait + (t.passes * eff.step_overhead_s) * k + t.requests * eff.request_overhead_s
+        host_wait = queue_wait(gpu, layers * eff.host_layer_s * eager * k)
+    overhead = (step_s + layer_s) * k + request_s + host_wait
+    time = gpu + host_wait + step_s * k + request_s
     floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * k
     return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, kernel_sum(kmem), kernel_sum(kcomp),
                     comm * k, overhead, time, floor, kmem, kcomp)
@@ -171,7 +173,7 @@ def kernel_sum(x):
     gives exactly the same numbers for a point alone or among others (numpy adds the rows of a
     (k, n ≥ 2) array one after another, but a (k,) or (k, 1) one pairwise)."""
     if x.ndim > 1 and x.size > x.shape[0]:
-        return x.sum(axis=0)
+        return np.add.reduce(x, axis=0)                 # (x.sum(axis=0) without its Python wrapper)
     total = 0.0
     for v in x.ravel().tolist():
         total += v
@@ -266,14 +268,14 @@ def gemm_split(rs: ResolvedScenario, tokens):
     return streamed, active, acts
 
 
-def _terms(rs: ResolvedScenario, tokens, kvb, attn, ctx_shape, stretch=1.0, requests=0.0,
+def _terms(rs: ResolvedScenario, tokens, kvb, attn, stretch=1.0, requests=0.0,
            scores=0.0, passes=1.0) -> PassTerms:
     """A pass's terms per GPU from its token count (per micro-batch): each weight kernel's bytes
     (weights × bytes per weight, read once per pass of a chunked prefill, + activations × their
-    bytes) and FLOPs (2 per weight per token)."""
+    bytes) and FLOPs (2 per weight per token). The arguments are ``decode_inputs``/``prefill_inputs``'s."""
     lat, tr = _comm_terms(rs, tokens)
     c = kept(rs, "pass", _pass_constants)
-    tz = tokens + 0.0 * ctx_shape                       # the pass's whole shape (batch × context)
+    tz = tokens + 0.0 * kvb                             # the pass's whole shape (batch × context)
     shape = np.shape(tz)
     a = np.multiply.outer(c.active_flops, tz)
     act = np.multiply.outer(c.activation_bytes, tz)
@@ -344,6 +346,12 @@ def _score_bytes_per_pair(rs: ResolvedScenario) -> float:
 
 def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
     """Bytes, FLOPs and link traffic of one decode step for ``batch`` sequences at ``context``."""
+    return _terms(rs, *decode_inputs(rs, batch, context))
+
+
+def decode_inputs(rs: ResolvedScenario, batch, context) -> tuple:
+    """What ``_terms`` makes a decode step's terms from: (tokens per micro-batch, KV bytes, attention
+    FLOPs, stretch, requests, score bytes, passes)."""
     shp = rs.llm.shape
     _, b = microbatch(rs, np.asarray(batch, dtype=float))
     ctx = np.asarray(context, dtype=float)
@@ -351,9 +359,10 @@ def decode_terms(rs: ResolvedScenario, batch, context) -> PassTerms:
         ctx = np.minimum(ctx, shp.sliding_window)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
-    scores = b * ctx * kept(rs, "pass", _pass_constants).score_bytes_per_pair
-    attn = b * ctx * shp.attention_flops_per_context / rs.tp
-    return _terms(rs, b, kvb, attn, kvb, scores=scores)
+    seq_ctx = b * ctx                                   # (B·c, shared by the two below)
+    scores = seq_ctx * kept(rs, "pass", _pass_constants).score_bytes_per_pair
+    attn = seq_ctx * shp.attention_flops_per_context / rs.tp
+    return b, kvb, attn, 1.0, 0.0, scores, 1.0
 
 
 def decode_pass(rs: ResolvedScenario, batch, context, eff: Efficiency = IDEAL) -> PassCost:
@@ -370,10 +379,16 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     a prompt's ⌈S/C⌉ chunks each read the KV of the chunks before: B·S·(⌈S/C⌉ − 1)/2 tokens' KV
     more; without flash attention a chunk scores its C queries against every key so far, so a
     prompt writes S·(S + min(C, S))/2 scores (S² in one pass: the masked S×S matrix)."""
+    return _terms(rs, *prefill_inputs(rs, np.asarray(batch, dtype=float), np.asarray(prompt_len, dtype=float)))
+
+
+def prefill_inputs(rs: ResolvedScenario, batch, prompt_len) -> tuple:
+    """What ``_terms`` makes a prefill's terms from (``decode_inputs``'s order; prefill_terms's equations).
+    ``batch`` and ``prompt_len``: float arrays, or plain floats for one point (the same numbers:
+    IEEE doubles either way, without numpy's cost per operation on a 0-d array)."""
     shp = rs.llm.shape
-    batch = np.asarray(batch, dtype=float)
     m, b = microbatch(rs, batch)
-    s = np.asarray(prompt_len, dtype=float)
+    s = prompt_len
     tokens = b * s
     w = shp.sliding_window
     ctx_sum = s * s / 2.0 if not w else np.where(s <= w, s * s / 2.0, w * w / 2.0 + (s - w) * w)
@@ -389,9 +404,31 @@ def prefill_terms(rs: ResolvedScenario, batch, prompt_len) -> PassTerms:
     pairs = s * (keys + np.minimum(chunk, keys)) / 2.0 if chunk else s * keys   # masked S×S in one pass
     scores = b * pairs * c.score_bytes_per_pair
     attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
-    return _terms(rs, tokens, kvb, attn, kvb, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes)
+    return tokens, kvb, attn, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes
 
 
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
     """Prefill of ``batch`` prompts of ``prompt_len`` tokens (time to the first token)."""
     return pass_cost(prefill_terms(rs, batch, prompt_len), eff, eff.compute_fraction_prefill)
+
+
+def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[PassTerms, PassCost, tuple[int, ...]]:
+    """Several passes as one over all their points, in order: each pass is (``decode_inputs`` or
+    ``prefill_inputs`` over a scalar or 1-D batch, its compute fraction). The same numbers as each
+    pass on its own (the same operations point by point; kernel_sum adds in KERNELS order whatever
+    the shape) for one numpy pass's cost. Returns (terms, cost, the index of each pass's first point)."""
+    sizes = [getattr(inputs[1], "size", 1) for inputs, _ in passes]     # KV bytes: a pass's whole shape
+    starts, total = [], 0
+    for n in sizes:
+        starts.append(total)
+        total += n
+    rows = np.empty((len(passes[0][0]) + 1, total))                   # each input, then the fraction
+    for (inputs, fraction), start, n in zip(passes, starts, sizes):
+        if n == 1:
+            rows[:, start] = (*inputs, fraction)        # a pass of one point: its numbers, one column
+            continue
+        for row, value in zip(rows, (*inputs, fraction)):
+            row[start:start + n] = value
+    *fields, fractions = rows
+    terms = _terms(rs, *fields)
+    return terms, pass_cost(terms, eff, fractions), tuple(starts)
