@@ -5,9 +5,11 @@
 * One OpenBLAS thread. The window's numpy work is element-wise on small arrays (packets,
   sweeps); OpenBLAS's pool (one thread per core, started when numpy is imported) cost ~40 ms
   of CPU at every start on the 2-core machine here and would compete with the UI thread on a
-  laptop. Only before numpy's first import; a value the user set is kept. The commands keep
-  OpenBLAS's default (``calibrate`` measures with it), and "Measure this machine" in the window
-  gets every core back while it measures (``all_blas_threads``).
+  laptop. Only before numpy's first import; a value the user set is kept. The short commands
+  (cli.ONE_BLAS_THREAD: estimate, list, sweep, hardware) start with one thread too (main.py);
+  calibrate, validate, serve and plan keep OpenBLAS's default (``calibrate`` measures with it),
+  and "Measure this machine" in the window gets every core back while it measures
+  (``all_blas_threads``).
 * No cyclic garbage collection until the first paint. Importing Qt, pyqtgraph and numpy
   creates a few hundred thousand objects and the collector walks them ~150 times, ~27 ms
   here, finding nothing to free. After the first paint what start-up made is frozen
@@ -32,7 +34,7 @@ _one_blas = False           # True when we, not the user, asked OpenBLAS for one
 
 @contextmanager
 def all_blas_threads():
-    """OpenBLAS with one thread per core, as the commands run it, for as long as this lasts (the
+    """OpenBLAS with one thread per core, as calibrate runs it, for as long as this lasts (the
     machine measurement's matrix multiplies); then one again. Nothing changes where the user
     set the thread count, or where we did not limit it."""
     if not _one_blas or "numpy" not in sys.modules:
