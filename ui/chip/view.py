@@ -117,6 +117,7 @@ class HierarchyView(QWidget):
         self._pal = palette("dark")
         self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
         self._shapes: dict = {}
+        self._restart_clock = False             # the next paint is a change's frame (_frame_with_change)
 
         self.canvas = _Canvas(self)
         self._bar = ControlBar(self)
@@ -146,6 +147,16 @@ class HierarchyView(QWidget):
         """A controller's change (ui/controller.Snapshot): re-target to its estimate."""
         if snap.estimate is not self.estimate and (self._pending is None or snap.estimate is not self._pending[0]):
             self.set_estimate(snap.estimate)
+            self._frame_with_change()
+
+    def _frame_with_change(self) -> None:
+        """The change's paint is also the animation's next frame: advance by the clock now, and
+        the next frame comes a full frame after that paint (``_paint``; else the tick, due while
+        the change was worked out, paints the chip a second time right after the change's
+        paint). Dragging a slider keeps the packets moving: every change advances them."""
+        if self._timer.isActive() and self.isVisible():
+            self._on_tick()
+            self._restart_clock = True
 
     def set_estimate(self, est: Estimate, animate: bool = True) -> None:
         """Re-target the flow to ``est`` (glides over 300 ms; the particles keep moving). A hidden
@@ -367,6 +378,10 @@ class HierarchyView(QWidget):
             self._calm = True                    # until the next easing step says otherwise
         paint_particles(p, self.particles, self._pal, self._shapes)
         p.end()
+        if self._restart_clock:                  # a change's frame: the next one a frame from now
+            self._restart_clock = False
+            if self._timer.isActive():
+                self._timer.start()
 
     def shown_texts(self) -> list[str]:
         """Every string the chip paints now (ui.screen_text walks it with the window's labels)."""
