@@ -42,6 +42,7 @@ from ui.chip.paint.particles import paint_particles
 from ui.chip.tips import explain_key_at, tooltip_at
 
 FRAME_MS = 16
+FRAMES_KEPT = 6          # frame pictures kept (~2 MB each at 1600×900): going back to a chip redraws none
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
 
 
@@ -112,6 +113,7 @@ class HierarchyView(QWidget):
         self._geom_key = None
         self._static: QPixmap | None = None
         self._frame: tuple | None = None        # (key, QPixmap): the layout's shapes, no words
+        self._frames: dict = {}                 # the last FRAMES_KEPT of them, by key
         self._base: QPixmap | None = None
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")
@@ -397,8 +399,11 @@ class HierarchyView(QWidget):
 
     def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The shapes that depend only on the layout and the colours, drawn once per layout."""
-        key = (self._geom_key, self._pal.name, w, h, dpr)
+        key = (self._geom_key[:2] + self._geom_key[3:], self._pal.name, w, h, dpr)   # not the GPU: its layout
         if not fresh and self._frame is not None and self._frame[0] == key:
+            return self._frame[1]
+        if not fresh and key in self._frames:   # a layout drawn before (back to an earlier GPU or phase)
+            self._frame = (key, self._frames[key])
             return self._frame[1]
         pm = QPixmap(int(w * dpr), int(h * dpr))
         pm.setDevicePixelRatio(dpr)
@@ -412,6 +417,11 @@ class HierarchyView(QWidget):
         finally:
             p.end()
         self._frame = (key, pm)
+        if not fresh:
+            self._frames.pop(key, None)
+            while len(self._frames) >= FRAMES_KEPT:
+                self._frames.pop(next(iter(self._frames)))     # the oldest
+            self._frames[key] = pm
         return pm
 
     def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
