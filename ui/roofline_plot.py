@@ -48,8 +48,15 @@ def _put(item, x, y, **style) -> None:
     """Place a curve's or a scatter's points: model values, log10 on the log–log axes. (The
     lines and markers are plain PlotCurveItem/ScatterPlotItem, which take view coordinates:
     a PlotDataItem, which would take the log itself, costs 4× as much to make and 6–9× to
-    update, for a curve and a scatter each, used or not.)"""
-    item.setData(x=LOG_LOG.xs(x), y=LOG_LOG.ys(y), **style)
+    update, for a curve and a scatter each, used or not.) Points it shows already (a batch
+    change leaves the slope and the ridge where they are) leave it alone: setData re-plots
+    and repaints even then."""
+    xs, ys = LOG_LOG.xs(x), LOG_LOG.ys(y)
+    if not style:
+        old_x, old_y = item.getData()
+        if old_x is not None and np.array_equal(old_x, xs) and np.array_equal(old_y, ys):
+            return
+    item.setData(x=xs, y=ys, **style)
 
 
 LABEL_Z = 15          # labels over the slope and the dashed ridge line, on a backing box
