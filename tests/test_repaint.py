@@ -115,7 +115,8 @@ def test_a_change_repaints_the_window_once(shared_window, qtbot, qapp):
     """One change, one repaint of the window. Two things asked for a second: a rich-text label
     (the HBM line under the gauges) laid out its new text in the paint, and that layout asked
     for another paint; and the layouts a change asked for (the badge's new width) ran after the
-    plot's view had already repainted the window."""
+    plot's view had already repainted the window; and the HBM line, given a new width by its
+    title's new words (HBM → GDDR6 per GPU), laid its document out again in the paint."""
     w = shared_window
     _still(w)
     paints = _WindowPaints(w)
@@ -123,7 +124,7 @@ def test_a_change_repaints_the_window_once(shared_window, qtbot, qapp):
     try:
         for change in ({"gpu": "a100-sxm4-80gb"}, {"gpu": "mi300x-192gb"}, {"model": "llama-3.1-70b"},
                        {"precision": "fp8"}, {"gpus": 4}, {"gpus": 1}, {"gpu": "h100-sxm5-80gb"},
-                       {"batch": 512}, {"batch": 8}):
+                       {"batch": 512}, {"batch": 8}, {"gpu": "l40s-48gb"}, {"gpu": "mi300x-192gb"}):
             paints.count = 0
             badge = w.gauges.badge.text()
             _change(w, **change)
