@@ -8,6 +8,7 @@ What is counted is counted by events, not by time: Qt's queue is delivered until
 chapter page warmed 400 ms after a visit (ui/lessons.py) cannot land in a count however busy
 the machine is."""
 from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QPixmap
 
 from model.readouts import roofline as rr
 from qt_events import deliver
@@ -199,3 +200,56 @@ def test_a_chapter_switch_repaints_the_window_once(shared_window, qtbot, qapp):
             assert w.lessons.strip.current == (n, 0)
     finally:
         qapp.removeEventFilter(paints)
+
+
+def test_going_back_to_a_gpu_reuses_its_axis_pictures_and_chip_frame_pixel_for_pixel(shared_window, qtbot):
+    """Tick numbers and the chip's boxes depend on the range and the layout only: going back to a
+    GPU replays the pictures drawn for it (no ticks or boxes worked out again), and they show
+    exactly what freshly drawn ones show."""
+    w = shared_window
+    w.resize(1600, 900)
+    _still(w)
+    axes = [w.roofline.plot.getPlotItem().getAxis(n) for n in ("left", "bottom")]
+    v = w.hierarchy
+    _change(w, gpu="mi300x-192gb")                  # (the window settled at this size)
+    w.repaint()
+    _change(w, gpu="h100-sxm5-80gb")
+    w.repaint()
+    first = [ax.picture for ax in axes]
+    frame = v._frame[1]
+    shown = w.roofline.plot.grab().toImage()
+    _change(w, gpu="mi300x-192gb")                  # another range and another chip
+    w.repaint()
+    assert any(ax.picture is not p for ax, p in zip(axes, first)) and v._frame[1] is not frame
+    _change(w, gpu="h100-sxm5-80gb")
+    w.repaint()
+    assert all(ax.picture is p for ax, p in zip(axes, first))
+    assert v._frame[1] is frame
+    assert w.roofline.plot.grab().toImage() == shown
+    for ax in axes:                                 # drawn afresh: the same pixels
+        ax._pictures.clear()
+        ax.picture = None
+    assert w.roofline.plot.grab().toImage() == shown
+    kept = QPixmap(frame)
+    v._frames.clear()
+    v._frame = v._static = None
+    v.canvas.repaint()
+    assert v._frame[1] is not frame and v._frame[1].toImage() == kept.toImage()
+
+
+def test_a_change_is_the_chips_next_animation_frame(shared_window, qtbot):
+    """While the chip animates, a change's paint is also its next frame (the tick due meanwhile
+    would paint the chip again right after): the change advances the animation once."""
+    w = shared_window
+    v = w.hierarchy
+    v.resume()
+    v._timer.start()
+    deliver()
+    try:
+        for change in ({"batch": 32}, {"gpu": "a100-sxm4-80gb"}, {"precision": "fp8"}):
+            frames = v.frames
+            _change(w, **change)
+            assert v.frames == frames + 1, change
+            assert not v._restart_clock and v.ticking     # its next frame a full frame after this paint
+    finally:
+        _still(w)
