@@ -30,7 +30,7 @@ from model.readouts.flow import Flow, chip_readouts, flow, is_unified
 from ui import theme as th
 from ui.chip.animator import MAX_DT, POOL, Animator
 from ui.chip.control_bar import SPEEDS, ControlBar
-from ui.chip.layout import ChipLayout, chip_layout, font_px
+from ui.chip.layout import ChipLayout, chip_layout, chip_routes, font_px
 from ui.chip.paint.cluster import paint_cluster, paint_cluster_frame
 from ui.chip.paint.common import Scene, palette, patterns, recording
 from ui.chip.paint.dynamic import paint_dynamic
@@ -44,6 +44,15 @@ from ui.chip.tips import explain_key_at, tooltip_at
 FRAME_MS = 16
 FRAMES_KEPT = 6          # frame pictures kept (~2 MB each at 1600×900): going back to a chip redraws none
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
+
+
+def _remember(kept: dict, key, value):
+    """``value`` kept under ``key`` as the newest of ``kept``, the oldest beyond FRAMES_KEPT let go."""
+    kept.pop(key, None)
+    while kept and len(kept) >= FRAMES_KEPT:
+        kept.pop(next(iter(kept)))
+    kept[key] = value
+    return value
 
 
 class _Canvas(QWidget):
@@ -114,6 +123,7 @@ class HierarchyView(QWidget):
         self._static: QPixmap | None = None
         self._frame: tuple | None = None        # (key, QPixmap): the layout's shapes, no words
         self._frames: dict = {}                 # the last FRAMES_KEPT of them, by key
+        self._layouts: dict = {}                # the last FRAMES_KEPT layouts and their routes
         self._base: QPixmap | None = None
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")
@@ -241,14 +251,24 @@ class HierarchyView(QWidget):
         w, h = self.canvas.width(), self.canvas.height()
         stacks, unified = int(hw.hbm_stacks or 4), is_unified(hw)
         lines = caption_lines(f.caption, w, font_px(w, h, self._boost))
-        key = (w, h, hw.id, stacks, unified, tiles_drawn(f.gpus), lines, f.fits, self._boost)
+        shape = dict(units=hw.units, stacks=stacks, tiles=tiles_drawn(f.gpus), caption_lines=lines, fits=f.fits,
+                     unified=unified, boost=self._boost)
+        key = ((w, h, *shape.values()), hw.id)          # (what the layout is made from, the GPU: its speeds)
         if key != self._geom_key:
             self._geom_key = key
-            self.lay = chip_layout(w, h, units=hw.units, stacks=stacks, tiles=tiles_drawn(f.gpus),
-                                   caption_lines=lines, fits=f.fits, unified=unified, boost=self._boost)
-            self.animator.set_routes(self.lay, f)
+            self.lay, routes = self._layout_and_routes(key[0], w, h, shape)
+            self.animator.set_routes(self.lay, f, routes)
             self._bar.restyle(self._pal, self._bar_px())
         self._rescene()
+
+    def _layout_and_routes(self, key: tuple, w: int, h: int, shape: dict) -> tuple:
+        """The layout for ``shape`` at w×h and its packet routes, the last FRAMES_KEPT remembered
+        (both pure functions of it: going back to a GPU works neither out again)."""
+        kept = self._layouts.get(key)
+        if kept is None:
+            lay = chip_layout(w, h, **shape)
+            kept = (lay, chip_routes(lay))
+        return _remember(self._layouts, key, kept)
 
     def _rescene(self) -> None:
         if self._flow is None or self.lay is None:
@@ -399,10 +419,8 @@ class HierarchyView(QWidget):
 
     def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The shapes that depend only on the layout and the colours, drawn once per layout."""
-        key = (self._geom_key[:2] + self._geom_key[3:], self._pal.name, w, h, dpr)   # not the GPU: its layout
-        if not fresh and self._frame is not None and self._frame[0] == key:
-            return self._frame[1]
-        if not fresh and key in self._frames:   # a layout drawn before (back to an earlier GPU or phase)
+        key = (self._geom_key[0], self._pal.name, w, h, dpr)     # what the layout is made from, not the GPU
+        if not fresh and key in self._frames:   # this layout, or one drawn before (an earlier GPU, phase)
             self._frame = (key, self._frames[key])
             return self._frame[1]
         pm = QPixmap(int(w * dpr), int(h * dpr))
@@ -418,10 +436,7 @@ class HierarchyView(QWidget):
             p.end()
         self._frame = (key, pm)
         if not fresh:
-            self._frames.pop(key, None)
-            while len(self._frames) >= FRAMES_KEPT:
-                self._frames.pop(next(iter(self._frames)))     # the oldest
-            self._frames[key] = pm
+            _remember(self._frames, key, pm)
         return pm
 
     def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
