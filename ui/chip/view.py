@@ -13,7 +13,9 @@ hidden, and a hidden view only remembers the latest estimate: flow, layout and p
 made when it shows. Three cached pictures: the frame (boxes, SMs, stacks, bars: layout and
 colours only, redrawn on a resize or a new chip), the static picture (the frame plus this
 scenario's words and numbers, redrawn per scenario change), and the eased layer on top (use
-bars, tensor-core fill), redrawn only while it eases; per frame only packets move.
+bars, tensor-core fill), redrawn only while it eases; per frame only packets move. The last
+FRAMES_KEPT layouts, frames and static pictures are kept: going back to a chip or a scenario
+redraws none. A change's paint is also the animation's next frame.
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ from ui.chip.paint.particles import paint_particles
 from ui.chip.tips import explain_key_at, tooltip_at
 
 FRAME_MS = 16
-FRAMES_KEPT = 6          # frame pictures kept (~2 MB each at 1600×900): going back to a chip redraws none
+FRAMES_KEPT = 6          # layouts, frame and static pictures kept (a picture ~2 MB at 1600×900)
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
 
 
@@ -124,6 +126,7 @@ class HierarchyView(QWidget):
         self._frame: tuple | None = None        # (key, QPixmap): the layout's shapes, no words
         self._frames: dict = {}                 # the last FRAMES_KEPT of them, by key
         self._layouts: dict = {}                # the last FRAMES_KEPT layouts and their routes
+        self._statics: list = []                # the last FRAMES_KEPT static pictures, by scene
         self._base: QPixmap | None = None
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")
@@ -162,10 +165,8 @@ class HierarchyView(QWidget):
             self._frame_with_change()
 
     def _frame_with_change(self) -> None:
-        """The change's paint is also the animation's next frame: advance by the clock now, and
-        the next frame comes a full frame after that paint (``_paint``; else the tick, due while
-        the change was worked out, paints the chip a second time right after the change's
-        paint). Dragging a slider keeps the packets moving: every change advances them."""
+        """A change's paint is also the animation's next frame (else the tick due meanwhile paints
+        the chip again right after it): advance now; the next tick a frame after that paint."""
         if self._timer.isActive() and self.isVisible():
             self._on_tick()
             self._restart_clock = True
@@ -262,8 +263,7 @@ class HierarchyView(QWidget):
         self._rescene()
 
     def _layout_and_routes(self, key: tuple, w: int, h: int, shape: dict) -> tuple:
-        """The layout for ``shape`` at w×h and its packet routes, the last FRAMES_KEPT remembered
-        (both pure functions of it: going back to a GPU works neither out again)."""
+        """The layout for ``shape`` at w×h and its packet routes (pure), the last FRAMES_KEPT kept."""
         kept = self._layouts.get(key)
         if kept is None:
             lay = chip_layout(w, h, **shape)
@@ -384,7 +384,7 @@ class HierarchyView(QWidget):
             self._relayout(force=True)
         dpr = canvas.devicePixelRatioF()
         if self._static is None or self._static.size() != canvas.size() * dpr:
-            self._static = self._render(canvas.width(), canvas.height(), dpr)
+            self._static = self._static_picture(canvas.width(), canvas.height(), dpr)
             self._base, self._calm = None, False
         if self._base is None and self._calm:   # the eased layer holds still: keep it in a picture
             self._base = QPixmap(self._static)
@@ -438,6 +438,16 @@ class HierarchyView(QWidget):
         if not fresh:
             _remember(self._frames, key, pm)
         return pm
+
+    def _static_picture(self, w: int, h: int, dpr: float) -> QPixmap:
+        """``_render``'s picture, the last FRAMES_KEPT kept by all it is drawn from (size, scene):
+        going back to a scenario draws none of its words again."""
+        key = (w, h, dpr, self.scene)
+        kept = next((pm for k, pm in self._statics if k == key), None)
+        if kept is None:
+            kept = self._render(w, h, dpr)
+            self._statics = [(key, kept), *self._statics[:FRAMES_KEPT - 1]]
+        return kept
 
     def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The frame with this scenario's words and numbers over it."""
