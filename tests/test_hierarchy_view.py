@@ -280,3 +280,15 @@ def test_a_chip_alone_keeps_its_own_type_whatever_the_theme_scale(shown):
     fs = v.lay.fs
     v.set_theme(get_theme("light", scale=1.0))
     assert v._boost == 1.0 and v.lay.fs == fs
+
+
+def test_routes_of_mixed_shapes_are_padded_by_their_last_vertex_and_speed():
+    """The particle pool's routes: chip routes and the shorter link routes in one array, each
+    padded by its last vertex, a one-number speed held along the route, a list of speeds per segment."""
+    from ui.chip.particles import ParticleSystem
+    ps = ParticleSystem(10)
+    bent, link = np.array([(0, 0), (10, 0), (10, 10)]), np.array([(5, 5), (5, 0)])
+    ps.set_routes([bent, link, bent], [np.array([1.0, 2.0]), np.array([3.0]), np.array([4.0])], [1.0, 2.0, 3.0])
+    assert ps.verts.tolist() == [[[0, 0], [10, 0], [10, 10]], [[5, 5], [5, 0], [5, 0]], [[0, 0], [10, 0], [10, 10]]]
+    assert ps.speed.tolist() == [[1, 2], [3, 3], [4, 4]]
+    assert ps.length.tolist() == [20, 5, 20] and ps.lane_width.tolist() == [1, 2, 3]

@@ -115,7 +115,8 @@ def test_a_change_repaints_the_window_once(shared_window, qtbot, qapp):
     """One change, one repaint of the window. Two things asked for a second: a rich-text label
     (the HBM line under the gauges) laid out its new text in the paint, and that layout asked
     for another paint; and the layouts a change asked for (the badge's new width) ran after the
-    plot's view had already repainted the window."""
+    plot's view had already repainted the window; and the HBM line, given a new width by its
+    title's new words (HBM → GDDR6 per GPU), laid its document out again in the paint."""
     w = shared_window
     _still(w)
     paints = _WindowPaints(w)
@@ -123,7 +124,7 @@ def test_a_change_repaints_the_window_once(shared_window, qtbot, qapp):
     try:
         for change in ({"gpu": "a100-sxm4-80gb"}, {"gpu": "mi300x-192gb"}, {"model": "llama-3.1-70b"},
                        {"precision": "fp8"}, {"gpus": 4}, {"gpus": 1}, {"gpu": "h100-sxm5-80gb"},
-                       {"batch": 512}, {"batch": 8}):
+                       {"batch": 512}, {"batch": 8}, {"gpu": "l40s-48gb"}, {"gpu": "mi300x-192gb"}):
             paints.count = 0
             badge = w.gauges.badge.text()
             _change(w, **change)
@@ -198,3 +199,57 @@ def test_a_chapter_switch_repaints_the_window_once(shared_window, qtbot, qapp):
             assert w.lessons.strip.current == (n, 0)
     finally:
         qapp.removeEventFilter(paints)
+
+
+def test_going_back_to_a_gpu_reuses_its_pictures_pixel_for_pixel(shared_window, qtbot):
+    """Tick numbers depend on the range only, the chip's picture on its scene (layout, estimate,
+    readouts) only: going back to a GPU replays the pictures drawn for it (no ticks, boxes or
+    words worked out again), and they show exactly what freshly drawn ones show."""
+    w = shared_window
+    w.resize(1600, 900)
+    _still(w)
+    axes = [w.roofline.plot.getPlotItem().getAxis(n) for n in ("left", "bottom")]
+    v = w.hierarchy
+    _change(w, gpu="mi300x-192gb")                  # (the window settled at this size)
+    w.repaint()
+    _change(w, gpu="h100-sxm5-80gb")
+    w.repaint()
+    first = [ax.picture for ax in axes]
+    static = v._static
+    shown = w.roofline.plot.grab().toImage()
+    _change(w, gpu="mi300x-192gb")                  # another range and another chip
+    w.repaint()
+    assert any(ax.picture is not p for ax, p in zip(axes, first)) and v._static is not static
+    _change(w, gpu="h100-sxm5-80gb")
+    w.repaint()
+    assert all(ax.picture is p for ax, p in zip(axes, first))
+    assert v._static is static
+    assert w.roofline.plot.grab().toImage() == shown
+    for ax in axes:                                 # drawn afresh: the same pixels
+        ax._pictures.clear()
+        ax.picture = None
+    assert w.roofline.plot.grab().toImage() == shown
+    kept = static.toImage()
+    v._frames.clear()
+    v._statics.clear()
+    v._frame = v._static = None
+    v.canvas.repaint()
+    assert v._static is not static and v._static.toImage() == kept
+
+
+def test_a_change_is_the_chips_next_animation_frame(shared_window, qtbot):
+    """While the chip animates, a change's paint is also its next frame (the tick due meanwhile
+    would paint the chip again right after): the change advances the animation once."""
+    w = shared_window
+    v = w.hierarchy
+    v.resume()
+    v._timer.start()
+    deliver()
+    try:
+        for change in ({"batch": 32}, {"gpu": "a100-sxm4-80gb"}, {"precision": "fp8"}):
+            frames = v.frames
+            _change(w, **change)
+            assert v.frames == frames + 1, change
+            assert not v._restart_clock and v.ticking     # its next frame a full frame after this paint
+    finally:
+        _still(w)

@@ -339,8 +339,9 @@ class ControlPanel(QWidget):
         self.precision.set_current_id(s.precision)
         self.kv.set_current_id(s.kv_precision)
         for w, v in ((self.batch_spin, s.batch), (self.input_len, s.input_len), (self.output_len, s.output_len)):
-            with QSignalBlocker(w):
-                w.setValue(int(v))
+            if w.value() != int(v) or w.cleanText() != w.textFromValue(int(v)):   # (a spin box repaints
+                with QSignalBlocker(w):                                           # on every setValue)
+                    w.setValue(int(v))
         with QSignalBlocker(self.batch_slider):
             self.batch_slider.setValue(batch_to_slider(int(s.batch)))
         self.gpus.set_value(s.gpus)

@@ -16,7 +16,7 @@ from model.readouts.numbers import readouts
 from ui import theme as th
 from ui.fit_text import first_fitting, fitting_px
 from ui.page_catch_up import CatchUpWhenShown
-from ui.steady_label import SteadyLabel, set_rich_text
+from ui.steady_label import RichLine, SteadyLabel, set_rich_text
 
 
 class Gauge(QFrame):
@@ -252,7 +252,7 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         self.memory_title = hb_title = QLabel("HBM per GPU")
         hb_title.setObjectName("gaugeTitle")
         hb.addWidget(hb_title)
-        self.hbm_text = QLabel("")
+        self.hbm_text = RichLine("")
         self.hbm_text.setObjectName("gaugeSub")
         self.hbm_text.setTextFormat(Qt.RichText)
         self.hbm_text.setAlignment(Qt.AlignRight | Qt.AlignVCenter)

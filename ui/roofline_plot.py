@@ -48,8 +48,15 @@ def _put(item, x, y, **style) -> None:
     """Place a curve's or a scatter's points: model values, log10 on the log–log axes. (The
     lines and markers are plain PlotCurveItem/ScatterPlotItem, which take view coordinates:
     a PlotDataItem, which would take the log itself, costs 4× as much to make and 6–9× to
-    update, for a curve and a scatter each, used or not.)"""
-    item.setData(x=LOG_LOG.xs(x), y=LOG_LOG.ys(y), **style)
+    update, for a curve and a scatter each, used or not.) Points it shows already (a batch
+    change leaves the slope and the ridge where they are) leave it alone: setData re-plots
+    and repaints even then."""
+    xs, ys = LOG_LOG.xs(x), LOG_LOG.ys(y)
+    if not style:
+        old_x, old_y = item.getData()
+        if old_x is not None and np.array_equal(old_x, xs) and np.array_equal(old_y, ys):
+            return
+    item.setData(x=xs, y=ys, **style)
 
 
 LABEL_Z = 15          # labels over the slope and the dashed ridge line, on a backing box
@@ -224,11 +231,11 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         sw = snap.sweep if e.phase == "decode" else None
         roofs = rr.roofs(hw, e)
         croof = rr.comparison_roof(e, cmp_hw, snap.catalog) if cmp_hw is not None else None
-        x0, x1, y0 = self._set_range(e, sw, roofs, croof)
+        kp = rr.kernel_points(e)
+        x0, x1, y0 = self._set_range(e, sw, roofs, croof, kp)
         self.tips.clear()
         op_x, op_y = e.arithmetic_intensity_flops_per_byte, e.achieved_flops
         self.tips.point(op_x, op_y, rr.operating_point_tooltip(e), key="achieved_flops")
-        kp = rr.kernel_points(e)
         _put(self.kernel_dots, [k[0] for k in kp], [k[1] for k in kp])
         for x, y, text, key in kp:
             self.tips.point(x, y, text, key=key)
@@ -254,8 +261,9 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         if self.isVisible():               # (the Lessons page shown: its views update after this)
             deliver_now(self.plot)
 
-    def _set_range(self, e, sw, roofs, croof) -> tuple[float, float, float]:
-        """View range (decades) that holds everything with room to spare, and the decade grid."""
+    def _set_range(self, e, sw, roofs, croof, kp) -> tuple[float, float, float]:
+        """View range (decades) that holds everything (``kp``: the step's kernel points) with room
+        to spare, and the decade grid."""
         top = roofs[0]
         xs = [e.arithmetic_intensity_flops_per_byte, e.ridge_flops_per_byte, top.ridge_flops_per_byte]
         ys = [e.achieved_flops, top.peak_flops]
@@ -265,7 +273,6 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
             ys += [float(sw.achieved_flops.min())]
         if croof is not None:
             ys.append(croof.peak_flops)
-        kp = rr.kernel_points(e)
         xs += [k[0] for k in kp]
         ys += [k[1] for k in kp]
         x0 = 10 ** math.floor(log10(min(xs) / 1.5))

@@ -44,6 +44,18 @@ def _lay_out_now(label: QLabel) -> None:
         QLabel.heightForWidth(label, label.width())
 
 
+class RichLine(QLabel):
+    """A rich-text QLabel on one line whose document is laid out at a new width when it gets it
+    (in the layout pass, ahead of the window's repaint), not in its paint: a new text beside it
+    that changes its width (the HBM line beside its title, HBM → GDDR6 per GPU) made the paint
+    lay the document out again, and that layout asked for a second repaint of the window.
+    (QLabel's height-for-width lays out a dirty document first, at the label's width.)"""
+
+    def resizeEvent(self, ev) -> None:           # noqa: N802 (Qt name)
+        super().resizeEvent(ev)
+        QLabel.heightForWidth(self, self.width())
+
+
 _SCRATCH: list[QTextDocument] = []
 
 

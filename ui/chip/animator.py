@@ -82,9 +82,10 @@ class Animator:
             self._ease_t = EASE_S
         self.particles.set_rates(self.cur.rates)
 
-    def set_routes(self, lay: ChipLayout, f: Flow) -> None:
-        """Routes through ``lay``; packet speed per segment grows with its level's bandwidth."""
-        chip, chip_lanes, links, link_lanes = chip_routes(lay)
+    def set_routes(self, lay: ChipLayout, f: Flow, routes: tuple | None = None) -> None:
+        """Routes through ``lay`` (``routes``: ui.chip.layout.chip_routes(lay), when already worked
+        out); packet speed per segment grows with its level's bandwidth."""
+        chip, chip_lanes, links, link_lanes = routes if routes is not None else chip_routes(lay)
         H = lay.height - lay.header.bottom
         n_mem, n_sm = len(lay.memory_pipes_x), len(lay.sms)
         speeds = [np.array(v) for v in

@@ -60,16 +60,19 @@ class ParticleSystem:
         if not polylines:
             self.alive[:] = False
             return
-        k = max(len(p) for p in polylines)
+        shapes = [(len(p), len(s)) for p, s in zip(polylines, speeds)]
+        k = max(n for n, _ in shapes)
         r = len(polylines)
         verts = np.zeros((r, k, 2))
         speed = np.ones((r, k - 1))
-        for i, (p, s) in enumerate(zip(polylines, speeds)):
-            p = np.asarray(p, dtype=float)
-            verts[i, :len(p)] = p
-            verts[i, len(p):] = p[-1]
-            speed[i, :len(p) - 1] = s
-            speed[i, len(p) - 1:] = s[-1] if len(s) else 1.0
+        for n, m in dict.fromkeys(shapes):       # the routes of one shape at once (the chip has two)
+            idx = [i for i, sh in enumerate(shapes) if sh == (n, m)]
+            p = np.array([polylines[i] for i in idx], dtype=float)            # (routes, n, 2)
+            verts[idx, :n] = p
+            verts[idx, n:] = p[:, -1:]
+            sp = np.array([speeds[i] for i in idx], dtype=float).reshape(len(idx), m)
+            speed[idx, :n - 1] = sp
+            speed[idx, n - 1:] = sp[:, -1:] if m else 1.0
         seg = np.diff(verts, axis=1)
         seg_len = np.hypot(seg[..., 0], seg[..., 1])
         safe = np.where(seg_len > 0, seg_len, 1.0)

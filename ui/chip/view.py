@@ -13,7 +13,9 @@ hidden, and a hidden view only remembers the latest estimate: flow, layout and p
 made when it shows. Three cached pictures: the frame (boxes, SMs, stacks, bars: layout and
 colours only, redrawn on a resize or a new chip), the static picture (the frame plus this
 scenario's words and numbers, redrawn per scenario change), and the eased layer on top (use
-bars, tensor-core fill), redrawn only while it eases; per frame only packets move.
+bars, tensor-core fill), redrawn only while it eases; per frame only packets move. The last
+FRAMES_KEPT layouts, frames and static pictures are kept: going back to a chip or a scenario
+redraws none. A change's paint is also the animation's next frame.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from model.readouts.flow import Flow, chip_readouts, flow, is_unified
 from ui import theme as th
 from ui.chip.animator import MAX_DT, POOL, Animator
 from ui.chip.control_bar import SPEEDS, ControlBar
-from ui.chip.layout import ChipLayout, chip_layout, font_px
+from ui.chip.layout import ChipLayout, chip_layout, chip_routes, font_px
 from ui.chip.paint.cluster import paint_cluster, paint_cluster_frame
 from ui.chip.paint.common import Scene, palette, patterns, recording
 from ui.chip.paint.dynamic import paint_dynamic
@@ -42,7 +44,17 @@ from ui.chip.paint.particles import paint_particles
 from ui.chip.tips import explain_key_at, tooltip_at
 
 FRAME_MS = 16
+FRAMES_KEPT = 6          # layouts, frame and static pictures kept (a picture ~2 MB at 1600×900)
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
+
+
+def _remember(kept: dict, key, value):
+    """``value`` kept under ``key`` as the newest of ``kept``, the oldest beyond FRAMES_KEPT let go."""
+    kept.pop(key, None)
+    while kept and len(kept) >= FRAMES_KEPT:
+        kept.pop(next(iter(kept)))
+    kept[key] = value
+    return value
 
 
 class _Canvas(QWidget):
@@ -112,11 +124,15 @@ class HierarchyView(QWidget):
         self._geom_key = None
         self._static: QPixmap | None = None
         self._frame: tuple | None = None        # (key, QPixmap): the layout's shapes, no words
+        self._frames: dict = {}                 # the last FRAMES_KEPT of them, by key
+        self._layouts: dict = {}                # the last FRAMES_KEPT layouts and their routes
+        self._statics: list = []                # the last FRAMES_KEPT static pictures, by scene
         self._base: QPixmap | None = None
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")
         self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
         self._shapes: dict = {}
+        self._restart_clock = False             # the next paint is a change's frame (_frame_with_change)
 
         self.canvas = _Canvas(self)
         self._bar = ControlBar(self)
@@ -146,6 +162,14 @@ class HierarchyView(QWidget):
         """A controller's change (ui/controller.Snapshot): re-target to its estimate."""
         if snap.estimate is not self.estimate and (self._pending is None or snap.estimate is not self._pending[0]):
             self.set_estimate(snap.estimate)
+            self._frame_with_change()
+
+    def _frame_with_change(self) -> None:
+        """A change's paint is also the animation's next frame (else the tick due meanwhile paints
+        the chip again right after it): advance now; the next tick a frame after that paint."""
+        if self._timer.isActive() and self.isVisible():
+            self._on_tick()
+            self._restart_clock = True
 
     def set_estimate(self, est: Estimate, animate: bool = True) -> None:
         """Re-target the flow to ``est`` (glides over 300 ms; the particles keep moving). A hidden
@@ -228,14 +252,23 @@ class HierarchyView(QWidget):
         w, h = self.canvas.width(), self.canvas.height()
         stacks, unified = int(hw.hbm_stacks or 4), is_unified(hw)
         lines = caption_lines(f.caption, w, font_px(w, h, self._boost))
-        key = (w, h, hw.id, stacks, unified, tiles_drawn(f.gpus), lines, f.fits, self._boost)
+        shape = dict(units=hw.units, stacks=stacks, tiles=tiles_drawn(f.gpus), caption_lines=lines, fits=f.fits,
+                     unified=unified, boost=self._boost)
+        key = ((w, h, *shape.values()), hw.id)          # (what the layout is made from, the GPU: its speeds)
         if key != self._geom_key:
             self._geom_key = key
-            self.lay = chip_layout(w, h, units=hw.units, stacks=stacks, tiles=tiles_drawn(f.gpus),
-                                   caption_lines=lines, fits=f.fits, unified=unified, boost=self._boost)
-            self.animator.set_routes(self.lay, f)
+            self.lay, routes = self._layout_and_routes(key[0], w, h, shape)
+            self.animator.set_routes(self.lay, f, routes)
             self._bar.restyle(self._pal, self._bar_px())
         self._rescene()
+
+    def _layout_and_routes(self, key: tuple, w: int, h: int, shape: dict) -> tuple:
+        """The layout for ``shape`` at w×h and its packet routes (pure), the last FRAMES_KEPT kept."""
+        kept = self._layouts.get(key)
+        if kept is None:
+            lay = chip_layout(w, h, **shape)
+            kept = (lay, chip_routes(lay))
+        return _remember(self._layouts, key, kept)
 
     def _rescene(self) -> None:
         if self._flow is None or self.lay is None:
@@ -351,7 +384,7 @@ class HierarchyView(QWidget):
             self._relayout(force=True)
         dpr = canvas.devicePixelRatioF()
         if self._static is None or self._static.size() != canvas.size() * dpr:
-            self._static = self._render(canvas.width(), canvas.height(), dpr)
+            self._static = self._static_picture(canvas.width(), canvas.height(), dpr)
             self._base, self._calm = None, False
         if self._base is None and self._calm:   # the eased layer holds still: keep it in a picture
             self._base = QPixmap(self._static)
@@ -367,6 +400,10 @@ class HierarchyView(QWidget):
             self._calm = True                    # until the next easing step says otherwise
         paint_particles(p, self.particles, self._pal, self._shapes)
         p.end()
+        if self._restart_clock:                  # a change's frame: the next one a frame from now
+            self._restart_clock = False
+            if self._timer.isActive():
+                self._timer.start()
 
     def shown_texts(self) -> list[str]:
         """Every string the chip paints now (ui.screen_text walks it with the window's labels)."""
@@ -382,8 +419,9 @@ class HierarchyView(QWidget):
 
     def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The shapes that depend only on the layout and the colours, drawn once per layout."""
-        key = (self._geom_key, self._pal.name, w, h, dpr)
-        if not fresh and self._frame is not None and self._frame[0] == key:
+        key = (self._geom_key[0], self._pal.name, w, h, dpr)     # what the layout is made from, not the GPU
+        if not fresh and key in self._frames:   # this layout, or one drawn before (an earlier GPU, phase)
+            self._frame = (key, self._frames[key])
             return self._frame[1]
         pm = QPixmap(int(w * dpr), int(h * dpr))
         pm.setDevicePixelRatio(dpr)
@@ -397,7 +435,19 @@ class HierarchyView(QWidget):
         finally:
             p.end()
         self._frame = (key, pm)
+        if not fresh:
+            _remember(self._frames, key, pm)
         return pm
+
+    def _static_picture(self, w: int, h: int, dpr: float) -> QPixmap:
+        """``_render``'s picture, the last FRAMES_KEPT kept by all it is drawn from (size, scene):
+        going back to a scenario draws none of its words again."""
+        key = (w, h, dpr, self.scene)
+        kept = next((pm for k, pm in self._statics if k == key), None)
+        if kept is None:
+            kept = self._render(w, h, dpr)
+            self._statics = [(key, kept), *self._statics[:FRAMES_KEPT - 1]]
+        return kept
 
     def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The frame with this scenario's words and numbers over it."""

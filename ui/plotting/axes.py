@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import pyqtgraph as pg
+from PySide6.QtGui import QFont, QPen
 
 _PREFIXES = ("", "k", "M", "G", "T", "P", "E")
 
@@ -20,12 +21,52 @@ def decade_tick(n: int, unit: str = "") -> str:
     return f"{10 ** (n - 3 * k)} {_PREFIXES[k]}{unit}".strip()
 
 
+PICTURES_KEPT = 16       # an axis's tick pictures remembered (a few kB each)
+
+
+def _pen_key(pen: QPen) -> tuple:
+    return pen.color().rgba(), pen.widthF(), repr(pen.style()), pen.isCosmetic(), repr(pen.brush().style())
+
+
 class SIAxis(pg.AxisItem):
-    """Log axis ticks as plain SI numbers (whole decades only); a linear axis as pyqtgraph's."""
+    """Log axis ticks as plain SI numbers (whole decades only); a linear axis as pyqtgraph's.
+    Its picture (ticks and their numbers) is remembered by everything pyqtgraph draws it from
+    (range, geometry, device mapping, style, pens, ticks): a range seen before (back to an
+    earlier GPU or precision) replays its picture instead of working out every tick again."""
 
     def __init__(self, orientation, unit="", **kw):
         super().__init__(orientation, **kw)
         self.unit = unit
+        self._pictures: dict = {}
+
+    def _picture_key(self) -> tuple | None:
+        """What pyqtgraph's generateDrawSpecs and drawPicture read; None when not on a view."""
+        dt = self.deviceTransform_()
+        if dt is None:
+            return None
+        lv = self.linkedView()
+        grid_rect = lv.mapRectToItem(self, lv.boundingRect()).getRect() if lv is not None and self.grid is not False \
+            else None
+        style = tuple((k, v.key() if isinstance(v, QFont) else repr(v)) for k, v in sorted(self.style.items()))
+        return (self.orientation, tuple(self.range), self.logMode, self.geometry().getRect(), self.boundingRect().getRect(),
+                (dt.m11(), dt.m12(), dt.m21(), dt.m22(), dt.dx(), dt.dy()), grid_rect, self.grid, style,
+                _pen_key(self.pen()), _pen_key(self.textPen()), _pen_key(self.tickPen()), repr(self._tickLevels),
+                repr(self._tickSpacing), self._tickDensity, self.scale, self.autoSIPrefixScale, self.textWidth,
+                self.textHeight, self.unit)
+
+    def paint(self, p, opt, widget):        # noqa: D102 (pyqtgraph's)
+        if self.picture is not None:
+            return super().paint(p, opt, widget)
+        key = self._picture_key()
+        kept = self._pictures.get(key) if key is not None else None
+        if kept is not None:
+            self.picture = kept
+            return super().paint(p, opt, widget)
+        super().paint(p, opt, widget)       # works out the ticks (and may widen the axis for them)
+        if key is not None and self.picture is not None and self._picture_key() == key:   # nothing it read moved
+            while len(self._pictures) >= PICTURES_KEPT:
+                self._pictures.pop(next(iter(self._pictures)))
+            self._pictures[key] = self.picture
 
     def tickStrings(self, values, scale, spacing):        # noqa: N802 (pyqtgraph's name)
         if not self.logMode:
