@@ -212,6 +212,19 @@ def test_tooltips_everywhere(qtbot, window):
     assert "HBM bandwidth" in rp.tooltip_at(rp.scene_pos(1e-1 * 3, 3e-1 * e.peak_bandwidth_bytes_per_s))
 
 
+def test_the_roofline_names_its_hollow_dots_only_when_a_batch_does_not_fit(qtbot, window):
+    """The trail's hollow dots are batches whose KV cache does not fit (model.readouts.roofline):
+    the key at the top left says so while there are any, and only then."""
+    from model.readouts.roofline import KERNEL_LEGEND, UNFIT_LEGEND
+    c, legend = window.controller, window.roofline.kernel_legend
+    assert not all(c.sweep.fits)                      # 8B on an H100 at 1,024 + 1,024: the largest batches do not
+    assert legend.toPlainText().splitlines() == [KERNEL_LEGEND, UNFIT_LEGEND]
+    c.set(gpu="b200-180gb", model="llama-3.2-3b", input_len=128, output_len=128)
+    c.flush()
+    deliver()
+    assert all(c.sweep.fits) and legend.toPlainText().splitlines() == [KERNEL_LEGEND]
+
+
 def test_themes_and_large_text(qtbot, window):
     size = window.gauges.gauges["ms_per_token"].value.font().pixelSize()
     window.controls.large_text.setChecked(True)

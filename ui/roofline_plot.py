@@ -10,6 +10,7 @@ engine).
 """
 from __future__ import annotations
 
+import html
 import math
 from functools import partial
 
@@ -239,7 +240,12 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         _put(self.kernel_dots, [k[0] for k in kp], [k[1] for k in kp])
         for x, y, text, key in kp:
             self.tips.point(x, y, text, key=key)
-        set_text(self.kernel_legend, rr.KERNEL_LEGEND, th.SKY_BLUE)
+        unfit = sw is not None and not bool(np.all(sw.fits))     # the trail has hollow dots: name them
+        lines = ((rr.KERNEL_LEGEND, th.SKY_BLUE), *(((rr.UNFIT_LEGEND, th.VERMILLION),) if unfit else ()))
+        if lines != getattr(self, "_legend_shown", None):          # a new text re-lays out its document
+            self._legend_shown = lines
+            self.kernel_legend.setHtml("<br>".join(f'<span style="color:{c}">{html.escape(w)}</span>'
+                                                   for w, c in lines))
         self.kernel_legend.setPos(*shift(LOG_LOG.point(x0, 10 ** self._y_span[1]), dx=0.03, dy=-0.03))
         ce = snap.compare_estimate if croof is not None else None
         if ce is not None:

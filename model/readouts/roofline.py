@@ -141,6 +141,7 @@ def sweep_point_text(sw, k: int) -> str:
 
 
 KERNEL_LEGEND = "◆ the step's kernels (click one)"
+UNFIT_LEGEND = "○ a batch whose KV cache does not fit in HBM"     # the trail's hollow dots
 
 
 def kernel_points(e) -> list[tuple[float, float, str, str]]:
