@@ -116,7 +116,7 @@ class Thumb(QWidget):
         self.setMinimumSize(160, 90)
 
     def sizeHint(self) -> QSize:
-        return QSize(640, 360)
+        return QSize(320, 180)          # a small start: the layout's stretch gives it the room
 
     def set_pixmap(self, pixmap: QPixmap | None, empty_text: str | None = None) -> None:
         self.pixmap = pixmap
@@ -255,7 +255,7 @@ class SpeakerView(QWidget):
         self.top.setDirection(direction)
         for w in (self.now, self.now_label, self.chapter_list, self.chapters_label):
             w.setVisible(not on)
-        self.columns.setStretch(0, 1 if on else 3)
+        self.columns.setStretch(0, 3)                     # the notes: most of the column when rehearsing
         self.columns.setStretch(1, 1 if on else 2)
         self._notes_size()
 

@@ -161,9 +161,8 @@ class Stage(QObject):
             self.window.resizeDocks([self.dock], [int(self.window.height() * REHEARSAL_UNDER_FRACTION)], Qt.Vertical)
 
     def eventFilter(self, obj, ev) -> bool:          # noqa: N802 (Qt name)
-        if (obj is self.window and ev.type() == QEvent.Resize and self.mode == "rehearsal"
-                and self.dock is not None and self.window.dockWidgetArea(self.dock) != self._rehearsal_area()):
-            QTimer.singleShot(0, self._dock_speaker)
+        if obj is self.window and ev.type() == QEvent.Resize and self.mode == "rehearsal" and self.dock is not None:
+            QTimer.singleShot(0, self._dock_speaker)        # beside or under, its share of the new size
         return False
 
     def _hide_speaker(self) -> None:

@@ -18,7 +18,8 @@ from ui.steady_label import WrapLabel
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import padded, shift
-from ui.plotting.labels import add_text, avoid_labels, avoid_polyline, place, set_fonts, show_text, view_pixels
+from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_polyline, place_in_forms, set_fonts,
+                                show_text, view_pixels)
 from ui.plotting.placement import spots
 from ui.slider_maps import percent_slider, slider_fraction
 
@@ -118,9 +119,12 @@ class GpuShapeChapter(ChapterView):
         f = self.figure
         px = view_pixels(self.plot.getPlotItem().vb)
         L = self.labels
+        (_x0, _x1), (y0, y1) = self.plot.getPlotItem().vb.viewRange()
         avoid = [*avoid_labels((L["busy"], L["lane"], L["needed"]), px),
-                 *avoid_polyline(px, f.warps, f.busy_pct), *avoid_polyline(px, f.warps, f.lane_pct)]
-        place(L["dot"], px, (f.now.x, f.now.y), DOT_SPOTS, avoid)
+                 *avoid_polyline(px, f.warps, f.busy_pct), *avoid_polyline(px, f.warps, f.lane_pct),
+                 avoid_line(px, (f.needed.x, y0), (f.needed.x, y1))]           # the warps that hide the wait
+        words = f.now.label                       # on one line, else its number under its name
+        place_in_forms(L["dot"], px, (f.now.x, f.now.y), DOT_SPOTS, avoid, (words, words.replace(": ", ":\n", 1)))
 
     def csv_rows(self):
         c, r = self.curve_data, self.result

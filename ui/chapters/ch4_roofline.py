@@ -16,8 +16,8 @@ from ui.steady_label import WrapLabel
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import Box, decades, padded, shift
-from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, place, set_text,
-                                show_text, view_pixels)
+from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, covers,
+                                place_in_forms, show_text, view_pixels)
 from ui.plotting.placement import Avoid, Spot, spots
 from ui.slider_maps import LogSlider
 
@@ -150,19 +150,33 @@ class RooflineChapter(ChapterView):
         roofs = [*avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof)),
                  *avoid_polyline(px, axes.xs(f.intensity), axes.ys(f.roof2))]
         ridge = avoid_line(px, axes.point(f.ridge.x, f.lowest_flops), axes.point(f.ridge.x, f.ridge.y))
+        self._place_ridge2(px, [walls[0], ridge, *roofs])
         fixed = avoid_labels((L["ridge"], L["ridge2"]), px)
         x_ridge, x_ridge2 = px.to_px(axes.x(f.ridge.x), 0.0)[0], px.to_px(axes.x(f.ridge2.x), 0.0)[0]
         sides = {"mem": Avoid(box=Box(x_ridge, -1e6, 1e6, 1e6), weight=100.0),       # past its own ridge
                  "cmp": Avoid(box=Box(-1e6, -1e6, x_ridge2, 1e6), weight=100.0)}
-        place(L["dot"], px, axes.point(f.dot.x, f.dot.y), DOT_SPOTS, [*walls, ridge, *roofs, *fixed])
+        words = f.dot.label                        # as the model writes it, else its unit on a line of its own
+        place_in_forms(L["dot"], px, axes.point(f.dot.x, f.dot.y), DOT_SPOTS, [*walls, ridge, *roofs, *fixed],
+                       (words, "\n".join(words.rsplit(" ", 1))))
         for k, at, words in (("mem", self._mem_at, f.memory_bound), ("cmp", self._cmp_at, f.compute_bound)):
             others = [*fixed, *avoid_labels((L["dot"], *((L["mem"],) if k == "cmp" else ())), px), sides[k]]
-            for form in (words, words.replace("-", "-\n")):      # on one line, else on two, else not at all
-                set_text(L[k], form, th.ORANGE if k == "mem" else th.BLUISH_GREEN)
-                clean = place(L[k], px, at, SIDEWAYS, [*walls, ridge, *roofs, *others]).cost <= 0
-                if clean:
-                    break
-            L[k].setVisible(clean)
+            forms = (words, words.replace("-", "-\n"))           # on one line, else on two, else not at all
+            L[k].setVisible(place_in_forms(L[k], px, at, SIDEWAYS, [*walls, ridge, *roofs, *others], forms))
+
+    def _place_ridge2(self, px, lines) -> None:
+        """The twice-the-compute ridge's words along its line, right of it, else left of it; where
+        both touch the handle, the other ridge or a roof, on one line (up to the plot's height)."""
+        lab = self.labels["ridge2"]
+        lines = [*lines, *avoid_labels((self.labels["ridge"],), px)]
+        width = lab.textItem.textWidth()
+        for anchor, one_line in ((ALONG_LINE, False), (LEFT_OF_LINE, False), (ALONG_LINE, True), (LEFT_OF_LINE, True)):
+            lab.setAnchor(anchor)
+            if one_line:
+                lab.setTextWidth(-1)
+            if not covers(lab, px, lines):
+                return
+        lab.setAnchor(ALONG_LINE)
+        lab.setTextWidth(width)
 
     def csv_rows(self):
         header = ["intensity_flops_per_byte", "attainable_flops", "attainable_with_double_compute",

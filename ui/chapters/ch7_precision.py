@@ -17,7 +17,8 @@ from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import headroom, past, row, slot_range
-from ui.plotting.labels import add_text, add_texts, set_fonts, show_text, show_texts
+from ui.plotting.labels import (add_text, add_texts, avoid_labels, covers, inside, set_fonts, show_text, show_texts,
+                                view_pixels)
 
 MAX_ROWS = 8
 BAR_H = 0.6
@@ -72,6 +73,24 @@ class PrecisionChapter(ChapterView):
         for b in bars:
             tips.rect(*row(b.slot, BAR_H, b.start, b.length).corners, b.tip)
         self.plot.setToolTip(f.tooltip)
+
+    def place_labels(self) -> None:
+        """One GPU's memory named right of its line, above the first bar; where a row's words
+        (wrapped on a narrow chart) reach up to it, left of the line where it fits there."""
+        f = self.figure
+        vb = self.plot.getPlotItem().vb
+        px = view_pixels(vb)
+        x_range, _y = vb.viewRange()
+        lab = self.cap_label
+        lab.setTextWidth(-1)
+        rows = avoid_labels(self.labels, px)
+        sides = (((0, 1), past((f.capacity_gb,), x_range, 0.005)),          # just past the line
+                 ((1, 1), past((f.capacity_gb,), x_range, -0.005)))         # just before it
+        for anchor, x in (*sides, sides[0]):          # where neither side is clear: past the line
+            lab.setAnchor(anchor)
+            lab.setPos(x, CAP_LABEL_Y)
+            if inside(lab, px) and not covers(lab, px, rows):
+                return
 
     def csv_rows(self):
         header = ["precision_id", "name", "weight_bits", "weight_bytes_total", "floor_ms_per_token", "ms_per_token",

@@ -180,3 +180,24 @@ def lift_above(lab: pg.TextItem, px: ViewPixels, x: float, xs, ys, gap: float, m
     room_px = px.to_px(x, start)[1] - margin_px
     if text_size(lab)[0] > room_px:
         lab.setTextWidth(max(min_px, room_px))
+
+
+def place_in_forms(lab: pg.TextItem, px: ViewPixels, view_point: tuple[float, float], spots: Sequence[Spot],
+                   avoid: Sequence[Avoid], forms: Sequence[str]) -> bool:
+    """Put ``lab`` at the best of ``spots`` in the first of its ``forms`` (the same words, e.g. on
+    one line, then on two) that has a spot covering nothing; else the best spot of the last form.
+    Returns whether that spot covers nothing."""
+    p = None
+    for text in forms:
+        if lab.toPlainText() != text:
+            lab.setPlainText(text)
+        p = place(lab, px, view_point, spots, avoid)
+        if p.cost <= 0:
+            return True
+    return False
+
+
+def inside(lab: pg.TextItem, px: ViewPixels, margin_px: float = 3.0) -> bool:
+    """Whether ``lab``, where it is now, lies inside its view box (its box's blank margin of
+    ``margin_px`` around the words may reach past it)."""
+    return label_box(lab, px).inside(px.frame, margin_px)
