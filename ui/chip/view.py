@@ -44,7 +44,7 @@ from ui.chip.paint.particles import paint_particles
 from ui.chip.tips import explain_key_at, tooltip_at
 
 FRAME_MS = 16
-FRAMES_KEPT = 6          # layouts, frame and static pictures kept (a picture ~2 MB at 1600×900)
+FRAMES_KEPT = 6          # layouts, frame and static pictures kept, of the canvas' size (~2 MB each at 1600×900)
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
 
 
@@ -436,6 +436,8 @@ class HierarchyView(QWidget):
             p.end()
         self._frame = (key, pm)
         if not fresh:
+            for k in [k for k in self._frames if k[2:] != key[2:]]:     # another size: never drawn again as is
+                del self._frames[k]
             _remember(self._frames, key, pm)
         return pm
 
@@ -446,7 +448,8 @@ class HierarchyView(QWidget):
         kept = next((pm for k, pm in self._statics if k == key), None)
         if kept is None:
             kept = self._render(w, h, dpr)
-            self._statics = [(key, kept), *self._statics[:FRAMES_KEPT - 1]]
+            same_size = [(k, pm) for k, pm in self._statics if k[:3] == key[:3]]      # of this size only
+            self._statics = [(key, kept), *same_size[:FRAMES_KEPT - 1]]
         return kept
 
     def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
