@@ -14,8 +14,8 @@ made when it shows. Three cached pictures: the frame (boxes, SMs, stacks, bars: 
 colours only, redrawn on a resize or a new chip), the static picture (the frame plus this
 scenario's words and numbers, redrawn per scenario change), and the eased layer on top (use
 bars, tensor-core fill), redrawn only while it eases; per frame only packets move. The last
-FRAMES_KEPT layouts, frames and static pictures are kept: going back to a chip or a scenario
-redraws none. A change's paint is also the animation's next frame.
+FRAMES_KEPT layouts, frames and static pictures are kept (ui/chip/pictures.py): going back to a
+chip or a scenario redraws none. A change's paint is also the animation's next frame.
 """
 from __future__ import annotations
 
@@ -33,28 +33,15 @@ from ui import theme as th
 from ui.chip.animator import MAX_DT, POOL, Animator
 from ui.chip.control_bar import SPEEDS, ControlBar
 from ui.chip.layout import ChipLayout, chip_layout, chip_routes, font_px
-from ui.chip.paint.cluster import paint_cluster, paint_cluster_frame
 from ui.chip.paint.common import Scene, palette, patterns, recording
 from ui.chip.paint.dynamic import paint_dynamic
-from ui.chip.paint.header import caption_lines, paint_header
-from ui.chip.paint.ladder import paint_ladder, paint_ladder_frame
-from ui.chip.paint.legend import paint_legend, paint_legend_frame
-from ui.chip.paint.package import paint_package, paint_package_frame
+from ui.chip.paint.header import caption_lines
 from ui.chip.paint.particles import paint_particles
+from ui.chip.pictures import ChipPictures, remember
 from ui.chip.tips import explain_key_at, tooltip_at
 
 FRAME_MS = 16
-FRAMES_KEPT = 6          # layouts, frame and static pictures kept, of the canvas' size (~2 MB each at 1600×900)
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
-
-
-def _remember(kept: dict, key, value):
-    """``value`` kept under ``key`` as the newest of ``kept``, the oldest beyond FRAMES_KEPT let go."""
-    kept.pop(key, None)
-    while kept and len(kept) >= FRAMES_KEPT:
-        kept.pop(next(iter(kept)))
-    kept[key] = value
-    return value
 
 
 class _Canvas(QWidget):
@@ -100,7 +87,7 @@ class _Canvas(QWidget):
         return super().event(ev)
 
 
-class HierarchyView(QWidget):
+class HierarchyView(ChipPictures, QWidget):
     """The chip, animated. ``show_snapshot(snap)`` (or ``set_estimate``) re-targets the flow; a click
     on a part emits ``explain_requested(readout key)``."""
 
@@ -268,7 +255,7 @@ class HierarchyView(QWidget):
         if kept is None:
             lay = chip_layout(w, h, **shape)
             kept = (lay, chip_routes(lay))
-        return _remember(self._layouts, key, kept)
+        return remember(self._layouts, key, kept)
 
     def _rescene(self) -> None:
         if self._flow is None or self.lay is None:
@@ -416,51 +403,3 @@ class HierarchyView(QWidget):
             paint_dynamic(p, self.scene, self.animator.cur)
             p.end()
         return list(out)
-
-    def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
-        """The shapes that depend only on the layout and the colours, drawn once per layout."""
-        key = (self._geom_key[0], self._pal.name, w, h, dpr)     # what the layout is made from, not the GPU
-        if not fresh and key in self._frames:   # this layout, or one drawn before (an earlier GPU, phase)
-            self._frame = (key, self._frames[key])
-            return self._frame[1]
-        pm = QPixmap(int(w * dpr), int(h * dpr))
-        pm.setDevicePixelRatio(dpr)
-        pm.fill(self._pal.bg)
-        p = QPainter(pm)
-        p.setRenderHint(QPainter.Antialiasing, True)
-        p.setRenderHint(QPainter.TextAntialiasing, True)
-        try:
-            for paint in (paint_ladder_frame, paint_package_frame, paint_legend_frame, paint_cluster_frame):
-                paint(p, self.lay, self._pal)
-        finally:
-            p.end()
-        self._frame = (key, pm)
-        if not fresh:
-            for k in [k for k in self._frames if k[2:] != key[2:]]:     # another size: never drawn again as is
-                del self._frames[k]
-            _remember(self._frames, key, pm)
-        return pm
-
-    def _static_picture(self, w: int, h: int, dpr: float) -> QPixmap:
-        """``_render``'s picture, the last FRAMES_KEPT kept by all it is drawn from (size, scene):
-        going back to a scenario draws none of its words again."""
-        key = (w, h, dpr, self.scene)
-        kept = next((pm for k, pm in self._statics if k == key), None)
-        if kept is None:
-            kept = self._render(w, h, dpr)
-            same_size = [(k, pm) for k, pm in self._statics if k[:3] == key[:3]]      # of this size only
-            self._statics = [(key, kept), *same_size[:FRAMES_KEPT - 1]]
-        return kept
-
-    def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
-        """The frame with this scenario's words and numbers over it."""
-        pm = QPixmap(self._frame_picture(w, h, dpr, fresh))
-        p = QPainter(pm)
-        p.setRenderHint(QPainter.Antialiasing, True)
-        p.setRenderHint(QPainter.TextAntialiasing, True)
-        try:
-            for paint in (paint_header, paint_ladder, paint_package, paint_legend, paint_cluster):
-                paint(p, self.scene)
-        finally:
-            p.end()
-        return pm
