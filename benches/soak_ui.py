@@ -9,10 +9,11 @@ Remove, slides and Record…; how many of each kind is printed at the end). Prin
 warm-up (every page built once, every size seen once), and every 1 000 actions, with the C
 heap's live and free bytes (glibc mallinfo2) and Python's live blocks, so a rise can be told
 apart: pages built once, memory the allocator keeps but does not use, or a leak. Each reading
-is taken in the same state — Explore page, 1600×900, not presenting, after the app has sat
-idle past its heap trim (ui/app.steady_heap, every 10 s) — because live memory depends on the
-state (a 2560×1440 presenter window holds twice the pixmaps of 1600×900). The raw RSS at the
-moment each 1 000th action ended is printed too, and the live widgets and QObjects (every
+is taken in the same state — Explore page, 1600×900, not presenting, the default scenario,
+after the app has sat idle past its heap trim (ui/app.steady_heap, every 10 s) — because live
+memory depends on the state (a 2560×1440 presenter window holds twice the pixmaps of 1600×900;
+a 1M-token scenario's arrays hundreds of MB). The raw RSS at the moment each 1 000th action
+ended, in whatever state the walk left, is printed too, and the live widgets and QObjects (every
 QObject in the trees of the application and its top-level windows), so a rise can be told from
 objects kept per action, and how often the walk has run "Measure this machine" (a full
 measurement leaves ~40 MB of numpy/OpenBLAS buffers resident for good: 29 → 73 MB RSS in a bare
@@ -95,7 +96,9 @@ def warm_up(w, app) -> None:
 
 def same_state(w, app) -> None:
     """Explore, 1600×900, no presenter, no "Measure this machine" running (its layers take
-    ~0.5 GB while it runs), then idle past the app's next heap trim."""
+    ~0.5 GB while it runs), the default scenario (Reset all: a 1M-token context or a 65 536 batch
+    the walk left holds hundreds of MB of arrays while it is the scenario, and lets them go when
+    it is not), then idle past the app's next heap trim."""
     from PySide6.QtTest import QTest
     from shiboken6 import isValid
     from ui.qt_app import TRIM_EVERY_MS
@@ -107,6 +110,8 @@ def same_state(w, app) -> None:
         w.presenter.leave()
     w.set_chip_focus(False)
     w.show_explore()
+    w.controller.reset()
+    w.controller.flush()
     w.resize(1600, 900)
     app.processEvents()
     QTest.qWait(TRIM_EVERY_MS + 1000)
