@@ -42,7 +42,7 @@ from PySide6.QtWidgets import QLabel
 
 from model.lessons.chart import Bar, chart_texts
 from model.lessons.deck import chapter_chart, chapter_facts
-from ui.chapters.base import SWATCHES
+from ui.plotting.keys import SWATCHES
 
 KINDS = ("clipped", "text overlap", "text on marker", "text on line", "label off its line", "bar sum",
          "point in region", "colour no legend", "legend swatch", "number not model's", "title lines", "small text",
@@ -248,7 +248,7 @@ PEN_STYLES = {1: "line", 2: "dashed", 3: "dotted"}        # Qt.SolidLine, DashLi
 
 
 def _drawn_as(plot, theme) -> dict[tuple, set[str]]:
-    """Each colour of ``plot`` and the swatches that may key it (ui.chapters.base.SWATCHES): a
+    """Each colour of ``plot`` and the swatches that may key it (ui.plotting.keys.SWATCHES): a
     square for a bar or a region (or a curve's fill), a stroke of its dash for a curve, a dot, a
     ring (hollow) or a star for a marker."""
     ways: dict[tuple, set[str]] = {}

@@ -10,7 +10,6 @@ engine).
 """
 from __future__ import annotations
 
-import html
 import math
 from functools import partial
 
@@ -29,6 +28,7 @@ from ui.hover import HoverTips
 from ui.page_catch_up import CatchUpWhenShown
 from ui.plotting.axes import SIAxis
 from ui.plotting.coords import LOG_LOG, log10, shift
+from ui.plotting.keys import key_html
 from ui.plotting.labels import add_text, set_boxed, set_text
 from ui.roofline_labels import RooflineLabelsMixin
 
@@ -244,8 +244,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         lines = ((rr.KERNEL_LEGEND, th.SKY_BLUE), *(((rr.UNFIT_LEGEND, th.VERMILLION),) if unfit else ()))
         if lines != getattr(self, "_legend_shown", None):          # a new text re-lays out its document
             self._legend_shown = lines
-            self.kernel_legend.setHtml("<br>".join(f'<span style="color:{c}">{html.escape(w)}</span>'
-                                                   for w, c in lines))
+            self.kernel_legend.setHtml(key_html(((c, w, None) for w, c in lines), between="<br>"))
         self.kernel_legend.setPos(*shift(LOG_LOG.point(x0, 10 ** self._y_span[1]), dx=0.03, dy=-0.03))
         ce = snap.compare_estimate if croof is not None else None
         if ce is not None:

@@ -45,6 +45,7 @@ from ui.chapters.exports import ChartExports
 from ui.deliver import deliver_now
 from ui.hover import MarkerTips
 from ui.plotting.axes import SIAxis
+from ui.plotting.keys import key_html
 from ui.plotting.labels import keep_inside
 from ui.steady_label import SteadyLabel, WrapLabel
 
@@ -73,10 +74,6 @@ class ClaimLabel(SteadyLabel):
                         re.sub(r"\{[^}]*\}", "…", self.template))
 
 
-
-# a legend entry's swatch, as the plot draws the thing it names (ChapterView.set_legend)
-SWATCHES = {"square": "&#9632;", "line": "&#9473;&#9473;", "dashed": "&#9549;&#9549;", "dotted": "&#9477;&#9477;",
-            "dot": "&#9679;", "ring": "&#9675;", "star": "&#9733;"}
 
 class ChapterView(ChartExports, QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
@@ -310,10 +307,6 @@ class ChapterView(ChartExports, QWidget):
         self.why_label.setText("")
         self.details_label.setText("")
 
-    def axis_top(self) -> float:
-        """The value axis' largest value over the chapter's prepared states (model.lessons.deck.axis_extent)."""
-        return self.axis_extent()[1]
-
     def axis_extent(self) -> tuple[float, float]:
         """The value axis' (smallest, largest) over the chapter's prepared states (model.lessons.deck)."""
         return axis_extent(self.chapter.number, tuple(st.scenario for st in self.chapter.states))
@@ -419,15 +412,9 @@ class ChapterView(ChartExports, QWidget):
 
     @staticmethod
     def set_legend(plot, entries) -> None:
-        """The key's entries: (colour, the model's words[, swatch]), before each a swatch drawn as
-        the plot draws it (SWATCHES: a filled square for bars and regions by default, a solid,
-        dashed or dotted stroke for a line, a dot, a ring or a star for a marker)."""
-        parts = []
-        for colour, words, *how in entries:
-            glyph = SWATCHES[how[0] if how else "square"]
-            parts.append('<span style="color:' + str(colour) + '">' + glyph + '</span>&nbsp;' + html.escape(words))
-        plot.legend_label.setText("&nbsp;&nbsp;&nbsp;".join(parts))
-        plot.legend_label.setVisible(bool(parts))
+        """The key's entries: (colour, the model's words[, swatch: ui.plotting.keys, a square by default])."""
+        plot.legend_label.setText(key_html((c, w, how[0] if how else "square") for c, w, *how in entries))
+        plot.legend_label.setVisible(bool(entries))
 
     def note_label(self, text: str = "", name: str = "chapterNote") -> QLabel:
         lab = WrapLabel(text)

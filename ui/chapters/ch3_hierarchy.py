@@ -67,7 +67,7 @@ class HierarchyChapter(ChapterView):
         axes = self.plot.axes
         self.names.set_names(f.names)
         self.rule.setData([m.x for m in f.rule], [m.y for m in f.rule])
-        top = axes.y(extent([f.top, self.axis_top()])[1])          # one axis for the whole chapter
+        top = axes.y(extent([f.top, self.axis_extent()[1]])[1])          # one axis for the whole chapter
         show_text(self.rule_label, f.rule_label, t.secondary, shift((LEGEND_X, top), dy=LEGEND_DY["rule"]))
         for series, other in ((f.bandwidth, f.latency), (f.latency, f.bandwidth)):
             d = self.lines[series.key]

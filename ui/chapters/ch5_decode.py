@@ -57,7 +57,7 @@ class DecodeChapter(ChapterView):
     def update_view(self, e) -> None:
         t = self.theme
         f = self.figure
-        x_range = headroom([f.total_ms, self.axis_top()], 1.04)        # one axis for the whole chapter
+        x_range = headroom([f.total_ms, self.axis_extent()[1]], 1.04)        # one axis for the whole chapter
         tips = self.plot.tips
         tips.clear()
         for k in KINDS:

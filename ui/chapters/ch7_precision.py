@@ -54,7 +54,7 @@ class PrecisionChapter(ChapterView):
         t = self.theme
         f = self.figure
         bars = f.bars
-        x_range = headroom([*(b.length for b in bars), f.capacity_gb, self.axis_top()], 1.9)   # one axis, the chapter
+        x_range = headroom([*(b.length for b in bars), f.capacity_gb, self.axis_extent()[1]], 1.9)   # one axis, the chapter
         self.bars.setOpts(x0=[b.start for b in bars], y=[b.slot for b in bars], width=[b.length for b in bars],
                           height=BAR_H, brushes=[brush(t.op_point if b.kind == "current" else th.ORANGE) for b in bars],
                           pens=[pen(t.bg, width=1) for _ in bars])

@@ -60,7 +60,7 @@ class MultiGpuChapter(ChapterView):
     def update_view(self, e) -> None:
         t = self.theme
         f = self.figure
-        x_range = headroom([*(b.length for b in f.totals), self.axis_top()], 1.75)   # one axis for the chapter
+        x_range = headroom([*(b.length for b in f.totals), self.axis_extent()[1]], 1.75)   # one axis for the chapter
         for item, bars in ((self.work_bars, f.work), (self.comm_bars, f.comm), (self.over_bars, f.overhead)):
             item.setOpts(x0=[b.start for b in bars], y=[b.slot for b in bars], width=[b.length for b in bars],
                          height=BAR_H)
