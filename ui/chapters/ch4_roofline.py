@@ -16,8 +16,8 @@ from ui.steady_label import WrapLabel
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import Box, decades, padded, shift
-from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, covers,
-                                place_in_forms, show_text, view_pixels)
+from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_labels, avoid_line, avoid_marker,
+                                avoid_polyline, covers, place_in_forms, show_text, view_pixels)
 from ui.plotting.placement import Avoid, Spot, spots
 from ui.slider_maps import LogSlider
 
@@ -27,8 +27,6 @@ DOT_SPOTS = (*spots(("below-right", "above-left", "above-right", "below-left"), 
              *spots(("below-right", "below-left", "below", "above-left", "left"), 56),   # else farther off the roofs
              *spots(("below-right", "below-left", "below", "above-left", "above-right"), 110))
 BIG = ("dot", "mem", "cmp")
-ALONG_LINE = (0.0, -0.12)            # a ridge's words run up just right of its line (text turned 90°)
-LEFT_OF_LINE = (0.0, 1.12)           # … or just left of it
 SIDEWAYS = tuple(Spot((0.5, 0.5), (dx, dy)) for dy in (0, -40, 60, 120, 180, 240, 300)
                  for dx in (0, 30, -30, 60, -60, 120, -120, 240, -240))
 # a region's name: on its side of the ridges, off the roofs, the handle and the other words

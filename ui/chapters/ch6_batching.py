@@ -20,16 +20,14 @@ from ui import theme as th
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import LOG_LOG, at_share, extent, padded
-from ui.plotting.labels import (add_text, avoid_labels, avoid_polyline, covers, lift_above, place, set_fonts,
-                                show_text, view_pixels)
+from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_labels, avoid_polyline, covers, lift_above,
+                                place, set_fonts, show_text, view_pixels)
 from ui.plotting.placement import spots
 from ui.slider_maps import nearest_power_of_two
 
 BATCHES = LESSON_BATCHES
 CLICK_MAX_BATCH = 4096
 MARK_ROWS = {"real": 0.03, "ideal": 0.03, "kv": 0.03}             # where each line's words start, up the plot
-ALONG_LINE = (0.0, -0.12)                 # a line's words run up beside it, just right of it (text turned 90°)
-LEFT_OF_LINE = (0.0, 1.12)                # … or just left of it
 SWATCH = {"now": "dot", "real": "line", "ideal": "dashed", "path": "line"}   # the KV region: a square
 ABOVE_CURVES = 0.12                       # decades above the curves where a line's words start when crossed
 BESIDE_STAR = (*spots(("right", "below-right", "above-right", "left"), 36), *spots(("below-right", "right"), 90))

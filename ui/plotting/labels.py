@@ -20,6 +20,10 @@ from ui.plotting.coords import Box, ViewPixels
 from ui.plotting.placement import Avoid, Placement, Spot, place_label, text_box
 
 
+ALONG_LINE = (0.0, -0.12)      # words turned 90° run up beside a vertical line, just right of it
+LEFT_OF_LINE = (0.0, 1.12)     # … or just left of it
+
+
 def add_text(plot, anchor: tuple[float, float] = (0.0, 0.0), z: float | None = None) -> pg.TextItem:
     """A text item on ``plot`` (a PlotWidget or PlotItem) that auto-range ignores."""
     item = pg.TextItem(anchor=anchor)
@@ -187,7 +191,6 @@ def place_in_forms(lab: pg.TextItem, px: ViewPixels, view_point: tuple[float, fl
     """Put ``lab`` at the best of ``spots`` in the first of its ``forms`` (the same words, e.g. on
     one line, then on two) that has a spot covering nothing; else the best spot of the last form.
     Returns whether that spot covers nothing."""
-    p = None
     for text in forms:
         if lab.toPlainText() != text:
             lab.setPlainText(text)
