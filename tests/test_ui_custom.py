@@ -53,23 +53,6 @@ def test_editor_what_if_save_lists_under_custom_and_halves_the_floor(main_window
     assert "Saved" in acts.status.text()
 
 
-def test_an_entry_removed_while_the_editor_is_open_is_not_loaded(main_window, data_dir):
-    """The soak walk chose, in an open editor's "Start from" list, an entry the Remove menu had
-    removed meanwhile: UnknownIdError in a slot. Now the list is made again, with one line."""
-    acts = main_window.custom_actions
-    ed = acts.new_hardware()
-    ed.edit(next(f for f in ed.fields if f.key == "id"), "h100-mine")
-    assert ed.save()
-    other = acts.new_hardware()                         # open, listing "h100-mine"
-    mine = other.start.findData("h100-mine")
-    assert mine >= 0
-    other.start.setCurrentIndex(0 if mine else 1)
-    acts.remove("h100-mine", "hardware")
-    other.start.setCurrentIndex(mine)                   # the stale entry
-    assert other.start.findData("h100-mine") == -1 and other.start_id == other.start.itemData(0)
-    assert "h100-mine" in other.status.text() and "no longer" in other.status.text()
-
-
 def test_editor_shows_the_reason_beside_the_field_and_will_not_save(main_window, data_dir):
     ed = main_window.custom_actions.new_hardware()
     for key, text, needle in (("memory.hbm.bandwidth_bytes_per_s", "-5", "greater than 0"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QDialog, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
@@ -46,7 +46,9 @@ class HardwareEditor(QDialog):
         top.addWidget(QLabel("Start from"))
         self.start = QComboBox()
         self.start.setObjectName("startFrom")
-        self._fill_start()
+        cat = default_catalog()
+        for g in cat.gpus:
+            self.start.addItem(f"{g.name}{'  (yours)' if cat.is_custom(g.id, 'hardware') else ''}", g.id)
         top.addWidget(self.start, 1)
         lay.addLayout(top)
 
@@ -111,27 +113,10 @@ class HardwareEditor(QDialog):
         scroll.setWidgetResizable(True)
         return scroll
 
-    def _fill_start(self) -> None:
-        """The accelerators to start from, as the catalogue has them now (signals blocked)."""
-        cat = default_catalog()
-        with QSignalBlocker(self.start):
-            self.start.clear()
-            for g in cat.gpus:
-                self.start.addItem(f"{g.name}{'  (yours)' if cat.is_custom(g.id, 'hardware') else ''}", g.id)
-
     # ---------------------------------------------------------------- state
     def start_from(self, ident: str) -> None:
-        """Load an accelerator: a shipped one as a copy to rename, your own one to edit in place.
-        One removed since the list was made (the Remove menu, while this is open): the list is
-        made again and the first one loaded, with one line saying so."""
+        """Load an accelerator: a shipped one as a copy to rename, your own one to edit in place."""
         cat = default_catalog()
-        if not any(g.id == ident for g in cat.gpus):
-            self._fill_start()
-            self.start_from(self.start.itemData(0))
-            self.status.setStyleSheet(ERROR_STYLE)
-            self.status.setText(f"'{ident}' is no longer in the catalogue (removed): starting from "
-                                f"{self.start.itemText(0)}")
-            return
         self.start_id = ident
         text = cat.custom_document(ident, "hardware") if cat.is_custom(ident, "hardware") else ""
         self.doc = json.loads(text) if text else export_document(cat.gpu(ident))
