@@ -12,6 +12,8 @@ from model.catalog.active import default_catalog, set_default_catalog
 from model.files.hardware_file import document_text, export_document
 from model.catalog.active import shipped_catalog
 
+from qt_events import deliver
+
 CONFIGS = pathlib.Path(__file__).resolve().parent / "data" / "hf_configs"
 
 
@@ -51,6 +53,27 @@ def test_editor_what_if_save_lists_under_custom_and_halves_the_floor(main_window
     assert main_window.controller.estimate.decode_floor_ms_per_token == pytest.approx(
         base.decode_floor_ms_per_token / 2, rel=0.02)
     assert "Saved" in acts.status.text()
+
+
+def test_an_entry_removed_while_the_editor_is_open_is_not_offered_or_loaded(main_window, data_dir):
+    """The soak walk chose, in an open editor's "Start from" list, an entry the Remove menu had
+    removed meanwhile: UnknownIdError in a slot. Now Remove makes the list again, and an editor
+    that was editing the removed entry starts from the first one, with one line."""
+    acts = main_window.custom_actions
+    ed = acts.new_hardware()
+    ed.edit(next(f for f in ed.fields if f.key == "id"), "h100-mine")
+    assert ed.save()
+    other = acts.new_hardware()
+    mine = other.start.findData("h100-mine")
+    assert mine >= 0
+    other.start.setCurrentIndex(mine)                   # editing your own entry
+    assert other.start_id == "h100-mine"
+    acts.remove("h100-mine", "hardware")
+    assert other.start.findData("h100-mine") == -1
+    assert other.start_id == other.start.itemData(0) == other.start.currentData()
+    assert "h100-mine" in other.status.text() and "removed" in other.status.text()
+    other.reject()
+    deliver()
 
 
 def test_editor_shows_the_reason_beside_the_field_and_will_not_save(main_window, data_dir):

@@ -182,6 +182,8 @@ class CustomActions(QObject):
         self.controller.flush()
         custom_store.remove(ident, kind)
         self._removed(ident)
+        if self.dialog is not None and isValid(self.dialog) and hasattr(self.dialog, "catalogue_changed"):
+            self.dialog.catalogue_changed()      # an open editor's Start-from list named what is gone
 
     def _removed(self, ident: str) -> None:
         self.say(f"Removed '{ident}'")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QDialog, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
@@ -46,9 +46,7 @@ class HardwareEditor(QDialog):
         top.addWidget(QLabel("Start from"))
         self.start = QComboBox()
         self.start.setObjectName("startFrom")
-        cat = default_catalog()
-        for g in cat.gpus:
-            self.start.addItem(f"{g.name}{'  (yours)' if cat.is_custom(g.id, 'hardware') else ''}", g.id)
+        self._fill_start()
         top.addWidget(self.start, 1)
         lay.addLayout(top)
 
@@ -112,6 +110,28 @@ class HardwareEditor(QDialog):
         scroll.setWidget(body)
         scroll.setWidgetResizable(True)
         return scroll
+
+    def _fill_start(self) -> None:
+        """The accelerators to start from, as the catalogue has them now (no signal emitted)."""
+        cat = default_catalog()
+        with QSignalBlocker(self.start):
+            self.start.clear()
+            for g in cat.gpus:
+                self.start.addItem(f"{g.name}{'  (yours)' if cat.is_custom(g.id, 'hardware') else ''}", g.id)
+
+    def catalogue_changed(self) -> None:
+        """Your entries changed while this is open (the Remove menu): the list is made again; the
+        entry being edited, if it is gone, gives way to the first one, with one line saying so.
+        Called from outside the list's own signal, never from within it."""
+        ident = self.start_id
+        self._fill_start()
+        index = self.start.findData(ident)
+        with QSignalBlocker(self.start):
+            self.start.setCurrentIndex(max(index, 0))
+        if index < 0:
+            self.start_from(self.start.currentData())
+            self.status.setStyleSheet(ERROR_STYLE)
+            self.status.setText(f"'{ident}' was removed: starting from {self.start.currentText()}")
 
     # ---------------------------------------------------------------- state
     def start_from(self, ident: str) -> None:
