@@ -136,20 +136,19 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     The kernels run one after another, so each is bound by its own resource and their times add
     (≥ the floor max(Σ bytes/BW, Σ FLOPs/F)); the host queues them ahead of the GPU, so its issue
     time only shows where it exceeds the GPU's (the wait is counted as overhead)."""
-    total = t.bytes
     bw = t.bandwidth_bytes_per_s * eff.hbm_fraction
     rate = np.minimum(t.matmul_flops * compute_fraction, t.peak_flops)    # never past the part's peak
-    gemm_mem = t.gemm_bytes / bw
-    gemm_comp = t.gemm_flops / rate + t.gemm_dequant * eff.dequant_ops_per_weight / t.vector_flops
-    attn_mem = t.kv_bytes / (bw * eff.kv_read_fraction)
-    attn_comp = t.attention_flops / rate
-    scores = t.score_bytes / bw
     k = t.stretch
     n = len(GEMM_KERNELS)
-    both = np.zeros((2, n + 2) + np.shape(gemm_mem)[1:])                # memory, compute: KERNELS order
+    both = np.empty((2, n + 2) + np.shape(t.gemm_bytes)[1:])            # memory, compute: KERNELS order
     kmem, kcomp = both
-    kmem[:n], kmem[n], kmem[n + 1] = gemm_mem, attn_mem, scores
-    kcomp[:n], kcomp[n] = gemm_comp, attn_comp
+    np.divide(t.gemm_bytes, bw, out=kmem[:n])
+    kmem[n] = t.kv_bytes / (bw * eff.kv_read_fraction)                  # attention
+    kmem[n + 1] = t.score_bytes / bw                                    # scores
+    np.divide(t.gemm_flops, rate, out=kcomp[:n])
+    kcomp[:n] += t.gemm_dequant * eff.dequant_ops_per_weight / t.vector_flops
+    kcomp[n] = t.attention_flops / rate
+    kcomp[n + 1] = 0.0
     both *= k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     layers = t.passes * t.layers
@@ -163,17 +162,22 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
         host_wait = queue_wait(gpu, layers * eff.host_layer_s * eager * k)
     overhead = (step_s + layer_s) * k + request_s + host_wait
     time = gpu + host_wait + step_s * k + request_s
-    floor = np.maximum(total / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * k
-    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, kernel_sum(kmem), kernel_sum(kcomp),
+    floor = np.maximum(t.bytes / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * k
+    memory_s, compute_s = kernel_sum(both, axis=1)
+    return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, memory_s, compute_s,
                     comm * k, overhead, time, floor, kmem, kcomp)
 
 
-def kernel_sum(x):
-    """Σ over the kernels (the first axis), added in KERNELS order whatever the shape, so a pass
-    gives exactly the same numbers for a point alone or among others (numpy adds the rows of a
-    (k, n ≥ 2) array one after another, but a (k,) or (k, 1) one pairwise)."""
-    if x.ndim > 1 and x.size > x.shape[0]:
-        return np.add.reduce(x, axis=0)                 # (x.sum(axis=0) without its Python wrapper)
+def kernel_sum(x, axis: int = 0):
+    """Σ over the kernels (axis ``axis``: 0, or 1 for a stack of per-kernel arrays), added in
+    KERNELS order whatever the shape, so a pass gives exactly the same numbers for a point alone or
+    among others (numpy adds the rows of a (k, n ≥ 2) array one after another — also along axis 1
+    of a (s, k, n ≥ 2) one — but a (k,) or (k, 1) one pairwise)."""
+    if x.ndim > axis + 1 and x.size > x.shape[axis] * (x.shape[0] if axis else 1):
+        return np.add.reduce(x, axis=axis)             # (x.sum(axis) without its Python wrapper)
+    if axis:
+        sums = [kernel_sum(row) for row in x]            # one point: plain floats, as kernel_sum(row)
+        return np.stack(sums) if x.ndim > 2 else sums
     total = 0.0
     for v in x.ravel().tolist():
         total += v
@@ -277,15 +281,27 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, stretch=1.0, requests=0.0,
     c = kept(rs, "pass", _pass_constants)
     tz = tokens + 0.0 * kvb                             # the pass's whole shape (batch × context)
     shape = np.shape(tz)
-    a = np.multiply.outer(c.active_flops, tz)
-    act = np.multiply.outer(c.activation_bytes, tz)
-    w = np.empty((len(GEMM_KERNELS),) + shape)
-    w[...] = c.streamed.reshape((-1,) + (1,) * len(shape))
+    along = (-1,) + (1,) * len(shape)                   # a per-kernel constant against the pass's shape
+    g = np.empty((4, len(GEMM_KERNELS)) + shape)        # weight bytes, activation bytes, FLOPs, unpacked
+    wb, act, a, dq = g
+    wb[...] = c.streamed_bytes.reshape(along)
     if c.moe:
-        w[EXPERTS] = rs.llm.params.moe_layers * rs.llm.params.experts_touched(tz) * rs.llm.params.expert
-    wb = w * c.bytes_per_weight * passes
-    dq = (w if c.weight_only else 0.0 * w) / rs.tp * passes
-    return PassTerms(kernel_sum(wb), kvb, kernel_sum(act), kernel_sum(a) + attn, attn, kernel_sum(dq),
+        p = rs.llm.params
+        touched = p.moe_layers * p.experts_touched(tz) * p.expert
+        wb[EXPERTS] = touched * c.bytes_per_weight
+    wb *= passes
+    np.multiply(c.activation_bytes.reshape(along), tz, out=act)
+    np.multiply(c.active_flops.reshape(along), tz, out=a)
+    if c.weight_only:                                   # the weights each kernel unpacks, / tp
+        dq[...] = c.streamed.reshape(along)
+        if c.moe:
+            dq[EXPERTS] = touched
+        dq /= rs.tp
+        dq *= passes
+    else:
+        dq[...] = 0.0
+    sums = kernel_sum(g, axis=1)
+    return PassTerms(sums[0], kvb, sums[1], sums[2] + attn, attn, sums[3],
                      rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops, c.matmul_flops, c.vector_flops, lat, tr,
                      rs.llm.layers, stretch, requests, scores, passes, wb + act, a, dq)
 
@@ -301,6 +317,7 @@ class _PassConstants:
     active_flops: np.ndarray       # per kernel: 2 FLOPs per weight a token multiplies with, / tp
     activation_bytes: np.ndarray   # per kernel: activation values per token × their bytes, / tp
     streamed: np.ndarray           # per kernel: weights streamed (the experts' row: 0, worked out per pass)
+    streamed_bytes: np.ndarray     # the same × bytes per weight / tp
     moe: bool
     bytes_per_weight: float        # / tp
     weight_only: bool
@@ -324,7 +341,7 @@ def _constants_of(table, hw, llm, precision, compute_dtype: str, engine: str, tp
     const = np.array([0.0 if i == EXPERTS else float(x) for i, x in enumerate(streamed)])
     return _PassConstants(
         np.array(active) * (2.0 / rs.tp), np.array(acts) * (rs.precision.activation_bytes / rs.tp), const,
-        moe, rs.precision.bytes_per_weight / rs.tp, quantised,
+        const * (rs.precision.bytes_per_weight / rs.tp), moe, rs.precision.bytes_per_weight / rs.tp, quantised,
         table.matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops,
         rs.hw.peak("fp32") or rs.peak_flops, _score_bytes_per_pair(rs), table.prefill_chunk(rs.engine))
 
