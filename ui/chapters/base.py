@@ -438,8 +438,7 @@ class ChapterView(ChartExports, QWidget):
 
 
 def _why_scroll(label: QLabel) -> QScrollArea:
-    """The key number's derivation, scrolling where a short slide (the speaker view docked under
-    it) has less room than its lines need: never cut; no frame, no bar while it fits."""
+    """The key number's derivation, scrolling where a short slide has less room than its lines: never cut."""
     area = QScrollArea()
     area.setObjectName("chapterWhyScroll")
     area.setWidget(label)
@@ -490,6 +489,9 @@ def chapter_style(t: th.Theme) -> str:
     QWidget#chapterSide {{ background: {t.panel}; border: 1px solid {t.panel_border}; border-radius: 6px; }}
     QWidget#chapterSide QLabel, QWidget#chapterSide QCheckBox {{ background: transparent; }}
     QScrollArea#chapterWhyScroll, QScrollArea#chapterWhyScroll > QWidget > QWidget {{ background: transparent; }}
+    QScrollArea#chapterWhyScroll QScrollBar:vertical {{ width: 6px; background: transparent; margin: 0; }}
+    QScrollArea#chapterWhyScroll QScrollBar::handle:vertical {{ background: {t.secondary}; border-radius: 3px; }}
+    QScrollArea#chapterWhyScroll QScrollBar::add-line, QScrollArea#chapterWhyScroll QScrollBar::sub-line {{ height: 0; }}
     QLabel#chapterNote {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
     QLabel#chapterBig {{ font-size: {t.px(34)}px; font-weight: 700; }}
     QLabel#chapterValue {{ font-size: {t.px(17)}px; }}
