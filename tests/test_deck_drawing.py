@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from deck_drawing import check_view, contrast, counts
-from deck_walk import SIZES, open_state, walk
+from deck_walk import SIZES, open_state, settle_window, walk
 from ui import theme as th
 from ui.chapters.ch6_batching import ALONG_LINE
 from ui.pens import pen
@@ -39,28 +39,50 @@ def test_every_state_at_every_size_draws_its_numbers(presenting):
 
 
 def test_with_the_controls_open_every_state_still_draws_its_numbers(presenting):
+    """The controls beside the slide at every size: at 1024×768 they leave it ~700 px, and the
+    slide's type shrinks to that room (ui.theme.slide_scale), tabs and all, rather than cut."""
     w = presenting
     w.toggle_presenter_controls()
     try:
-        found = [f for f in walk(w, ((1920, 1080),)) if f.kind not in ("small text", "title lines")]
+        found = [f for f in walk(w, SIZES) if f.kind not in ("small text", "title lines")]
+        assert w.lessons.theme.scale < w.theme.scale                  # 1024×768: the slide's own, smaller
     finally:
         w.toggle_presenter_controls()
+    settle_window(w, (1024, 768))
+    assert w.lessons.theme == w.theme                                 # closed: the window's type again
     assert not found, f"{counts(found)}\n" + "\n".join(str(f) for f in found[:25])
+
+
+REHEARSAL_SIZES = ((1920, 1080), (1366, 768), (1280, 720), (1024, 768))
 
 
 def test_in_the_rehearsal_view_every_state_still_draws_its_numbers(presenting):
     """S docks the speaker view beside the audience view (ui/stage.py): the audience view is
-    ~64% of a laptop's width, and still nothing is cut, crossed or overlapping (its claim may take
-    two lines, as with the controls open)."""
+    ~64% of a laptop's width; under 1200 px it docks under it as a low strip, and the slide keeps
+    the window's width. Still nothing is cut, crossed or overlapping (its claim may take two
+    lines, as with the controls open)."""
+    from ui.stage import REHEARSAL_UNDER_FRACTION
     w = presenting
-    w.presenter.stage.toggle_rehearsal()
+    stage = w.presenter.stage
+    stage.toggle_rehearsal()
     try:
-        assert w.presenter.stage.mode == "rehearsal"
-        found = [f for f in walk(w, ((1920, 1080), (1366, 768))) if f.kind not in ("small text", "title lines")]
+        assert stage.mode == "rehearsal"
+        found = [f for f in walk(w, REHEARSAL_SIZES) if f.kind not in ("small text", "title lines")]
+        central, dock = w.centralWidget().geometry(), stage.dock.geometry()     # 1024×768, the last size
+        assert w.dockWidgetArea(stage.dock) == Qt.BottomDockWidgetArea and central.width() == w.width()
+        assert dock.bottom() < w.height() and dock.height() <= REHEARSAL_UNDER_FRACTION * w.height() + 1
     finally:
-        w.presenter.stage.toggle_rehearsal()
-    assert w.presenter.stage.mode != "rehearsal"
+        stage.toggle_rehearsal()
+        settle_window(w, (1920, 1080))
+    assert stage.mode != "rehearsal"
     assert not found, f"{counts(found)}\n" + "\n".join(str(f) for f in found[:25])
+
+
+def test_a_slide_shrinks_its_type_only_where_its_room_is_short():
+    assert th.slide_scale(1.35, 1920, 1080) == 1.35 and th.slide_scale(0.95, 1008, 720) == 0.95
+    narrow, short = th.slide_scale(0.95, 707, 710), th.slide_scale(0.95, 1008, 500)
+    assert th.SLIDE_MIN_SCALE <= narrow < 0.95 and th.SLIDE_MIN_SCALE <= short < 0.95
+    assert th.slide_scale(0.95, 0, 0) == 0.95                          # not laid out yet: the window's
 
 
 def test_the_theme_text_colours_are_clear_on_the_background():

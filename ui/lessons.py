@@ -353,12 +353,33 @@ class LessonsView(QWidget):
 
     # ---------------------------------------------------------------- look
     def set_theme(self, t: th.Theme) -> None:
+        """The window's theme; the page's own is that at the scale its room carries (fit_theme)."""
+        self.window_theme = t
+        self.fit_theme(force=True)
+        bar = getattr(self.window(), "mode_bar", None)
+        if bar is not None:
+            bar.set_theme(t)
+
+    def fit_theme(self, force: bool = False) -> None:
+        """The chapters' type at the window's scale, or smaller where this page has less room than
+        a slide's layout needs at that scale (ui.theme.slide_scale)."""
+        t = self.window_theme
+        if self.isVisible():
+            scale = th.slide_scale(t.scale, self.width(), self.height())
+            t = t if scale == t.scale else th.get_theme(t.name, scale)
+        if not force and t == self.theme:
+            return
         self.theme = t
         self.strip.set_theme(t)
         for v in self.views.values():
             v.set_theme(t)
         self.status.setStyleSheet(f"color: {t.secondary};")
         self.toolbar.setStyleSheet(th.focus_style(t))
-        bar = getattr(self.window(), "mode_bar", None)
-        if bar is not None:
-            bar.set_theme(t)
+
+    def resizeEvent(self, ev) -> None:           # noqa: N802 (Qt name)
+        super().resizeEvent(ev)
+        self.fit_theme()
+
+    def showEvent(self, ev) -> None:             # noqa: N802 (Qt name)
+        super().showEvent(ev)
+        self.fit_theme()

@@ -26,6 +26,9 @@ from ui.chapters import SHORT_TITLES
 
 THUMB_WIDTH_PX = 960          # previews are kept at this width (16:9)
 MIRROR_DELAY_MS = 350         # after a scenario change, grab the audience view once it has settled
+STRIP_HEAD = 20               # the strip under the slide (a narrow window): its title and clocks' design size,
+STRIP_NOTES = 16              # … its notes' and the next claim's
+STRIP_MIN_PX = 16             # … never under this
 
 
 class StateThumbnails(QObject):
@@ -215,8 +218,9 @@ class SpeakerView(QWidget):
         self.notes_scroll.setWidgetResizable(True)
         self.notes_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.notes_scroll.setFocusPolicy(Qt.NoFocus)
+        self.notes_label = _label("speakerSection", "NOTES")
         left = QVBoxLayout()
-        for w, stretch in ((self.now_label, 0), (self.now, 5), (_label("speakerSection", "NOTES"), 0),
+        for w, stretch in ((self.now_label, 0), (self.now, 5), (self.notes_label, 0),
                            (self.notes_scroll, 4)):
             left.addWidget(w, stretch)
 
@@ -246,23 +250,37 @@ class SpeakerView(QWidget):
         outer.addLayout(self.columns, 1)
 
     def set_compact(self, on: bool, column: bool = True) -> None:
-        """Docked beside the audience view when rehearsing, one column (``column``; side by side
-        when docked under it); no "now" and no chapter list: the audience view and its chapter
-        strip are right there. Two columns with both in its own window."""
+        """Docked beside the audience view when rehearsing, one column (``column``); docked under
+        it (a narrow window), a low strip: the title and the clocks on one line, the notes and the
+        next state side by side, in smaller type, so the slide keeps most of the height. No "now"
+        and no chapter list when docked: the audience view and its chapter strip are right there.
+        Two columns with both in its own window."""
         self.compact = bool(on)
+        self.strip_mode = bool(on and not column)
         direction = QBoxLayout.TopToBottom if on and column else QBoxLayout.LeftToRight
         self.columns.setDirection(direction)
         self.top.setDirection(direction)
         for w in (self.now, self.now_label, self.chapter_list, self.chapters_label):
             w.setVisible(not on)
+        self.notes_label.setVisible(not self.strip_mode)   # the strip's notes box speaks for itself
         self.columns.setStretch(0, 3)                     # the notes: most of the column when rehearsing
-        self.columns.setStretch(1, 1 if on else 2)
+        self.columns.setStretch(1, 1 if on and column else 2)
         self._notes_size()
 
     def _notes_size(self) -> None:
-        """Notes in large type in their own window, a little smaller in the rehearsal column."""
+        """Notes in large type in their own window, a little smaller in the rehearsal column, and
+        the strip under the slide smaller again (its title and clocks too)."""
         t = getattr(self, "theme", th.DARK)
-        self.notes.setStyleSheet(f"font-size: {max(18, t.px(19 if getattr(self, 'compact', False) else 24))}px;")
+        strip = getattr(self, "strip_mode", False)
+        notes = STRIP_NOTES if strip else 19 if getattr(self, "compact", False) else 24
+        self.notes.setStyleSheet(f"font-size: {max(STRIP_MIN_PX, t.px(notes))}px;")
+        head = f"font-size: {max(STRIP_MIN_PX, t.px(STRIP_HEAD))}px;" if strip else ""
+        for lab in (self.title, self.elapsed_label, self.clock_label):
+            lab.setStyleSheet(head)
+        self.next_caption.setStyleSheet(f"font-size: {max(STRIP_MIN_PX, t.px(STRIP_NOTES))}px;" if strip else "")
+        m = (12, 4, 12, 4) if strip else (14, 10, 14, 10)
+        self.layout().setContentsMargins(*m)
+        self.next.setMinimumSize(*((128, 72) if strip else (160, 90)))
 
     # ---------------------------------------------------------------- state
     def show_state(self, number: int, index: int) -> None:

@@ -23,7 +23,7 @@ from ui import theme as th
 AUTO = ""                       # the projector is chosen automatically
 REHEARSAL_FRACTION = 0.36       # of the window's width, for the docked speaker view
 REHEARSAL_BESIDE_MIN_PX = 1200  # a narrower window docks the speaker view under the audience view
-REHEARSAL_UNDER_FRACTION = 0.3  # … taking this much of the window's height
+REHEARSAL_UNDER_FRACTION = 0.25  # … a low strip (ui.speaker_view), this much of the window's height
 
 
 class SpeakerWindow(QWidget):
@@ -151,11 +151,17 @@ class Stage(QObject):
         if self.mode != "rehearsal" or self.dock is None or self.speaker is None:
             return
         area = self._rehearsal_area()
-        beside = area == Qt.RightDockWidgetArea
-        self.speaker.set_compact(True, beside)
+        self.speaker.set_compact(True, area == Qt.RightDockWidgetArea)
         self.window.addDockWidget(area, self.dock)          # moves it when docked elsewhere
         self.dock.show()
-        if beside:
+        self._size_dock()
+        QTimer.singleShot(0, self._size_dock)       # again once laid out: a dock just added takes its size hint
+
+    def _size_dock(self) -> None:
+        """The docked speaker view's share: of the width beside, of the height under."""
+        if self.mode != "rehearsal" or self.dock is None or not self.dock.isVisible():
+            return
+        if self.window.dockWidgetArea(self.dock) == Qt.RightDockWidgetArea:
             self.window.resizeDocks([self.dock], [int(self.window.width() * REHEARSAL_FRACTION)], Qt.Horizontal)
         else:
             self.window.resizeDocks([self.dock], [int(self.window.height() * REHEARSAL_UNDER_FRACTION)], Qt.Vertical)

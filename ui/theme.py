@@ -6,6 +6,8 @@ interconnect blue, warnings vermillion. Never colour alone: every colour has a w
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import replace
 
 from model.values import frozen
@@ -80,6 +82,21 @@ def type_scale(window_height: int, large_text: bool, presenting: bool = False) -
     presenter mode × PRESENTER_SCALE on top."""
     s = max(0.72, min(2.2, window_height / 1080.0))
     return round(s * (1.25 if large_text else 1.0), 2) * (PRESENTER_SCALE if presenting else 1)
+
+
+SLIDE_ROOM_PX = (950, 620)  # the room a lesson's layout needs per unit of type scale (width, height)
+SLIDE_MIN_SCALE = 0.5
+
+
+def slide_scale(scale: float, width_px: int, height_px: int) -> float:
+    """The type scale a lesson page ``width_px`` × ``height_px`` can carry: the window's own, or,
+    where the page has less room than its layout needs at that scale (the controls open beside
+    it, the speaker view docked beside or under it), the largest 0.05 step that fits: the slide
+    shrinks to its room, as a slide would, and keeps its layout."""
+    fit = min(width_px / SLIDE_ROOM_PX[0], height_px / SLIDE_ROOM_PX[1])
+    if width_px <= 0 or height_px <= 0 or fit >= scale:
+        return scale
+    return max(SLIDE_MIN_SCALE, math.floor(fit * 20 + 1e-9) / 20)
 
 
 def presenter_theme(name: str, height_px: int) -> Theme:

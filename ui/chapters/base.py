@@ -36,13 +36,15 @@ import re
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
+                               QWidget)
 
 from model.lessons.deck import axis_extent, chapter_chart, chapter_facts, chapter_heading, chart_name
 from model.lessons.explain import depends_on, key_why
 from ui import theme as th
 from ui.chapters.exports import ChartExports
 from ui.deliver import deliver_now
+from ui.fit_text import fitting_px
 from ui.hover import MarkerTips
 from ui.plotting.axes import SIAxis
 from ui.plotting.keys import key_html
@@ -53,6 +55,7 @@ SHORT_TITLES = {1: "Compute", 2: "GPU shape", 3: "Memory", 4: "Roofline", 5: "De
                 7: "Precision", 8: "Multi-GPU"}
 SECONDARY = 18          # design size of secondary text: 24 px in presenter mode at 1080 px (×1.35)
 LABEL = 18              # the plots' words
+KEY = 34                # the key number's design size
 
 
 class ClaimLabel(SteadyLabel):
@@ -136,9 +139,9 @@ class ChapterView(ChartExports, QWidget):
         self.why_title.setObjectName("chapterWhyTitle")
         self.why_label = WrapLabel()                       # the key number's derivation, this state's values
         self.why_label.setObjectName("chapterWhy")
+        self.why_scroll = _why_scroll(self.why_label)
         self.side_lay.addWidget(self.why_title)
-        self.side_lay.addWidget(self.why_label)
-        self.side_lay.addStretch(1)
+        self.side_lay.addWidget(self.why_scroll, 1)
         self.side_lay.addWidget(self.details_button)
         self.chart_lay.addWidget(self.details_label)       # under the chart, its full width
         self.set_theme(theme)
@@ -282,6 +285,7 @@ class ChapterView(ChartExports, QWidget):
         self.caption_label.refill()
         self.takeaway_label.refill()
         self.key_label.setText(f.key.text)
+        self._fit_key()
         self.key_caption.setText(f.key.label)
         e = self.estimate
         lines = (*key_why(self.chapter.number, e, f, self.params), depends_on(self.chapter.number, e))
@@ -293,6 +297,15 @@ class ChapterView(ChartExports, QWidget):
         for p in self.plots:
             p.setAccessibleName(self.chart.accessibleName())
             p.setAccessibleDescription(summary)
+
+    def _fit_key(self) -> None:
+        """The key number in its large type, or as large as fits where the side panel is narrow
+        (a slide shrunk to its room): never cut."""
+        t = self.theme
+        m = self.side_lay.contentsMargins()
+        room = self.side.minimumWidth() - m.left() - m.right() - 4           # the panel's border
+        px = fitting_px(self.key_label.text(), text_font(t, KEY, bold=True), room, t.px(KEY), t.px(SECONDARY))
+        self.key_label.setStyleSheet(f"font-size: {px}px;")
 
     def _clear_facts(self) -> None:
         """No Facts for this scenario: the claim's numbers, the key number and the details go
@@ -369,6 +382,7 @@ class ChapterView(ChartExports, QWidget):
         self.theme = t
         self.setStyleSheet(chapter_style(t))
         self.side.setFixedWidth(int(self.side_width * min(max(t.scale, 0.8), 1.6)))
+        self._fit_key()
         for p in self.plots:
             style_plot(p, t)
         self.apply_plot_theme(t)
@@ -423,6 +437,21 @@ class ChapterView(ChartExports, QWidget):
         return lab
 
 
+def _why_scroll(label: QLabel) -> QScrollArea:
+    """The key number's derivation, scrolling where a short slide has less room than its lines: never cut."""
+    area = QScrollArea()
+    area.setObjectName("chapterWhyScroll")
+    area.setWidget(label)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+    area.setFocusPolicy(Qt.NoFocus)
+    area.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+    area.viewport().setAutoFillBackground(False)
+    label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+    return area
+
+
 def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
     p.setBackground(t.bg)
     pi = p.getPlotItem()
@@ -449,7 +478,7 @@ def chapter_style(t: th.Theme) -> str:
     return focus_style(t) + f"""
     QLabel#chapterTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
     QLabel#chapterClaim {{ font-size: {t.px(25)}px; font-weight: 700; }}
-    QLabel#chapterKey {{ color: {t.op_point}; font-size: {t.px(34)}px; font-weight: 700; }}
+    QLabel#chapterKey {{ color: {t.op_point}; font-size: {t.px(KEY)}px; font-weight: 700; }}
     QLabel#chapterKeyLabel {{ font-size: {t.px(SECONDARY)}px; }}
     QLabel#chapterWhyTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
     QLabel#chapterWhy {{ font-size: {t.px(SECONDARY)}px; }}
@@ -459,6 +488,10 @@ def chapter_style(t: th.Theme) -> str:
     QLabel#chapterError {{ color: {th.VERMILLION}; font-size: {t.px(16)}px; font-weight: 600; }}
     QWidget#chapterSide {{ background: {t.panel}; border: 1px solid {t.panel_border}; border-radius: 6px; }}
     QWidget#chapterSide QLabel, QWidget#chapterSide QCheckBox {{ background: transparent; }}
+    QScrollArea#chapterWhyScroll, QScrollArea#chapterWhyScroll > QWidget > QWidget {{ background: transparent; }}
+    QScrollArea#chapterWhyScroll QScrollBar:vertical {{ width: 6px; background: transparent; margin: 0; }}
+    QScrollArea#chapterWhyScroll QScrollBar::handle:vertical {{ background: {t.secondary}; border-radius: 3px; }}
+    QScrollArea#chapterWhyScroll QScrollBar::add-line, QScrollArea#chapterWhyScroll QScrollBar::sub-line {{ height: 0; }}
     QLabel#chapterNote {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
     QLabel#chapterBig {{ font-size: {t.px(34)}px; font-weight: 700; }}
     QLabel#chapterValue {{ font-size: {t.px(17)}px; }}

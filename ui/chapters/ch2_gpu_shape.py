@@ -18,14 +18,17 @@ from ui.steady_label import WrapLabel
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import padded, shift
-from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_polyline, place_in_forms, set_fonts,
-                                show_text, view_pixels)
+from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, covers,
+                                place_in_forms, set_fonts, show_text, view_pixels)
 from ui.plotting.placement import spots
 from ui.slider_maps import percent_slider, slider_fraction
 
 X_RANGE, Y_RANGE = padded(0, MAX_WARPS, above=0.5), (0, 118)
-NEEDED_Y = 114                 # the "warps hide the wait" words, near the top
+NEEDED_Y = 114                 # the "warps hide the wait" words, near the top,
+NEEDED_SPOTS = (((0, 0), 0.3, NEEDED_Y), ((1, 0), -0.3, NEEDED_Y),   # … right of their line, else left of it,
+                ((0, 0.5), 0.3, 50))                                # … else under the curves' top, right of it
 DOT_PX = 22
+DOT_RADIUS_PX = 12            # (its half, and a pixel)
 DOT_SPOTS = (*spots(("above-right", "above-left", "below-right", "below-left"), 17),   # clear of the dot,
              *spots(("right", "below-right", "below", "above-left", "left"), 48),     # else farther off the curves
              *spots(("below-right", "below", "right"), 96))
@@ -103,7 +106,7 @@ class GpuShapeChapter(ChapterView):
         L = self.labels
         for k in ("busy", "lane"):          # the curves are named in the key above the plot
             L[k].setVisible(False)
-        show_text(L["needed"], f.needed.label, t.text, shift((f.needed.x, NEEDED_Y), dx=0.3))
+        show_text(L["needed"], f.needed.label, t.text, shift((f.needed.x, NEEDED_Y), dx=NEEDED_SPOTS[0][1]))
         show_text(L["dot"], f.now.label, t.op_point, (f.now.x, f.now.y))
         self.title_row.setText(f.title)
         colours = {"busy": th.BLUISH_GREEN, "lane": th.ORANGE}
@@ -120,11 +123,24 @@ class GpuShapeChapter(ChapterView):
         px = view_pixels(self.plot.getPlotItem().vb)
         L = self.labels
         (_x0, _x1), (y0, y1) = self.plot.getPlotItem().vb.viewRange()
+        self._place_needed(px)
         avoid = [*avoid_labels((L["busy"], L["lane"], L["needed"]), px),
                  *avoid_polyline(px, f.warps, f.busy_pct), *avoid_polyline(px, f.warps, f.lane_pct),
                  avoid_line(px, (f.needed.x, y0), (f.needed.x, y1))]           # the warps that hide the wait
         words = f.now.label                       # on one line, else its number under its name
         place_in_forms(L["dot"], px, (f.now.x, f.now.y), DOT_SPOTS, avoid, (words, words.replace(": ", ":\n", 1)))
+
+    def _place_needed(self, px) -> None:
+        """The "warps hide the wait" words right of their line near the top, or left of it where a
+        short plot brings them down onto the dot (or a curve) there, or half-way down."""
+        f, lab = self.figure, self.labels["needed"]
+        clear = [avoid_marker(px, (f.now.x, f.now.y), DOT_RADIUS_PX), *avoid_polyline(px, f.warps, f.busy_pct),
+                 *avoid_polyline(px, f.warps, f.lane_pct)]
+        for anchor, dx, y in (*NEEDED_SPOTS, NEEDED_SPOTS[0]):     # where none is clear: the first
+            lab.setAnchor(anchor)
+            lab.setPos(*shift((f.needed.x, y), dx=dx))
+            if not covers(lab, px, clear):
+                return
 
     def csv_rows(self):
         c, r = self.curve_data, self.result

@@ -16,8 +16,8 @@ from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import clear_of_decade, extent, shift, slot_range
 from ui.plotting.labels import (add_text, add_texts, avoid_labels, avoid_marker, avoid_polyline, place, set_fonts,
-                                show_text, show_texts, view_pixels)
-from ui.plotting.placement import Avoid, spots
+                                show_text, show_texts, stack_down, view_pixels)
+from ui.plotting.placement import Avoid, Spot, spots
 
 MAX_LEVELS = 6
 STYLE = {"bandwidth": (th.ORANGE, Qt.SolidLine), "latency": (th.REDDISH_PURPLE, Qt.DashLine)}
@@ -28,7 +28,8 @@ HIGHER = (*spots(("above", "above-left", "above-right"), 12), *spots(("above", "
 LOWER = (*spots(("below", "below-left", "below-right"), 12), *spots(("below", "below-left", "below-right"), 30),
           *spots(("left", "right"), 16))        # the lower's below: each beside its own point
 SAME = {"latency": spots(("below-right", "below", "right"), 10),     # where the two points coincide (the
-         "bandwidth": tuple(s for d in (34, 48, 64) for s in spots(("below-right", "below"), d))}   # registers): one under the other, off both lines
+         "bandwidth": (*(s for d in (34, 48, 64) for s in spots(("below-right", "below"), d)),   # registers): one under
+                       *(Spot((0.0, 0.0), (dx, 8.0)) for dx in (90, 110, 130)))}   # the other, or beside it on a short plot
 
 
 class HierarchyChapter(ChapterView):
@@ -68,6 +69,7 @@ class HierarchyChapter(ChapterView):
         self.names.set_names(f.names)
         self.rule.setData([m.x for m in f.rule], [m.y for m in f.rule])
         top = axes.y(extent([f.top, self.axis_extent()[1]])[1])          # one axis for the whole chapter
+        self.legend_top = top
         show_text(self.rule_label, f.rule_label, t.secondary, shift((LEGEND_X, top), dy=LEGEND_DY["rule"]))
         for series, other in ((f.bandwidth, f.latency), (f.latency, f.bandwidth)):
             d = self.lines[series.key]
@@ -96,6 +98,7 @@ class HierarchyChapter(ChapterView):
         f = self.figure
         axes = self.plot.axes
         px = view_pixels(self.plot.getPlotItem().vb)
+        self._stack_legend(px)
         avoid = [*avoid_labels((self.rule_label, *(d["name"] for d in self.lines.values())), px),
                  *avoid_polyline(px, [m.x for m in f.rule], axes.ys([m.y for m in f.rule]), 3),
                  *(a for s in (f.bandwidth, f.latency) for a in avoid_polyline(px, [m.x for m in s.marks],
@@ -106,6 +109,13 @@ class HierarchyChapter(ChapterView):
                 where = SAME[series.key] if m.y == o.y else HIGHER if m.y > o.y else LOWER
                 p = place(lab, px, axes.point(m.x, m.y), where, avoid)
                 avoid.append(Avoid(box=p.box))
+
+    def _stack_legend(self, px) -> None:
+        """The legend's rows at their decades, or a line under the row above where a short plot
+        brings those decades closer than a line of text."""
+        rows = (("bandwidth", self.lines["bandwidth"]["name"]), ("latency", self.lines["latency"]["name"]),
+                ("rule", self.rule_label))
+        stack_down(((lab, shift((LEGEND_X, self.legend_top), dy=LEGEND_DY[key])) for key, lab in rows), px)
 
     def csv_rows(self):
         header = ["level", "label", "capacity_bytes", "bandwidth_bytes_per_s", "latency_s", "bandwidth_x_vs_registers",

@@ -219,7 +219,7 @@ class BatchingChapter(ChapterView):
     def _place_line_words(self) -> None:
         """Each line's words run up beside it from the foot of the plot; where a curve crosses them
         they start above the curves instead, and where two lines' words would touch, the left
-        line's go to its other side."""
+        line's go to its other side (settled from the right, so a moved one is seen by its left)."""
         f = self.figure
         if f.frontier is not None:
             return
@@ -234,7 +234,7 @@ class BatchingChapter(ChapterView):
             lab.setPos(x, y)
             if covers(lab, px, curves):
                 lift_above(lab, px, x, xs, axes.ys(c.ideal_tokens_per_s), ABOVE_CURVES)
-        for left, right in zip(shown, shown[1:]):
+        for left, right in reversed(list(zip(shown, shown[1:]))):   # from the right: each knows its right one's side
             if covers(self.labels[left], px, avoid_labels((self.labels[right],), px)):
                 self.labels[left].setAnchor(LEFT_OF_LINE)
 

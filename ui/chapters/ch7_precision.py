@@ -23,6 +23,7 @@ from ui.plotting.labels import (add_text, add_texts, avoid_labels, covers, insid
 MAX_ROWS = 8
 BAR_H = 0.6
 CAP_LABEL_Y = -0.42                   # one GPU's memory is named above the first bar
+MARGIN_PX = 2                         # … its words' blank margin may touch a row's
 
 
 class PrecisionChapter(ChapterView):
@@ -80,16 +81,17 @@ class PrecisionChapter(ChapterView):
         f = self.figure
         vb = self.plot.getPlotItem().vb
         px = view_pixels(vb)
-        x_range, _y = vb.viewRange()
+        x_range, y_range = vb.viewRange()
         lab = self.cap_label
         lab.setTextWidth(-1)
         rows = avoid_labels(self.labels, px)
-        sides = (((0, 1), past((f.capacity_gb,), x_range, 0.005)),          # just past the line
-                 ((1, 1), past((f.capacity_gb,), x_range, -0.005)))         # just before it
-        for anchor, x in (*sides, sides[0]):          # where neither side is clear: past the line
+        past_x, before_x = past((f.capacity_gb,), x_range, 0.005), past((f.capacity_gb,), x_range, -0.005)
+        spots = (((0, 1), past_x, CAP_LABEL_Y), ((1, 1), before_x, CAP_LABEL_Y),   # just past the line, or before it,
+                 ((0, 0), past_x, y_range[0]), ((1, 0), before_x, y_range[0]))   # … from the top on a short plot
+        for anchor, x, y in (*spots, spots[0]):       # where none is clear: past the line
             lab.setAnchor(anchor)
-            lab.setPos(x, CAP_LABEL_Y)
-            if inside(lab, px) and not covers(lab, px, rows):
+            lab.setPos(x, y)
+            if inside(lab, px) and not covers(lab, px, rows, MARGIN_PX):
                 return
 
     def csv_rows(self):

@@ -85,9 +85,11 @@ def set_boxed(item: pg.TextItem, background) -> None:
 
 # ---------------------------------------------------------------- pixels
 def view_pixels(vb: pg.ViewBox) -> ViewPixels:
-    """The view box's range on its pixels (independent of paint state)."""
+    """The view box's range on its pixels (independent of paint state); on a plot with its y axis
+    turned down (the first row on top), the range's start at the top."""
     (x0, x1), (y0, y1) = vb.viewRange()
-    return ViewPixels((x0, x1), (y0, y1), vb.width(), vb.height())
+    y_range = (y1, y0) if vb.yInverted() else (y0, y1)
+    return ViewPixels((x0, x1), y_range, vb.width(), vb.height())
 
 
 def text_size(lab: pg.TextItem) -> tuple[float, float]:
@@ -168,9 +170,25 @@ def keep_inside(plot, margin_px: float = 4.0) -> None:
         lab.setTextWidth(max(40.0, room - margin_px))
 
 
-def covers(lab: pg.TextItem, px: ViewPixels, avoid: Sequence[Avoid]) -> bool:
-    """Whether ``lab``, where it is now, covers anything in ``avoid``."""
-    box = label_box(lab, px)
+def stack_down(rows: Iterable[tuple[pg.TextItem, tuple[float, float]]], px: ViewPixels,
+               overlap_px: float = 4.0) -> None:
+    """Labels anchored at their top, each at its view point, or moved down to a line under the one
+    above where a short plot brings the points closer than a line of text (a legend's rows).
+    ``overlap_px``: how far a row's box may reach into the next one's blank margin."""
+    below = None
+    for lab, point in rows:
+        x, y = px.to_px(*point)
+        y = y if below is None else max(y, below)
+        lab.setPos(*px.to_view(x, y))
+        if lab.isVisible() and lab.toPlainText():
+            below = y + text_size(lab)[1] - overlap_px
+
+
+def covers(lab: pg.TextItem, px: ViewPixels, avoid: Sequence[Avoid], margin_px: float = 0.0) -> bool:
+    """Whether ``lab``, where it is now, covers anything in ``avoid`` (its box less ``margin_px``
+    of its blank margin each side: two texts' margins may touch)."""
+    b = label_box(lab, px)
+    box = Box(b.x0 + margin_px, b.y0 + margin_px, b.x1 - margin_px, b.y1 - margin_px)
     return any(a.cost(box) > 0 for a in avoid)
 
 
