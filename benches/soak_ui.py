@@ -81,12 +81,23 @@ def reading(label: str, app=None) -> tuple[float, int, int]:
 
 
 def warm_up(w, app) -> None:
-    """Build every page once and see every size once: what the first 1 000 actions do anyway."""
+    """Build every page once and see every size once: what the first 1 000 actions do anyway. The
+    Serve and Plan pages too (a walk may first reach them past its 1 000th action: the plan they keep
+    and the views' pictures once painted are then a step in RSS that no action repeats), and the chip
+    on its own."""
     from fuzz_walk import SIZES
     for n in range(1, 9):
         w.show_chapter(n)
         app.processEvents()
+    for show in (w.show_serve, w.show_plan):
+        show()
+        app.processEvents()
+        w.controller.flush()
+        app.processEvents()
     w.show_explore()
+    w.set_chip_focus(True)
+    app.processEvents()
+    w.set_chip_focus(False)
     for size in SIZES:
         w.resize(*size)
         app.processEvents()

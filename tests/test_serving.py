@@ -38,6 +38,17 @@ def test_step_table_is_decode_pass_and_prefill_pass(scenario):
         assert tb.prefill_s(L) == pytest.approx(float(prefill_pass(rs, 1, L, eff).time_s), rel=1e-9)
 
 
+def test_a_step_table_keeps_its_own_arrays_only():
+    """A plan keeps one step table per group (~160 in the window's Plan page): a row that is a view
+    of the pass's (kernels × grid) array kept all nine rows alive, 45 MB of the soak's rise."""
+    rs, eff = _eff(Scenario(model="llama-3.1-70b", gpus=4, precision="fp8"))
+    tb = step_table(rs, eff, 16384)
+    arrays = {k: v for k, v in vars(tb).items() if isinstance(v, np.ndarray)}
+    assert {"tokens", "gemm_decode_s", "gemm_prefill_s", "lm_head_s"} <= set(arrays)
+    for name, a in arrays.items():
+        assert a.base is None, f"{name} is a view of a {a.base.nbytes}-byte array"
+
+
 # ------------------------------------------------------------------ limits
 
 def test_vanishing_rate_gives_one_prefill_and_the_batch_1_step():

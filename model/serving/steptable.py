@@ -147,7 +147,7 @@ def _gemm_part(rs: ResolvedScenario, tokens: np.ndarray, eff: Efficiency, fracti
     (without the host's wait: ``StepTable.finish`` adds it to the whole step)."""
     cost = pass_cost(decode_terms(rs, tokens, 0.0), dataclasses.replace(eff, eager=0.0), fraction)
     ks = cost.kernel_s
-    return cost.time_s - ks[ATTN] - ks[SCORES], ks[LM_HEAD]
+    return cost.time_s - ks[ATTN] - ks[SCORES], ks[LM_HEAD].copy()    # a copy: a view would keep every kernel's row
 
 
 def step_table(rs: ResolvedScenario, eff: Efficiency, max_tokens: int) -> StepTable:
