@@ -68,6 +68,16 @@ class SIAxis(pg.AxisItem):
                 self._pictures.pop(next(iter(self._pictures)))
             self._pictures[key] = self.picture
 
+    def logTickValues(self, minVal, maxVal, size, stdTicks):     # noqa: N802, N803 (pyqtgraph's names)
+        """pyqtgraph's log ticks, less a lower level's ticks on a value a level above has already
+        (its minor ticks start at each decade, whose number was drawn twice, one over the other)."""
+        out, seen = [], []
+        for spacing, values in super().logTickValues(minVal, maxVal, size, stdTicks):
+            values = [v for v in values if all(abs(v - u) > 1e-9 for u in seen)]
+            seen += values
+            out.append((spacing, values))
+        return out
+
     def tickStrings(self, values, scale, spacing):        # noqa: N802 (pyqtgraph's name)
         if not self.logMode:
             return super().tickStrings(values, scale, spacing)
