@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication, QLabel
 
 from deck_drawing import check_view, contrast, counts
 from deck_walk import SIZES, open_state, settle_window, walk
@@ -169,6 +170,27 @@ def test_a_legend_swatch_unlike_its_drawing_is_caught(presenting):
         found = [f for f in check_view(v) if f.kind == "legend swatch"]
         assert len(found) == 1 and "square" in found[0].text      # a square for the realistic curve
     finally:
+        v.refresh()
+
+
+def test_crowded_cut_and_dropped_tick_labels_are_caught(presenting):
+    v = clean(presenting, 3, 0)
+    try:
+        names = list(v.figure.names)
+        v.names.set_names([n + " memory level" for n in names])           # too long for their places
+        found = [f.text for f in check_view(v) if f.kind == "tick labels"]
+        assert any("px apart" in t for t in found) and not any("cut" in t for t in found), found
+        v.names.set_names([*names[:-1], "Host RAM over the PCIe link"])      # the last one past the plot's edge
+        found = [f.text for f in check_view(v) if f.kind == "tick labels"]
+        assert found and all("'Host RAM over the PCIe link' does not fit" in t for t in found), found
+        line = QFontMetrics(v.names.style["tickFont"]).height()
+        v.names.setStyle(tickTextHeight=round(0.9 * line))                # the axis a little short for its words
+        v.names.set_names(names)
+        QApplication.processEvents()                                         # the plot laid out again
+        found = [f.text for f in check_view(v) if f.kind == "tick labels"]
+        assert len(found) == len(names) and all("cut by the plot's edge" in t for t in found), found
+    finally:
+        v.set_theme(v.theme)                                                 # the axis's own height again
         v.refresh()
 
 
