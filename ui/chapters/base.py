@@ -35,7 +35,7 @@ import re
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
 
@@ -46,7 +46,7 @@ from ui.chapters.exports import ChartExports
 from ui.deliver import deliver_now
 from ui.fit_text import fitting_px
 from ui.hover import MarkerTips
-from ui.plotting.axes import SIAxis
+from ui.plotting.axes import SIAxis, line_height
 from ui.plotting.keys import key_html
 from ui.plotting.labels import keep_inside
 from ui.steady_label import SteadyLabel, WrapLabel
@@ -459,8 +459,8 @@ def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
     th.style_plot_axes(pi, t, x_label, y_label, getattr(p, "_left_em", 4.8), text_base=SECONDARY)
     font = QFont()
     font.setPixelSize(t.px(SECONDARY))
-    line_px = QFontMetrics(font).height()     # the whole line, descenders too (pyqtgraph measures less)
-    pi.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_px)
+    bottom = pi.getAxis("bottom")               # as tall as its lines of names (ui.plotting.axes.NamesAxis)
+    bottom.setStyle(autoExpandTextSpace=False, tickTextHeight=getattr(bottom, "lines", 1) * line_height(font))
     pi.showGrid(x=False, y=False)
 
 
