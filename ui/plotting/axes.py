@@ -13,6 +13,8 @@ from typing import Sequence
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF, QPen
 
+from ui.fit_text import balanced_break
+
 _PREFIXES = ("", "k", "M", "G", "T", "P", "E")
 
 
@@ -96,13 +98,9 @@ def line_height(font: QFont) -> int:
 
 
 def two_lines(name: str, fm: QFontMetricsF) -> str:
-    """``name`` broken at the space that leaves its longer line shortest ("Shared mem" → "Shared\nmem");
-    a name of one word as it is."""
-    cuts = [i for i, ch in enumerate(name) if ch == " "]
-    if not cuts:
-        return name
-    i = min(cuts, key=lambda k: max(fm.horizontalAdvance(name[:k]), fm.horizontalAdvance(name[k + 1:])))
-    return f"{name[:i]}\n{name[i + 1:]}"
+    """``name`` on its two most even lines ("Shared mem" → "Shared\nmem"); one word as it is."""
+    i = balanced_break(name, fm.horizontalAdvance)
+    return name if i is None else f"{name[:i]}\n{name[i + 1:]}"
 
 
 class NamesAxis(pg.AxisItem):
