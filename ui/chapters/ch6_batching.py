@@ -20,8 +20,8 @@ from ui import theme as th
 from ui.chapters.base import LABEL, ChapterView, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import LOG_LOG, at_share, extent, padded
-from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_labels, avoid_polyline, covers,
-                                fit_along_line, lift_above, narrow_below, place, set_fonts, show_text, view_pixels)
+from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_polyline, covers, fit_along_line,
+                                lift_above, narrow_below, nearer_than, place, set_fonts, show_text, view_pixels)
 from ui.plotting.placement import spots
 from ui.slider_maps import nearest_power_of_two
 
@@ -241,7 +241,7 @@ class BatchingChapter(ChapterView):
                 fit_along_line(lab, px)
                 lift_above(lab, px, x, xs, axes.ys(c.ideal_tokens_per_s), ABOVE_CURVES)
         for left, right in reversed(list(zip(shown, shown[1:]))):   # from the right: each knows its right one's side
-            if covers(self.labels[left], px, avoid_labels((self.labels[right],), px), margin_px=-WORDS_GAP_PX):
+            if nearer_than(self.labels[left], self.labels[right], px, WORDS_GAP_PX):
                 self.labels[left].setAnchor(LEFT_OF_LINE)
 
     def _clicked(self, ev) -> None:

@@ -214,6 +214,11 @@ def covers(lab: pg.TextItem, px: ViewPixels, avoid: Sequence[Avoid], margin_px: 
     return any(a.cost(box) > 0 for a in avoid)
 
 
+def nearer_than(lab: pg.TextItem, other: pg.TextItem, px: ViewPixels, gap_px: float) -> bool:
+    """Whether two labels' boxes, where they are now, overlap or come within ``gap_px``."""
+    return label_box(lab, px).grown(gap_px).overlap(label_box(other, px)) > 0
+
+
 def lift_above(lab: pg.TextItem, px: ViewPixels, x: float, xs, ys, gap: float, margin_px: float = 4.0,
                min_px: float = 60.0) -> None:
     """Start a label that runs up a vertical line at view x ``x`` (text turned 90°) ``gap`` above the
