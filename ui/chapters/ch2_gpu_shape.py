@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QSlider
 from model.lessons.ch2_gpu_shape import MAX_WARPS, divergence_control_text, warps_control_text
 from ui import theme as th
 from ui.steady_label import WrapLabel
-from ui.chapters.base import LABEL, ChapterView, text_font
+from ui.chapters.base import ChapterView
+from ui.chapters.look import LABEL, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import padded, shift
 from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, covers,

@@ -11,7 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from ui import theme as th
-from ui.chapters.base import LABEL, ChapterView, text_font
+from ui.chapters.base import ChapterView
+from ui.chapters.look import LABEL, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import clear_of_decade, extent, shift, slot_range
