@@ -207,7 +207,6 @@ def _legend(plot, where: str, theme) -> list[Finding]:
     """Every colour that fills a bar, a marker or a region, or draws a curve, is named: a legend
     entry or a text of that colour on the plot (neutral colours, the theme's text and the
     background, are not meaning)."""
-    vb = plot.getPlotItem().vb
     neutral = {_rgb(theme.bg), _rgb(theme.text), _rgb(theme.op_outline), (0, 0, 0), (255, 255, 255)}
     used: dict[tuple, str] = {}
     for it in plot.getPlotItem().items:
