@@ -8,6 +8,8 @@ coordinates) and the model's values (the chapter's Facts and chart value), not p
   clipped            a plot text whose box leaves its plot's view box; a one-line label or a
                      tab whose text does not fit its width
   text overlap       two plot texts whose boxes overlap
+  tick labels        two tick labels of one axis overlapping or nearer than a few px, a tick label
+                     cut by the plot's or the widget's edge, a named tick dropped (tests/deck_ticks.py)
   text on marker     a plot text over a data marker (a dot, a star, a ring)
   text on line       a plot text crossed by a plot line (a curve, a reference line)
   label off its line a threshold's words more than LINE_GAP_PX from the line they name, or
@@ -40,11 +42,12 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QLabel
 
+from deck_ticks import tick_problems
 from model.lessons.chart import Bar, chart_texts
 from model.lessons.deck import chapter_chart, chapter_facts
 from ui.plotting.keys import SWATCHES
 
-KINDS = ("clipped", "text overlap", "text on marker", "text on line", "label off its line", "bar sum",
+KINDS = ("clipped", "text overlap", "tick labels", "text on marker", "text on line", "label off its line", "bar sum",
          "point in region", "colour no legend", "legend swatch", "number not model's", "title lines", "small text",
          "faint text", "thin line")
 INK_INSET_PX = 3.0          # a TextItem's box has the document's margin around the ink
@@ -180,6 +183,7 @@ def _plot_geometry(view, where: str) -> list[Finding]:
                 p = pg.mkPen(it.opts["pen"])
                 if p.style() != 1 and p.style() != 0 and p.widthF() < 2:
                     out.append(Finding("thin line", where, f"a dashed or dotted line {p.widthF():g} px wide"))
+        out += [Finding("tick labels", where, problem) for problem in tick_problems(plot)]
         out += _legend(plot, where, view.theme)
     return out
 
@@ -203,7 +207,6 @@ def _legend(plot, where: str, theme) -> list[Finding]:
     """Every colour that fills a bar, a marker or a region, or draws a curve, is named: a legend
     entry or a text of that colour on the plot (neutral colours, the theme's text and the
     background, are not meaning)."""
-    vb = plot.getPlotItem().vb
     neutral = {_rgb(theme.bg), _rgb(theme.text), _rgb(theme.op_outline), (0, 0, 0), (255, 255, 255)}
     used: dict[tuple, str] = {}
     for it in plot.getPlotItem().items:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication, QLabel
 
 from deck_drawing import check_view, contrast, counts
 from deck_walk import SIZES, open_state, settle_window, walk
@@ -170,6 +171,34 @@ def test_a_legend_swatch_unlike_its_drawing_is_caught(presenting):
         assert len(found) == 1 and "square" in found[0].text      # a square for the realistic curve
     finally:
         v.refresh()
+
+
+def test_crowded_cut_and_dropped_tick_labels_are_caught(presenting):
+    v = clean(presenting, 3, 0)
+    axis = v.names
+    ticks = list(enumerate(v.figure.names))
+    axis.fit_names = lambda: None                   # the axis's own fitting off: the planted ticks stay as planted
+    try:
+        axis.setTicks([[(i, n + " memory level") for i, n in ticks]])    # too long for their places, on one line
+        found = [f.text for f in check_view(v) if f.kind == "tick labels"]
+        assert any("px apart" in t for t in found) and not any("cut by" in t for t in found), found
+        axis.setTicks([[*ticks[:-1], (ticks[-1][0], "Host RAM over the PCIe link")]])   # past the plot's edge
+        found = [f.text for f in check_view(v) if f.kind == "tick labels"]
+        assert found and all("'Host RAM over the PCIe link' does not fit" in t for t in found), found
+        line = QFontMetrics(axis.style["tickFont"]).height()
+        axis.setStyle(tickTextHeight=round(0.9 * line))                  # the axis a little short for its words
+        axis.setTicks([ticks])
+        QApplication.processEvents()                                     # the plot laid out again
+        found = [f.text for f in check_view(v) if f.kind == "tick labels"]
+        assert len(found) == len(ticks) and all("cut by the plot's edge" in t for t in found), found
+        del axis.fit_names
+        axis.set_names([n + " memory level" for _i, n in ticks])         # its own fitting: two lines each
+        assert axis.lines == 2 and all("\n" in name for _place, name in axis._broken)
+    finally:
+        axis.__dict__.pop("fit_names", None)
+        v.set_theme(v.theme)                                             # the axis's own height again
+        v.refresh()
+    assert axis.lines == 1 and check_view(v) == []
 
 
 def test_a_number_that_is_not_the_models_is_caught(presenting):

@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 from model import Scenario
 from model.lessons.chapters import default_chapters
 from model.files.scenario_file import load_scenario_with_chapter
-from qt_events import deliver, drive
+from qt_events import drive
 from ui.app import run
 from ui.glide import glide_params, glide_scenario
 

@@ -3,7 +3,7 @@ font, else the last form elided. Used by the gauges, the roofline's labels and (
 any painter that has several forms of the same words, longest first."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
@@ -28,3 +28,12 @@ def fitting_px(text: str, font: QFont, width: float, max_px: int, min_px: int = 
     if need <= width:
         return max_px
     return max(min_px, int(max_px * width / max(1, need)))
+
+
+def balanced_break(text: str, advance: Callable[[str], float]) -> int | None:
+    """The space at which ``text`` breaks into its two most even lines (the longer as short as it
+    can be), by ``advance`` (a font's QFontMetricsF.horizontalAdvance); None for one word."""
+    cuts = [i for i, ch in enumerate(text) if ch == " "]
+    if not cuts:
+        return None
+    return min(cuts, key=lambda i: max(advance(text[:i]), advance(text[i + 1:])))

@@ -187,7 +187,7 @@ class FrontierPath:
     labelled: tuple[Mark, ...] = ()        # FRONTIER_LABEL_SLOTS marks with words: a few batch caps, then now ("" : none)
     legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn: "path", "now"
     x_label: str = "Speed per user (tokens/s per user, log)"
-    y_label: str = "Throughput per GPU (tokens/s/GPU, log)"
+    y_label: str = "Tokens/s per GPU (log)"
 
 
 FRONTIER_LABELS = (1, 16, 256)

@@ -23,6 +23,8 @@ labels that depend on pixel sizes (ui.plotting.placement), after each update and
 Views only draw: every number and every word on the chart comes from model/, every plot
 coordinate from ui.plotting (tests/test_chapter_rules.py checks the source).
 
+The look (type sizes, plot axes, fonts, the style sheet) is ui/chapters/look.py.
+
 Every plot from make_plot() carries ``plot.tips`` (MarkerTips): the chapter registers each
 data marker with its own tooltip text in update_view(); hovering within CHAPTER_HOVER_PX screen
 pixels of a marker shows that marker's text, anywhere else the plot's own setToolTip()
@@ -35,7 +37,6 @@ import re
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
 
@@ -43,6 +44,7 @@ from model.lessons.deck import axis_extent, chapter_chart, chapter_facts, chapte
 from model.lessons.explain import depends_on, key_why
 from ui import theme as th
 from ui.chapters.exports import ChartExports
+from ui.chapters.look import KEY, SECONDARY, chapter_style, style_plot, text_font
 from ui.deliver import deliver_now
 from ui.fit_text import fitting_px
 from ui.hover import MarkerTips
@@ -53,9 +55,6 @@ from ui.steady_label import SteadyLabel, WrapLabel
 
 SHORT_TITLES = {1: "Compute", 2: "GPU shape", 3: "Memory", 4: "Roofline", 5: "Decode", 6: "Batching",
                 7: "Precision", 8: "Multi-GPU"}
-SECONDARY = 18          # design size of secondary text: 24 px in presenter mode at 1080 px (×1.35)
-LABEL = 18              # the plots' words
-KEY = 34                # the key number's design size
 
 
 class ClaimLabel(SteadyLabel):
@@ -450,52 +449,3 @@ def _why_scroll(label: QLabel) -> QScrollArea:
     area.viewport().setAutoFillBackground(False)
     label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
     return area
-
-
-def style_plot(p: pg.PlotWidget, t: th.Theme) -> None:
-    p.setBackground(t.bg)
-    pi = p.getPlotItem()
-    x_label, y_label = getattr(p, "_labels", ("", ""))
-    th.style_plot_axes(pi, t, x_label, y_label, getattr(p, "_left_em", 4.8), text_base=SECONDARY)
-    font = QFont()
-    font.setPixelSize(t.px(SECONDARY))
-    line_px = QFontMetrics(font).height()     # the whole line, descenders too (pyqtgraph measures less)
-    pi.getAxis("bottom").setStyle(autoExpandTextSpace=False, tickTextHeight=line_px)
-    pi.showGrid(x=False, y=False)
-
-
-def text_font(t: th.Theme, base: float = 13, bold: bool = False) -> QFont:
-    f = QFont()
-    f.setPixelSize(t.px(base))
-    f.setBold(bold)
-    return f
-
-
-focus_style = th.focus_style          # (in ui.theme: the mode bar needs it before any chapter)
-
-
-def chapter_style(t: th.Theme) -> str:
-    return focus_style(t) + f"""
-    QLabel#chapterTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
-    QLabel#chapterClaim {{ font-size: {t.px(25)}px; font-weight: 700; }}
-    QLabel#chapterKey {{ color: {t.op_point}; font-size: {t.px(KEY)}px; font-weight: 700; }}
-    QLabel#chapterKeyLabel {{ font-size: {t.px(SECONDARY)}px; }}
-    QLabel#chapterWhyTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
-    QLabel#chapterWhy {{ font-size: {t.px(SECONDARY)}px; }}
-    QLabel#chapterDetails {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
-    QLabel#chapterTakeaway {{ font-size: {t.px(20)}px; background: {t.panel}; border: 1px solid {t.panel_border};
-                             border-radius: 6px; padding: {t.px(8)}px {t.px(12)}px; }}
-    QLabel#chapterError {{ color: {th.VERMILLION}; font-size: {t.px(16)}px; font-weight: 600; }}
-    QWidget#chapterSide {{ background: {t.panel}; border: 1px solid {t.panel_border}; border-radius: 6px; }}
-    QWidget#chapterSide QLabel, QWidget#chapterSide QCheckBox {{ background: transparent; }}
-    QScrollArea#chapterWhyScroll, QScrollArea#chapterWhyScroll > QWidget > QWidget {{ background: transparent; }}
-    QScrollArea#chapterWhyScroll QScrollBar:vertical {{ width: 6px; background: transparent; margin: 0; }}
-    QScrollArea#chapterWhyScroll QScrollBar::handle:vertical {{ background: {t.secondary}; border-radius: 3px; }}
-    QScrollArea#chapterWhyScroll QScrollBar::add-line, QScrollArea#chapterWhyScroll QScrollBar::sub-line {{ height: 0; }}
-    QLabel#chapterNote {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
-    QLabel#chapterBig {{ font-size: {t.px(34)}px; font-weight: 700; }}
-    QLabel#chapterValue {{ font-size: {t.px(17)}px; }}
-    QLabel#chartTitle {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; font-weight: 600; }}
-    QLabel#chartLegend {{ color: {t.text}; font-size: {t.px(SECONDARY)}px; }}
-    QLabel#controlLabel {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
-    """

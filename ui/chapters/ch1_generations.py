@@ -11,7 +11,8 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout
 
 from ui import theme as th
-from ui.chapters.base import LABEL, ChapterView, text_font
+from ui.chapters.base import ChapterView
+from ui.chapters.look import LABEL, text_font
 from ui.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import column, headroom, slot_range, slots

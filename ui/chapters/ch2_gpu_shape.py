@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QSlider
 from model.lessons.ch2_gpu_shape import MAX_WARPS, divergence_control_text, warps_control_text
 from ui import theme as th
 from ui.steady_label import WrapLabel
-from ui.chapters.base import LABEL, ChapterView, text_font
+from ui.chapters.base import ChapterView
+from ui.chapters.look import LABEL, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import padded, shift
 from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, covers,
@@ -23,7 +24,7 @@ from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker
 from ui.plotting.placement import spots
 from ui.slider_maps import percent_slider, slider_fraction
 
-X_RANGE, Y_RANGE = padded(0, MAX_WARPS, above=0.5), (0, 118)
+X_RANGE, Y_RANGE = padded(0, MAX_WARPS, above=1.2), (0, 118)    # room for half the last tick's number
 NEEDED_Y = 114                 # the "warps hide the wait" words, near the top,
 NEEDED_SPOTS = (((0, 0), 0.3, NEEDED_Y), ((1, 0), -0.3, NEEDED_Y),   # … right of their line, else left of it,
                 ((0, 0.5), 0.3, 50))                                # … else under the curves' top, right of it

@@ -11,7 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from ui import theme as th
-from ui.chapters.base import LABEL, ChapterView, text_font
+from ui.chapters.base import ChapterView
+from ui.chapters.look import LABEL, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import clear_of_decade, extent, shift, slot_range
@@ -82,7 +83,7 @@ class HierarchyChapter(ChapterView):
                                 [m.y for m, hollow in zip(marks, series.derived) if hollow])
             show_texts(d["values"], ((m.label, colour, axes.point(m.x, m.y)) for m in marks))
             show_text(d["name"], series.legend, colour, shift((LEGEND_X, top), dy=LEGEND_DY[series.key]))
-        y_range = (-1.25, clear_of_decade(top, 0.85, 0.12))     # room below the registers for both values
+        y_range = (-1.25, clear_of_decade(top, 0.85, 0.25))     # room below the registers for both values, above the top tick
         self.plot.getPlotItem().vb.setRange(xRange=slot_range(len(f.names)), yRange=y_range, padding=0)
         self.title_row.setText(f.title)
         tips = self.plot.tips

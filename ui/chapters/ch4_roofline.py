@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QSlider
 from model.lessons.ch4_roofline import INTENSITY_RANGE
 from ui import theme as th
 from ui.steady_label import WrapLabel
-from ui.chapters.base import LABEL, ChapterView, text_font
+from ui.chapters.base import ChapterView
+from ui.chapters.look import LABEL, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import Box, decades, padded, shift
 from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_labels, avoid_line, avoid_marker,

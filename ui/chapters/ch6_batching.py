@@ -17,11 +17,12 @@ from PySide6.QtCore import Qt
 from model.lessons.ch6_batching import FRONTIER_LABEL_SLOTS, LESSON_BATCHES, FrontierPath
 from model.lessons.measured import source_line
 from ui import theme as th
-from ui.chapters.base import LABEL, ChapterView, text_font
+from ui.chapters.base import ChapterView
+from ui.chapters.look import LABEL, text_font
 from ui.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import LOG_LOG, at_share, extent, padded
-from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_labels, avoid_polyline, covers, lift_above,
-                                place, set_fonts, show_text, view_pixels)
+from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_polyline, covers, fit_along_line,
+                                lift_above, narrow_below, nearer_than, place, set_fonts, show_text, view_pixels)
 from ui.plotting.placement import spots
 from ui.slider_maps import nearest_power_of_two
 
@@ -29,6 +30,7 @@ BATCHES = LESSON_BATCHES
 CLICK_MAX_BATCH = 4096
 MARK_ROWS = {"real": 0.03, "ideal": 0.03, "kv": 0.03}             # where each line's words start, up the plot
 SWATCH = {"now": "dot", "real": "line", "ideal": "dashed", "path": "line"}   # the KV region: a square
+WORDS_GAP_PX = 12                         # the least clear space between two lines' words (their boxes' margins aside)
 ABOVE_CURVES = 0.12                       # decades above the curves where a line's words start when crossed
 BESIDE_STAR = (*spots(("right", "below-right", "above-right", "left"), 36), *spots(("below-right", "right"), 90))
 FRONTIER_SPOTS = spots(("above-right", "right", "above-left", "left", "below-right", "below-left", "above", "below"), 14)
@@ -218,8 +220,9 @@ class BatchingChapter(ChapterView):
 
     def _place_line_words(self) -> None:
         """Each line's words run up beside it from the foot of the plot; where a curve crosses them
-        they start above the curves instead, and where two lines' words would touch, the left
-        line's go to its other side (settled from the right, so a moved one is seen by its left)."""
+        they take more, shorter lines under it, else start above the curves, and where two lines' words would touch, the left
+        line's go to its other side (settled from the right, so a moved one is seen by its left): two
+        lines' words WORDS_GAP_PX apart at least."""
         f = self.figure
         if f.frontier is not None:
             return
@@ -231,11 +234,15 @@ class BatchingChapter(ChapterView):
         for k in shown:
             lab, (x, y) = self.labels[k], self._mark_at[k]
             lab.setAnchor(ALONG_LINE)
+            fit_along_line(lab, px)                 # from its own width each time: the same place on every call
             lab.setPos(x, y)
             if covers(lab, px, curves):
+                narrow_below(lab, px, x, xs, axes.ys(c.tokens_per_s))
+            if covers(lab, px, curves):
+                fit_along_line(lab, px)
                 lift_above(lab, px, x, xs, axes.ys(c.ideal_tokens_per_s), ABOVE_CURVES)
         for left, right in reversed(list(zip(shown, shown[1:]))):   # from the right: each knows its right one's side
-            if covers(self.labels[left], px, avoid_labels((self.labels[right],), px)):
+            if nearer_than(self.labels[left], self.labels[right], px, WORDS_GAP_PX):
                 self.labels[left].setAnchor(LEFT_OF_LINE)
 
     def _clicked(self, ev) -> None:

@@ -13,7 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ui import theme as th
-from ui.chapters.base import LABEL, ChapterView, text_font
+from ui.chapters.base import ChapterView
+from ui.chapters.look import LABEL, text_font
 from ui.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import headroom, past, row, slot_range

@@ -6,7 +6,6 @@ frontier point asks (``point_clicked``) for that point to be loaded into Explore
 """
 from __future__ import annotations
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget

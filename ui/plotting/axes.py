@@ -1,14 +1,19 @@
 """The plots' axis classes (pyqtgraph AxisItem subclasses).
 
     SIAxis(orientation, unit="")   log-axis ticks as plain SI numbers: 1, 10, 100, 1k … / 1 T FLOP/s
-    NamesAxis(orientation)         a category axis: one name per bar (set_names), nothing between
+    NamesAxis(orientation)         a category axis: one name per bar (set_names), nothing between;
+                                   along the bottom, on two lines where one would crowd them
+    line_height(font)              the pixels a line of tick text takes, descenders too
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import pyqtgraph as pg
-from PySide6.QtGui import QFont, QPen
+from PySide6.QtGui import QFont, QFontMetricsF, QPen
+
+from ui.fit_text import balanced_break
 
 _PREFIXES = ("", "k", "M", "G", "T", "P", "E")
 
@@ -68,18 +73,47 @@ class SIAxis(pg.AxisItem):
                 self._pictures.pop(next(iter(self._pictures)))
             self._pictures[key] = self.picture
 
+    def logTickValues(self, minVal, maxVal, size, stdTicks):     # noqa: N802, N803 (pyqtgraph's names)
+        """pyqtgraph's log ticks, less a lower level's ticks on a value a level above has already
+        (its minor ticks start at each decade, whose number was drawn twice, one over the other)."""
+        out, seen = [], []
+        for spacing, values in super().logTickValues(minVal, maxVal, size, stdTicks):
+            values = [v for v in values if all(abs(v - u) > 1e-9 for u in seen)]
+            seen += values
+            out.append((spacing, values))
+        return out
+
     def tickStrings(self, values, scale, spacing):        # noqa: N802 (pyqtgraph's name)
         if not self.logMode:
             return super().tickStrings(values, scale, spacing)
         return ["" if abs(v - round(v)) > 1e-6 else decade_tick(int(round(v)), self.unit) for v in values]
 
 
+NAME_GAP_PX = 8          # the least clear space between two names on a category axis
+
+
+def line_height(font: QFont) -> int:
+    """The pixels one line of ``font`` takes, descenders too (pyqtgraph measures less)."""
+    return math.ceil(QFontMetricsF(font).height())
+
+
+def two_lines(name: str, fm: QFontMetricsF) -> str:
+    """``name`` on its two most even lines ("Shared mem" → "Shared\nmem"); one word as it is."""
+    i = balanced_break(name, fm.horizontalAdvance)
+    return name if i is None else f"{name[:i]}\n{name[i + 1:]}"
+
+
 class NamesAxis(pg.AxisItem):
-    """A category axis that names the bars: one tick per place, nothing between."""
+    """A category axis that names the bars: one tick per place, nothing between. Along the bottom,
+    where two names on one line would come within NAME_GAP_PX of each other (or a name past the
+    axis's end), every name goes on two lines and the axis takes the height of two: the names
+    themselves stay the chart's (its ticks), only their drawing breaks them."""
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.names: list[str] = []
+        self.lines = 1
+        self._broken: list | None = None      # the ticks as drawn on two lines (None: as they are)
 
     def set_names(self, names: Sequence[str], places: Sequence[float] | None = None) -> None:
         """Name places 0, 1 … (or ``places``) along the axis."""
@@ -87,6 +121,53 @@ class NamesAxis(pg.AxisItem):
         ticks = list(zip(at, names))
         self.names = [name for _place, name in sorted(ticks)]       # names[i]: the name at place i
         self.setTicks([ticks])
+        self.fit_names()
+
+    def resizeEvent(self, ev=None):          # noqa: N802 (Qt's name)
+        super().resizeEvent(ev)
+        self.fit_names()
+
+    def linkedViewChanged(self, view, newRange=None):     # noqa: N802, N803 (pyqtgraph's names)
+        super().linkedViewChanged(view, newRange)
+        self.fit_names()
+
+    def fit_names(self) -> None:
+        """One line or two, as the axis's width allows (a bottom axis; a side one keeps its names)."""
+        ticks = sorted(self._tickLevels[0]) if self._tickLevels else []
+        font = self.style["tickFont"]
+        if self.orientation != "bottom" or not ticks or font is None:
+            return
+        fm = QFontMetricsF(font)
+        broken = [(place, two_lines(name, fm)) for place, name in ticks]
+        lines = 1 if self._fits(ticks, fm) or broken == ticks else 2
+        self.lines = lines
+        self._broken = broken if lines == 2 else None
+        height = lines * line_height(font)
+        if not self.style["autoExpandTextSpace"] and self.style["tickTextHeight"] != height:
+            self.setStyle(tickTextHeight=height)
+        self.picture = None
+        self.update()
+
+    def _fits(self, ticks, fm: QFontMetricsF) -> bool:
+        lo, hi = self.range
+        width = self.size().width()
+        if hi <= lo or width <= 0:
+            return True
+        xs = [(place - lo) * width / (hi - lo) for place, _name in ticks]
+        half = [max(fm.horizontalAdvance(line) for line in name.split("\n")) / 2.0 for _place, name in ticks]
+        if xs[0] - half[0] < 0 or xs[-1] + half[-1] > width:
+            return False
+        return all(b - a >= ha + hb + NAME_GAP_PX for a, b, ha, hb in zip(xs, xs[1:], half, half[1:]))
+
+    def generateDrawSpecs(self, p):           # noqa: N802 (pyqtgraph's name)
+        """pyqtgraph's, with the names as broken onto two lines where they are."""
+        if self._broken is None:
+            return super().generateDrawSpecs(p)
+        kept, self._tickLevels = self._tickLevels, [self._broken]
+        try:
+            return super().generateDrawSpecs(p)
+        finally:
+            self._tickLevels = kept
 
     def tickStrings(self, values, scale, spacing):        # noqa: N802 (pyqtgraph's name)
         out = []

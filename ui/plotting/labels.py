@@ -14,8 +14,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetricsF
 
+from ui.fit_text import balanced_break
 from ui.plotting.coords import Box, ViewPixels
 from ui.plotting.placement import Avoid, Placement, Spot, place_label, text_box
 
@@ -141,7 +142,29 @@ def place(lab: pg.TextItem, px: ViewPixels, view_point: tuple[float, float], spo
     return p
 
 
-UPRIGHT_SHARE = 0.5
+UPRIGHT_SHARE = 0.5            # a text turned along a line: a line of it at most this share of the plot's height,
+TWO_LINES_SHARE = 0.62         # … or up to this share where that keeps it to two even lines
+
+
+def two_line_width(lab: pg.TextItem) -> float:
+    """The text width at which ``lab``'s words take two even lines (its document's margins too)."""
+    text = lab.toPlainText()
+    fm = QFontMetricsF(lab.textItem.font())
+    i = balanced_break(text, fm.horizontalAdvance)
+    if i is None:
+        return fm.horizontalAdvance(text) + 2 * lab.textItem.document().documentMargin() + 1
+    longer = max(fm.horizontalAdvance(text[:i]), fm.horizontalAdvance(text[i + 1:]))
+    return longer + 2 * lab.textItem.document().documentMargin() + 1
+
+
+def fit_along_line(lab: pg.TextItem, px: ViewPixels) -> None:
+    """A text turned along a line: on one line up to UPRIGHT_SHARE of the plot's height, else on two
+    even lines up to TWO_LINES_SHARE, else wrapped at UPRIGHT_SHARE."""
+    if lab.textItem.textWidth() >= 0:
+        lab.setTextWidth(-1)
+    if text_size(lab)[0] > UPRIGHT_SHARE * px.h:
+        two = two_line_width(lab)
+        lab.setTextWidth(two if two <= TWO_LINES_SHARE * px.h else UPRIGHT_SHARE * px.h)
 
 
 def keep_inside(plot, margin_px: float = 4.0) -> None:
@@ -157,9 +180,8 @@ def keep_inside(plot, margin_px: float = 4.0) -> None:
             lab.setTextWidth(-1)
         if not (lab.isVisible() and lab.toPlainText()):
             continue
-        if getattr(lab, "angle", 0):        # a text turned along a line: at most half the plot's height
-            if text_size(lab)[0] > UPRIGHT_SHARE * px.h:
-                lab.setTextWidth(UPRIGHT_SHARE * px.h)
+        if getattr(lab, "angle", 0):
+            fit_along_line(lab, px)
             continue
         b = label_box(lab, px)
         if b.x0 >= -1 and b.x1 <= px.w + 1:
@@ -192,6 +214,11 @@ def covers(lab: pg.TextItem, px: ViewPixels, avoid: Sequence[Avoid], margin_px: 
     return any(a.cost(box) > 0 for a in avoid)
 
 
+def nearer_than(lab: pg.TextItem, other: pg.TextItem, px: ViewPixels, gap_px: float) -> bool:
+    """Whether two labels' boxes, where they are now, overlap or come within ``gap_px``."""
+    return label_box(lab, px).grown(gap_px).overlap(label_box(other, px)) > 0
+
+
 def lift_above(lab: pg.TextItem, px: ViewPixels, x: float, xs, ys, gap: float, margin_px: float = 4.0,
                min_px: float = 60.0) -> None:
     """Start a label that runs up a vertical line at view x ``x`` (text turned 90°) ``gap`` above the
@@ -202,6 +229,17 @@ def lift_above(lab: pg.TextItem, px: ViewPixels, x: float, xs, ys, gap: float, m
     room_px = px.to_px(x, start)[1] - margin_px
     if text_size(lab)[0] > room_px:
         lab.setTextWidth(max(min_px, room_px))
+
+
+def narrow_below(lab: pg.TextItem, px: ViewPixels, x: float, xs, ys, margin_px: float = 4.0,
+                 min_px: float = 80.0) -> None:
+    """Wrap a label that runs up a vertical line at view x ``x`` from where it is (text turned 90°)
+    into more, shorter lines where the polyline through view points (xs, ys) comes down nearer
+    than its length; never shorter than ``min_px``."""
+    start = px.to_px(x, lab.pos().y())[1]
+    room = start - px.to_px(x, float(np.interp(x, xs, ys)))[1] - margin_px
+    if text_size(lab)[0] > room >= min_px:
+        lab.setTextWidth(room)
 
 
 def place_in_forms(lab: pg.TextItem, px: ViewPixels, view_point: tuple[float, float], spots: Sequence[Spot],
