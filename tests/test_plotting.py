@@ -173,3 +173,4 @@ def test_clicks_snap_to_powers_of_two():
 def test_the_percent_slider():
     assert [percent_slider(f) for f in (0.0, 0.333, 1.0)] == [0, 33, 100]
     assert [slider_fraction(p) for p in (0, 50, 100)] == [0.0, 0.5, 1.0]
+

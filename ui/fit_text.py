@@ -3,6 +3,7 @@ font, else the last form elided. Used by the gauges, the roofline's labels and (
 any painter that has several forms of the same words, longest first."""
 from __future__ import annotations
 
+import re
 from typing import Callable, Sequence
 
 from PySide6.QtCore import Qt
@@ -37,3 +38,14 @@ def balanced_break(text: str, advance: Callable[[str], float]) -> int | None:
     if not cuts:
         return None
     return min(cuts, key=lambda i: max(advance(text[:i]), advance(text[i + 1:])))
+
+
+_NUMBER_UNIT = re.compile(r"(?<=\d) (?=[A-Za-zµ%])")        # "3.35 TB/s": the space after a number
+_IN_UNIT_SLASH = re.compile(r"(?<=\w)/(?=\w)")               # "TFLOP/s", "FLOP/byte"
+
+
+def keep_units(text: str) -> str:
+    """``text`` wrapped as a reader expects: a number kept on the line of its unit (a no-break
+    space) and a unit never broken at its slash (a word joiner after it: Qt's line breaking
+    otherwise breaks "TB/s" into "TB/" and "s"). The same characters shown, nothing else."""
+    return _IN_UNIT_SLASH.sub("/\u2060", _NUMBER_UNIT.sub("\u00a0", text))

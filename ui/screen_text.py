@@ -31,12 +31,13 @@ class Shown:
 
 
 def plain(text: str) -> str:
-    """Rich text as the reader sees it (tags gone, entities decoded, <br> a new line)."""
-    if not QtGui.Qt.mightBeRichText(text):
-        return text
-    doc = QTextDocument()
-    doc.setHtml(text)
-    return doc.toPlainText()
+    """Rich text as the reader sees it (tags gone, entities decoded, <br> a new line; a no-break
+    space a space, a word joiner nothing: ui.fit_text.keep_units)."""
+    if QtGui.Qt.mightBeRichText(text):
+        doc = QTextDocument()
+        doc.setHtml(text)
+        text = doc.toPlainText()
+    return text.replace("\u2060", "").replace("\u00a0", " ")
 
 
 def _where(w) -> str:

@@ -21,13 +21,15 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def shrink(path: Path) -> None:
-    """Palette-quantise a screenshot (the UI has few colours), when Pillow is there."""
+    """Palette-quantise a screenshot (the UI has few colours), when Pillow is there. Octree, not
+    median cut: median cut gave a small swatch's colour to a larger neighbour's (lesson 5's pink KV
+    cache swatch came out grey at 1024×768)."""
     try:
         from PIL import Image
     except ImportError:
         return
     with Image.open(path) as im:
-        small = im.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        small = im.convert("RGB").quantize(colors=128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     small.save(path, optimize=True)
 
 

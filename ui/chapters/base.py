@@ -46,7 +46,7 @@ from ui import theme as th
 from ui.chapters.exports import ChartExports
 from ui.chapters.look import KEY, SECONDARY, chapter_style, style_plot, text_font
 from ui.deliver import deliver_now
-from ui.fit_text import fitting_px
+from ui.fit_text import fitting_px, keep_units
 from ui.hover import MarkerTips
 from ui.plotting.axes import SIAxis
 from ui.plotting.keys import key_html
@@ -285,10 +285,10 @@ class ChapterView(ChartExports, QWidget):
         self.takeaway_label.refill()
         self.key_label.setText(f.key.text)
         self._fit_key()
-        self.key_caption.setText(f.key.label)
+        self.key_caption.setText(keep_units(f.key.label))
         e = self.estimate
         lines = (*key_why(self.chapter.number, e, f, self.params), depends_on(self.chapter.number, e))
-        self.why_label.setText("\n".join(line for line in lines if line))
+        self.why_label.setText(keep_units("\n".join(line for line in lines if line)))
         self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
         summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
         self.chart.setAccessibleName(chart_name(self.chapter))
