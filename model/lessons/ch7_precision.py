@@ -15,7 +15,9 @@ from model.lessons.facts import Facts, KeyNumber, ms, short_gpu, times
 from model.lessons.measured import measured_e2e
 from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import GPU_COUNTS, Scenario
-from model.readouts.format import duration, si
+from model.readouts.explain_text import derivation_view
+from model.readouts.format import duration, si, sig3
+from model.readouts.numbers import readouts
 from model.values import frozen
 
 
@@ -102,7 +104,37 @@ def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") 
     if pair:
         details += ("End to end includes the prefill and a fixed per-step overhead that fewer bytes do not shrink, "
                     "so halving the bytes buys less than 2×.",)
-    return Facts(kn, vals, details)
+    return Facts(kn, vals, details, _why(e, cur, pair[0] if pair else None, key))
+
+
+def _why(e: Estimate, cur: PrecisionRow | None, pair, key: str) -> tuple[str, ...]:
+    """The key number's derivation with this state's numbers: the measured ratio's two runs; or the
+    weights held (parameters × bytes per weight), the bytes a token reads and the floor they set,
+    and why the two byte counts differ (the floor reads less than is held)."""
+    if cur is None:
+        return ()
+    r = readouts(e)
+    if pair is not None:
+        a, b = pair
+        return (f"{times(a.measured / b.measured)} = {duration(a.measured)} ÷ {duration(b.measured)}: FP16, then FP8, "
+                "measured end to end",
+                f"Model: {times(a.predicted / b.predicted)} = {duration(a.predicted)} ÷ {duration(b.predicted)}",
+                "Assumes: the model runs each published run's batch, lengths and engine")
+    held, read = si(cur.weight_bytes_total, "B"), r["weights_read_per_step"].text
+    params = e.resolved.llm.params
+    lines = [f"{held} = {si(params.total, '')} weights × {sig3(e.resolved.precision.bytes_per_weight)} B each"]
+    step_bytes = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
+    if e.flops_per_step / e.peak_flops <= step_bytes / e.peak_bandwidth_bytes_per_s:     # the floor's memory side
+        lines.append(f"Floor {r['decode_floor'].text} = {r['bytes_per_step'].text} read per token ÷ "
+                     f"{r['peak_bandwidth'].text}")
+    else:
+        lines.append(derivation_view(e, "decode_floor").arithmetic)
+    lines.append(f"{r['bytes_per_step'].text} = {read} of weights + {r['kv_read_per_step'].text} of KV cache + "
+                 f"{r['activations_per_step'].text} of activations")
+    routed = " or the experts a token is not routed to" if params.moe_layers and params.experts else ""
+    lines.append(f"Assumes: a token reads {read} of the {held} held, not the input embedding table{routed} "
+                 "(a step gathers only its tokens' rows)")
+    return tuple(lines if key == "weights" else lines[1:])
 
 
 def short_name(name: str) -> str:
