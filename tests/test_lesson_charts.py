@@ -141,3 +141,17 @@ def test_lesson_sevens_side_panel_derives_its_key_number_and_every_byte_count_it
         held = re.findall(r"\(([\d.]+ GB) of weights\)", f.key.label)
         assert all(any(h in line for line in why) for h in held), (index, f.key, why)
         assert why[-1].startswith("Assumes: "), (index, why)
+
+
+def test_lesson_eights_side_panel_derives_its_speed_up():
+    """Lesson 8's key is a speed-up (3.74×) but its panel derived only the all-reduce time (4.85 ms):
+    now the speed-up is the result of one line, and the step's three parts add to the step."""
+    from model.lessons.explain import key_why
+    ch = default_chapters()[7]
+    for index in range(len(ch.states)):
+        e, f, _c = state_chart(8, index)
+        why = key_why(8, e, f, dict(ch.states[index].params))
+        assert any(line.startswith(f"{f.key.text} = ") for line in why), (index, f.key, why)
+        step = next(line for line in why if line.startswith("A step on "))
+        total, *parts = (float(x) for x in re.findall(r"([\d.]+) ms", step))
+        assert total == pytest.approx(sum(parts), abs=0.06), step          # each shown to 3 figures

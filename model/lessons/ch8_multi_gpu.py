@@ -16,6 +16,8 @@ from model.lessons.facts import Facts, KeyNumber, gpus_text, ms, pct, short_gpu,
 from model.lessons.measured import measured_e2e
 from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import GPU_COUNTS, Scenario
+from model.readouts.explain_text import derivation_view
+from model.readouts.format import duration
 from model.readouts.numbers import readouts
 from model.values import frozen
 
@@ -100,7 +102,7 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     vals = {"gpus": str(s.gpus), "gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "link": e.link_name or "—", "step": r["decode_time"].text,
             "comm": r["decode_comm_time"].text, "overhead": r["decode_overhead_time"].text, "bound": e.bound,
             "comm_share": pct(e.decode_comm_ms / e.decode_ms_per_token),
-            "wall": "the overhead" if e.decode_overhead_ms >= e.decode_comm_ms else "the all-reduces"}
+            "wall": "the overhead" if e.decode_overhead_ms >= e.decode_comm_ms else "the all-reduce time"}
     meas = multi_gpu_measured(s, catalog)
     if now is not None:
         vals["speedup"] = times(now.speedup)
@@ -123,7 +125,40 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
                 "the all-reduces and the per-step software overhead do not.",)
     if one is not None and not one.fits:
         details += ("One GPU cannot hold this job: its bar is the time it would take if it did.",)
-    return Facts(key, vals, details)
+    return Facts(key, vals, details, _why(e, now, one, _measured_runs(s, catalog)))
+
+
+def _measured_runs(s: Scenario, catalog: Catalog | None):
+    """The published runs on 1 GPU and on this scenario's N at its batch (MeasuredPoints), or None."""
+    rows = [m for m in measured_e2e(s, catalog) if m.row.batch == s.batch]
+    base = next((m for m in rows if m.row.n_gpus == 1), None)
+    this = next((m for m in rows if m.row.n_gpus == s.gpus), None)
+    return (base, this) if base is not None and this is not None and s.gpus > 1 else None
+
+
+def _why(e: Estimate, now: GpuBar | None, one: GpuBar | None, runs) -> tuple[str, ...]:
+    """The key number's derivation with this state's numbers: the speed-up as two step times (or
+    two measured runs), this step's parts, and the all-reduces' own arithmetic."""
+    if now is None or one is None:
+        return ()
+    r = readouts(e)
+    n = gpus_text(e.scenario.gpus)
+    lines = []
+    if runs is not None:
+        base, this = runs
+        lines += [f"{times(base.measured / this.measured)} = {duration(base.measured)} ÷ {duration(this.measured)}: "
+                  f"measured end to end on 1 GPU, then on {n}",
+                  f"Model: {times(base.predicted / this.predicted)} = {duration(base.predicted)} ÷ "
+                  f"{duration(this.predicted)}"]
+    else:
+        lines.append(f"{times(now.speedup)} = {ms(one.total_ms)} ÷ {ms(now.total_ms)}: one step on 1 GPU, then on {n}")
+    lines.append(f"A step on {n}: {ms(now.total_ms)} = GPU work {ms(now.work_ms)} + all-reduces {ms(now.comm_ms)} + "
+                 f"overhead {ms(now.overhead_ms)}")
+    if now.comm_ms > 0:
+        v = derivation_view(e, "decode_comm_time")
+        lines.append(f"All-reduces: {v.arithmetic}")
+        lines += [f"Assumes: {a}" for a in v.assumptions[:1]]
+    return tuple(lines) if lines[-1].startswith("Assumes: ") else (*lines, "Assumes: the work splits evenly")
 
 
 @frozen
