@@ -141,7 +141,6 @@ def _why(e: Estimate, now: GpuBar | None, one: GpuBar | None, runs) -> tuple[str
     two measured runs), this step's parts, and the all-reduces' own arithmetic."""
     if now is None or one is None:
         return ()
-    r = readouts(e)
     n = gpus_text(e.scenario.gpus)
     lines = []
     if runs is not None:
