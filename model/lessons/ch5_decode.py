@@ -12,6 +12,7 @@ from model.catalog.parts import Catalog
 from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, ms, short_gpu
 from model.physics.estimate import Estimate
+from model.readouts.explain_text import derivation_view
 from model.readouts.format import si
 from model.readouts.numbers import readouts
 from model.values import frozen
@@ -60,7 +61,8 @@ def decode_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
             "fits": "fits" if e.fits else "does not fit", "compute": r["decode_compute_time"].text,
             "overhead": r["decode_overhead_time"].text, "achieved_bw": si(achieved_bandwidth(e, b), "B/s"),
             "tokens_per_s": r["tokens_per_s_per_user"].text}
-    key = KeyNumber(vals["floor"], f"per token at best: {vals['weights_read']} of weights ÷ {vals['bw']} "
+    vals["bytes_read"] = r["bytes_per_step"].text
+    key = KeyNumber(vals["floor"], f"per token at best: {vals['bytes_read']} read ÷ {vals['bw']} "
                                    f"(realistic {vals['realistic']})")
     details = (f"Floor {ms(b.floor_ms)}: weights {ms(b.floor_weights_ms)} + KV cache {ms(b.floor_kv_ms)} "
                f"at the datasheet {vals['bw']}.",
@@ -71,7 +73,22 @@ def decode_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
                f"{r['weights_read_per_step'].labelled}; {r['weights_resident_per_gpu'].labelled} (a step does not "
                f"read the input embedding table); {r['memory_needed_per_gpu'].labelled} of "
                f"{r['hbm_capacity'].text}.")
-    return Facts(key, vals, details)
+    weights = derivation_view(e, "weights_read_per_step")
+    why = (*floor_why(e), weights.arithmetic, *(f"Assumes: {a}" for a in weights.assumptions[:1]))
+    return Facts(key, vals, details, why)
+
+
+def floor_why(e: Estimate) -> tuple[str, str]:
+    """The decode floor's derivation with this scenario's numbers: the bytes a token reads ÷ the
+    datasheet bandwidth (the roofline's max where the maths is the longer), then those bytes by kind."""
+    r = readouts(e)
+    step_bytes = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
+    if e.flops_per_step / e.peak_flops <= step_bytes / e.peak_bandwidth_bytes_per_s:     # the memory side
+        floor = f"Floor {r['decode_floor'].text} = {r['bytes_per_step'].text} read per token ÷ {r['peak_bandwidth'].text}"
+    else:
+        floor = derivation_view(e, "decode_floor").arithmetic
+    return floor, (f"{r['bytes_per_step'].text} = {r['weights_read_per_step'].text} of weights + "
+                   f"{r['kv_read_per_step'].text} of KV cache + {r['activations_per_step'].text} of activations")
 
 
 ROWS = ("maths", "realistic", "floor")          # the chart's places 0, 1, 2 (bottom to top)

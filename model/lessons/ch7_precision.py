@@ -10,12 +10,12 @@ from typing import Iterable
 from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog
 from model.errors import ModelError, ScenarioError
+from model.lessons.ch5_decode import floor_why
 from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, ms, short_gpu, times
 from model.lessons.measured import measured_e2e
 from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import GPU_COUNTS, Scenario
-from model.readouts.explain_text import derivation_view
 from model.readouts.format import duration, si, sig3
 from model.readouts.numbers import readouts
 from model.values import frozen
@@ -123,14 +123,7 @@ def _why(e: Estimate, cur: PrecisionRow | None, pair, key: str) -> tuple[str, ..
     held, read = si(cur.weight_bytes_total, "B"), r["weights_read_per_step"].text
     params = e.resolved.llm.params
     lines = [f"{held} = {si(params.total, '')} weights × {sig3(e.resolved.precision.bytes_per_weight)} B each"]
-    step_bytes = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
-    if e.flops_per_step / e.peak_flops <= step_bytes / e.peak_bandwidth_bytes_per_s:     # the floor's memory side
-        lines.append(f"Floor {r['decode_floor'].text} = {r['bytes_per_step'].text} read per token ÷ "
-                     f"{r['peak_bandwidth'].text}")
-    else:
-        lines.append(derivation_view(e, "decode_floor").arithmetic)
-    lines.append(f"{r['bytes_per_step'].text} = {read} of weights + {r['kv_read_per_step'].text} of KV cache + "
-                 f"{r['activations_per_step'].text} of activations")
+    lines += floor_why(e)
     routed = " or the experts a token is not routed to" if params.moe_layers and params.experts else ""
     lines.append(f"Assumes: a token reads {read} of the {held} held, not the input embedding table{routed} "
                  "(a step gathers only its tokens' rows)")
