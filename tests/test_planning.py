@@ -230,3 +230,33 @@ def test_a_point_loads_as_an_explore_scenario_and_a_serve_setup():
         assert s.batch == int(t["batch"][i]) and setup.max_running == int(t["batch"][i])
         assert setup.max_tokens_per_step == int(t["chunk"][i]) and setup.spec_k == int(t["spec_k"][i])
         assert e.scenario.model == "llama-3.1-70b" and s.precision == "fp8"
+
+
+def test_a_plans_table_keeps_each_disaggregated_point_once_and_names_it_as_before():
+    """A table kept every xPyD pair's per-point arrays beside its own columns of the same points
+    (the window's Plan page held ~130 MB of them for the default request: the soak's rise). The
+    pairs now keep only their pools; the points' x and y are columns, and each point's label, setup
+    and serving run read the same as from the pair itself."""
+    from model.planning.disagg import DisaggPoints, disaggregated_points
+    from model.planning.explore import point_scenario
+    from model.planning.plan import point_setup, serve_disaggregated
+    r = check_request(PlanRequest("llama-3.1-8b", 1000, 200, (("h100", 4), ("l40s", 4)),
+                                  precisions=("bf16",), engines=("vllm",), speculative=False))
+    t = point_table(r, disaggregated=True)
+    pairs = [gp for gp in t.groups if isinstance(gp, DisaggPoints)]
+    assert pairs and all(getattr(gp, f.name).size == 0 for gp in pairs for f in dataclasses.fields(gp)
+                         if isinstance(getattr(gp, f.name), np.ndarray))
+    full = [gp for gp in point_table(r, disaggregated=False).groups]
+    whole = disaggregated_points(full, r)                   # the same pairs, in the same order, kept whole
+    agg = len(full)
+    rows = np.flatnonzero(t["group"] >= agg)
+    rng = np.random.default_rng(3)
+    plan = dataclasses.replace(make_plan(r, simulate_frontier=False, disaggregated=False), table=t)
+    for i in rng.choice(rows, size=5, replace=False):
+        pair, j = whole[int(t["group"][i]) - agg], int(t["local"][i])
+        assert (t["prefill_instances"][i], t["decode_instances"][i]) == (pair.x[j], pair.y[j])
+        assert t.label(i) == pair.label(j)
+        setup = point_setup(t, i, r)
+        assert point_scenario(plan, i)[1] == setup.with_(replicas=int(pair.y[j] * t["replicas"][i]), requests=600)
+    assert np.isfinite(serve_disaggregated(t, int(rows[0]), r)[0])
+    assert not np.any(t["prefill_instances"][t["group"] < agg])         # aggregated points: no pools

@@ -15,6 +15,8 @@ Pools pair instances of the same precision, KV precision and engine (the KV cach
 """
 from __future__ import annotations
 
+import dataclasses
+
 from collections import defaultdict
 from functools import lru_cache
 
@@ -29,6 +31,10 @@ from model.serving.simulate import Speculation
 from model.values import frozen
 
 FREE = "free"       # a link that costs nothing (the comparison's bound)
+
+
+_NO_POINTS = np.zeros(0)                # a pair's arrays once its points are a table's columns
+_NO_POINTS.setflags(write=False)
 
 
 @frozen(eq=False)
@@ -62,9 +68,19 @@ class DisaggPoints:
         return self.decode.resolved
 
     def label(self, i: int) -> str:
+        return self.pool_label(int(self.x[i]), int(self.y[i]))
+
+    def pool_label(self, x: int, y: int) -> str:
+        """The xPyD unit of ``x`` prefill and ``y`` decode instances of this pair, in words."""
         p, d = self.prefill.group, self.decode.group
-        return (f"{int(self.x[i])}P{int(self.y[i])}D prefill {p.gpu} TP{p.gpus} / decode {d.gpu} TP{d.gpus} "
+        return (f"{x}P{y}D prefill {p.gpu} TP{p.gpus} / decode {d.gpu} TP{d.gpus} "
                 f"{d.precision}/kv {d.kv_precision} {d.engine}")
+
+    def without_points(self) -> DisaggPoints:
+        """The pair without its per-point arrays (each empty): what a plan's table keeps once the
+        points are its columns (the pools, their link and their replicas)."""
+        return dataclasses.replace(self, **{f.name: _NO_POINTS for f in dataclasses.fields(self)
+                                            if isinstance(getattr(self, f.name), np.ndarray)})
 
 
 def prefill_rate(gp: GroupPoints, r: PlanRequest, chunk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -66,5 +66,5 @@ def point_scenario(plan: Plan, i: int) -> tuple[Scenario, ServingSetup]:
                  gpus=g.gpus, input_len=r.input_len, output_len=r.output_len, engine=g.engine,
                  batch=int(t["batch"][i]))
     setup = point_setup(t, i, r) if not isinstance(gp, DisaggPoints) else \
-        point_setup(t, i, r).with_(replicas=int(gp.y[int(t["local"][i])] * t["replicas"][i]))
+        point_setup(t, i, r).with_(replicas=int(t["decode_instances"][i] * t["replicas"][i]))
     return s, setup.with_(requests=600)

@@ -18,14 +18,14 @@ import numpy as np
 
 from model.catalog.parts import Catalog
 from model.errors import ModelError
-from model.planning.disagg import disaggregated_points
-from model.planning.space import Group, PlanRequest, groups
+from model.planning.disagg import DisaggPoints, disaggregated_points
+from model.planning.space import PlanRequest, groups
 from model.planning.steady import GroupPoints, group_points
 from model.values import frozen
 
 COLUMNS = ("tokens_per_s_per_user", "tokens_per_s_per_gpu", "ttft_s", "tpot_s", "batch", "chunk", "spec_k",
            "spec_accept", "capacity_req_per_s", "usd_per_hour", "usd_per_mtok", "kwh_per_mtok", "gpus",
-           "replicas", "group", "local")
+           "replicas", "group", "local", "prefill_instances", "decode_instances")   # xPyD: x, y (aggregated: 0, 0)
 
 
 @frozen(eq=False)
@@ -48,7 +48,10 @@ class PointTable:
 
     def label(self, i: int) -> str:
         """The setup of point ``i`` in words: GPUs, split, precision, engine (disaggregated: both pools)."""
-        return self.points_of(i).label(int(self.cols["local"][i]))
+        gp = self.points_of(i)
+        if isinstance(gp, DisaggPoints):
+            return gp.pool_label(int(self.cols["prefill_instances"][i]), int(self.cols["decode_instances"][i]))
+        return gp.label(int(self.cols["local"][i]))
 
 
 def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -104,14 +107,18 @@ def point_table(r: PlanRequest, catalog: Catalog | None = None, disaggregated: b
         vals = {"tokens_per_s_per_user": gp.tokens_per_s_per_user, "tokens_per_s_per_gpu": gp.tokens_per_s_per_gpu,
                 "ttft_s": gp.ttft_s, "tpot_s": gp.tpot_s, "batch": gp.batch, "chunk": gp.chunk,
                 "spec_k": gp.spec_k, "spec_accept": gp.spec_accept, "capacity_req_per_s": gp.capacity_req_per_s,
-                "group": np.full(gp.batch.size, i), "local": np.arange(gp.batch.size), **{k: c[k] for k in ("usd_per_hour", "usd_per_mtok",
-                                                                          "kwh_per_mtok", "gpus", "replicas")}}
+                "group": np.full(gp.batch.size, i), "local": np.arange(gp.batch.size),
+                "prefill_instances": getattr(gp, "x", np.zeros(gp.batch.size)),
+                "decode_instances": getattr(gp, "y", np.zeros(gp.batch.size)),
+                **{k: c[k] for k in ("usd_per_hour", "usd_per_mtok", "kwh_per_mtok", "gpus", "replicas")}}
         for k in COLUMNS:
             parts[k].append(np.asarray(vals[k], dtype=float)[ok])
     cols = {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
     cols["group"] = cols["group"].astype(np.int64)
     cols["local"] = cols["local"].astype(np.int64)
-    return PointTable(tuple(kept), cols, tuple(dropped), swept)
+    # a pair's points are now columns: kept whole they held ~130 MB for the default request's 1 760 pairs
+    slim = tuple(gp.without_points() if isinstance(gp, DisaggPoints) else gp for gp in kept)
+    return PointTable(slim, cols, tuple(dropped), swept)
 
 
 def frontier_indices(t: PointTable) -> np.ndarray:

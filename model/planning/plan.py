@@ -104,13 +104,12 @@ def serve_disaggregated(t: PointTable, i: int, r: PlanRequest, catalog: Catalog 
     decode pool with each prompt already cached but its last token (the KV arrived), at the same
     rate; TTFT p90 ≤ prefill pool's p90 + KV transfer + decode pool's p90 (the sum is used)."""
     dp = t.points_of(i)
-    j = int(t["local"][i])
     base = point_setup(t, i, r).with_(ttft_p90_ms=None, tpot_p90_ms=None)
     rate = base.rate_per_s
     L = r.input_len
-    pre = base.with_(rate_per_s=rate, replicas=int(dp.x[j] * t["replicas"][i]), output_len=1, spec_k=0,
+    pre = base.with_(rate_per_s=rate, replicas=int(t["prefill_instances"][i] * t["replicas"][i]), output_len=1, spec_k=0,
                      spec_accept=0.0, spec_draft="", max_running=None, tpot_p90_ms=None)
-    dec = base.with_(rate_per_s=rate, replicas=int(dp.y[j] * t["replicas"][i]), prefix_hit=(L - 1) / L,
+    dec = base.with_(rate_per_s=rate, replicas=int(t["decode_instances"][i] * t["replicas"][i]), prefix_hit=(L - 1) / L,
                      ttft_p90_ms=None)
     a = summarize(serve(dp.prefill.resolved.scenario, pre, catalog, resolved=dp.prefill.resolved))
     b = summarize(serve(dp.decode.resolved.scenario, dec, catalog, resolved=dp.decode.resolved))
