@@ -4,6 +4,7 @@ stays in that chapter."""
 from __future__ import annotations
 
 import csv
+import html
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -399,3 +400,30 @@ def test_a_unit_is_never_broken_at_its_slash_nor_parted_from_its_number(qapp):
             assert not re.search(r"\d$", end), (width, ln)                   # a number left without its unit
     assert "/" in raw_breaks                        # without it Qt does break there: the test can fail
     assert plain(keep_units(text)) == text          # the reader sees the same characters
+
+
+def test_a_charts_key_wraps_between_its_entries_only(qapp):
+    """Lesson 6's key broke "■ KV" from "cache does not fit" on a short slide, lesson 8's "■ per-"
+    from "step software overhead": every line of a wrapped key now starts with a swatch."""
+    from PySide6.QtGui import QTextDocument, QTextOption
+    from ui.plotting.keys import SWATCHES, key_html
+    entries = [("#fff", "this scenario: batch 1,024", "dot"), ("#0f0", "realistic", "line"),
+               ("#aaa", "at peak numbers (floor)", "dashed"), ("#f80", "KV cache does not fit", "square"),
+               ("#999", "per-step software overhead", "square")]
+    doc = QTextDocument()
+    opt = doc.defaultTextOption()
+    opt.setWrapMode(QTextOption.WordWrap)              # as a word-wrapped QLabel lays its text out
+    doc.setDefaultTextOption(opt)
+    doc.setHtml(key_html(entries))
+    marks = {html.unescape(v)[0] for v in SWATCHES.values()}
+    wrapped = 0
+    for width in range(200, 900, 7):
+        doc.setTextWidth(width)
+        doc.size()                            # lays it out
+        block = doc.firstBlock()
+        lay, text = block.layout(), block.text()
+        starts = [text[lay.lineAt(k).textStart():].lstrip()[:1] for k in range(lay.lineCount())]
+        wrapped += len(starts) > 1
+        assert all(s in marks for s in starts), (width, [text[lay.lineAt(k).textStart():lay.lineAt(k).textStart()
+                                                              + lay.lineAt(k).textLength()] for k in range(lay.lineCount())])
+    assert wrapped > 10                       # narrow enough to wrap, or the test could not fail

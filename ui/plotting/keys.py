@@ -18,10 +18,11 @@ SWATCHES = {"square": "&#9632;", "line": "&#9473;&#9473;", "dashed": "&#9549;&#9
 def key_html(entries: Iterable[tuple[str, str, str | None]], between: str = "&nbsp;&nbsp; ") -> str:
     """The entries (colour, words, swatch or None) side by side (``between``: "<br>" stacks them).
     An entry's words are joined by no-break spaces, so a key too wide for one line wraps between
-    entries, never inside one ("■ KV" on one line and "cache does not fit" on the next)."""
+    entries, never inside one ("■ KV" on one line and "cache does not fit" on the next); a hyphen
+    is held to the word after it by a word joiner."""
     parts = []
     for colour, words, swatch in entries:
-        text = html.escape(words).replace(" ", "&nbsp;")
+        text = html.escape(words).replace(" ", "&nbsp;").replace("-", "-&#8288;")   # nor at a hyphen ("per-step")
         parts.append(f'<span style="color:{colour}">{SWATCHES[swatch]}</span>&nbsp;{text}' if swatch
                      else f'<span style="color:{colour}">{text}</span>')
     return between.join(parts)
