@@ -110,7 +110,7 @@ def _init(self, *args, **kwargs):
                         f"but {n} were given")
     d = self.__dict__
     if not n and len(kwargs) == len(names) and kwargs.keys() == self.__class__._value_names:
-        d.update(zip(names, map(kwargs.__getitem__, names)))      # every field by keyword: in field order
+        d.update(kwargs)               # every field by keyword (the instance's __dict__ in the caller's order)
         return
     if n:
         d.update(zip(names, args))
