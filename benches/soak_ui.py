@@ -109,7 +109,9 @@ def same_state(w, app) -> None:
     """Explore, 1600×900, no presenter, no "Measure this machine" running (its layers take
     ~0.5 GB while it runs), the default scenario (Reset all: a 1M-token context or a 65 536 batch
     the walk left holds hundreds of MB of arrays while it is the scenario, and lets them go when
-    it is not), then idle past the app's next heap trim."""
+    it is not), the Plan page's GPUs, speculation and pools as at start (its plan is kept while
+    another page is shown: with disaggregated pools ~45 MB more than without, for any model), then
+    idle past the app's next heap trim."""
     from PySide6.QtTest import QTest
     from shiboken6 import isValid
     from ui.qt_app import TRIM_EVERY_MS
@@ -123,6 +125,13 @@ def same_state(w, app) -> None:
     w.show_explore()
     w.controller.reset()
     w.controller.flush()
+    if w.plan_built():            # the Plan page's knobs as they start: its kept plan is of them
+        from ui.plan.page import DEFAULT_AVAILABLE
+        p = w.plan
+        p.available.setText(DEFAULT_AVAILABLE)
+        p.disagg.setChecked(False)
+        p.spec.setChecked(True)
+        p.flush()
     w.resize(1600, 900)
     app.processEvents()
     QTest.qWait(TRIM_EVERY_MS + 1000)
