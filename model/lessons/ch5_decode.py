@@ -84,7 +84,8 @@ def floor_why(e: Estimate) -> tuple[str, str]:
     r = readouts(e)
     step_bytes = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
     if e.flops_per_step / e.peak_flops <= step_bytes / e.peak_bandwidth_bytes_per_s:     # the memory side
-        floor = f"Floor {r['decode_floor'].text} = {r['bytes_per_step'].text} read per token ÷ {r['peak_bandwidth'].text}"
+        floor = (f"Floor {r['decode_floor'].text} = {r['bytes_per_step'].text} read per token ÷ "
+                 f"{r['peak_bandwidth'].text}")
     else:
         floor = derivation_view(e, "decode_floor").arithmetic
     return floor, (f"{r['bytes_per_step'].text} = {r['weights_read_per_step'].text} of weights + "

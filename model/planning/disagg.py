@@ -16,7 +16,6 @@ Pools pair instances of the same precision, KV precision and engine (the KV cach
 from __future__ import annotations
 
 import dataclasses
-
 from collections import defaultdict
 from functools import lru_cache
 

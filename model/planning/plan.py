@@ -107,9 +107,10 @@ def serve_disaggregated(t: PointTable, i: int, r: PlanRequest, catalog: Catalog 
     base = point_setup(t, i, r).with_(ttft_p90_ms=None, tpot_p90_ms=None)
     rate = base.rate_per_s
     L = r.input_len
-    pre = base.with_(rate_per_s=rate, replicas=int(t["prefill_instances"][i] * t["replicas"][i]), output_len=1, spec_k=0,
+    x, y = t["prefill_instances"][i], t["decode_instances"][i]         # the xPyD unit
+    pre = base.with_(rate_per_s=rate, replicas=int(x * t["replicas"][i]), output_len=1, spec_k=0,
                      spec_accept=0.0, spec_draft="", max_running=None, tpot_p90_ms=None)
-    dec = base.with_(rate_per_s=rate, replicas=int(t["decode_instances"][i] * t["replicas"][i]), prefix_hit=(L - 1) / L,
+    dec = base.with_(rate_per_s=rate, replicas=int(y * t["replicas"][i]), prefix_hit=(L - 1) / L,
                      ttft_p90_ms=None)
     a = summarize(serve(dp.prefill.resolved.scenario, pre, catalog, resolved=dp.prefill.resolved))
     b = summarize(serve(dp.decode.resolved.scenario, dec, catalog, resolved=dp.decode.resolved))
