@@ -36,7 +36,8 @@ import html
 import re
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QRect, Qt, QTimer
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
 
@@ -139,6 +140,7 @@ class ChapterView(ChartExports, QWidget):
         self.why_label = WrapLabel()                       # the key number's derivation, this state's values
         self.why_label.setObjectName("chapterWhy")
         self.why_scroll = _why_scroll(self.why_label)
+        self.why_scroll.viewport().installEventFilter(self)      # its room known: the derivation fitted to it
         self.side_lay.addWidget(self.why_title)
         self.side_lay.addWidget(self.why_scroll, 1)
         self.side_lay.addWidget(self.details_button)
@@ -289,6 +291,7 @@ class ChapterView(ChartExports, QWidget):
         e = self.estimate
         lines = (*key_why(self.chapter.number, e, f, self.params), depends_on(self.chapter.number, e))
         self.why_label.setText(keep_units("\n".join(line for line in lines if line)))
+        self._fit_why()
         self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
         summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
         self.chart.setAccessibleName(chart_name(self.chapter))
@@ -305,6 +308,29 @@ class ChapterView(ChartExports, QWidget):
         room = self.side.minimumWidth() - m.left() - m.right() - 4           # the panel's border
         px = fitting_px(self.key_label.text(), text_font(t, KEY, bold=True), room, t.px(KEY), t.px(SECONDARY))
         self.key_label.setStyleSheet(f"font-size: {px}px;")
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt's name)
+        if ev.type() == QEvent.Resize and obj is self.why_scroll.viewport():
+            self._fit_why()
+        return False
+
+    def _fit_why(self) -> None:
+        """The derivation in its type size, or as large as fits its room down to WHY_MIN_SHARE of
+        it (a short slide: chapters 7 and 8 at 1280×720 in presenter mode); past that it scrolls."""
+        room = self.why_scroll.viewport().size()
+        if room.width() < 40 or room.height() < 40:
+            return
+        base = self.theme.px(SECONDARY)
+        font, text = self.why_label.font(), self.why_label.text()
+        px = base
+        for px in range(base, max(9, round(base * WHY_MIN_SHARE)) - 1, -1):
+            font.setPixelSize(px)
+            need = QFontMetrics(font).boundingRect(QRect(0, 0, room.width(), 1 << 20), Qt.TextWordWrap, text)
+            if need.height() <= room.height() - 4:
+                break
+        style = "" if px == base else f"font-size: {px}px;"
+        if self.why_label.styleSheet() != style:
+            self.why_label.setStyleSheet(style)
 
     def _clear_facts(self) -> None:
         """No Facts for this scenario: the claim's numbers, the key number and the details go
@@ -434,6 +460,9 @@ class ChapterView(ChartExports, QWidget):
         lab.setObjectName(name)
         lab.setTextFormat(Qt.RichText)
         return lab
+
+
+WHY_MIN_SHARE = 0.75      # the derivation's type steps down to this share of its size before it scrolls
 
 
 def _why_scroll(label: QLabel) -> QScrollArea:
