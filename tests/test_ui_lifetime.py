@@ -48,8 +48,20 @@ def test_theme_changes_and_updates_add_no_symbol_pictures(lessons_window, qtbot,
 
 
 def _alive(kind) -> int:
+    """Live widgets of ``kind``. Garbage is collected first and collection held off meanwhile:
+    allWidgets() wraps every widget pointer Qt lists, and a collection that frees a parentless
+    widget while those wrappers are made leaves one pointing at freed memory (a segfault in 1 of
+    several CI runs, always here)."""
+    import gc
     from PySide6.QtWidgets import QApplication
-    return sum(isinstance(w, kind) for w in QApplication.allWidgets())
+    was = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        return sum(isinstance(w, kind) for w in QApplication.allWidgets())
+    finally:
+        if was:
+            gc.enable()
 
 
 def test_dialogs_from_menus_are_one_at_a_time_and_gone_when_closed(main_window, qtbot, tmp_path, monkeypatch):
