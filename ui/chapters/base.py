@@ -36,18 +36,17 @@ import html
 import re
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRect, Qt, QTimer
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
-                               QWidget)
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from model.lessons.deck import axis_extent, chapter_chart, chapter_facts, chapter_heading, chart_name
 from model.lessons.explain import depends_on, key_why
 from ui import theme as th
 from ui.chapters.exports import ChartExports
-from ui.chapters.look import KEY, SECONDARY, chapter_style, style_plot, text_font
+from ui.chapters.side import SidePanel, why_scroll
+from ui.chapters.look import chapter_style, style_plot
 from ui.deliver import deliver_now
-from ui.fit_text import fitting_px, keep_units
+from ui.fit_text import keep_units
 from ui.hover import MarkerTips
 from ui.plotting.axes import SIAxis
 from ui.plotting.keys import key_html
@@ -78,7 +77,7 @@ class ClaimLabel(SteadyLabel):
 
 
 
-class ChapterView(ChartExports, QWidget):
+class ChapterView(SidePanel, ChartExports, QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
 
     side_width = 300
@@ -139,7 +138,7 @@ class ChapterView(ChartExports, QWidget):
         self.why_title.setObjectName("chapterWhyTitle")
         self.why_label = WrapLabel()                       # the key number's derivation, this state's values
         self.why_label.setObjectName("chapterWhy")
-        self.why_scroll = _why_scroll(self.why_label)
+        self.why_scroll = why_scroll(self.why_label)
         self.why_scroll.viewport().installEventFilter(self)      # its room known: the derivation fitted to it
         self.side_lay.addWidget(self.why_title)
         self.side_lay.addWidget(self.why_scroll, 1)
@@ -148,31 +147,6 @@ class ChapterView(ChartExports, QWidget):
         self.set_theme(theme)
         self.caption_label.setText(chapter.states[0].caption)
         self.takeaway_label.setText(chapter.states[0].takeaway or chapter.takeaway)
-
-    def _build_side(self) -> QWidget:
-        """The side panel: the key number and its label (the chapter adds its controls), and the
-        Details toggle, whose text goes under the chart."""
-        self.side = QWidget()
-        self.side.setObjectName("chapterSide")
-        self.side_lay = QVBoxLayout(self.side)
-        self.side_lay.setContentsMargins(10, 8, 10, 8)
-        self.side_lay.setSpacing(6)
-        self.key_label = QLabel("")
-        self.key_label.setObjectName("chapterKey")
-        self.key_caption = WrapLabel()
-        self.key_caption.setObjectName("chapterKeyLabel")
-        for w in (self.key_label, self.key_caption):
-            w.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-            self.side_lay.addWidget(w)
-        self.details_button = QPushButton("Details ▸")
-        self.details_button.setObjectName("detailsButton")
-        self.details_button.setCheckable(True)
-        self.details_button.setToolTip("Show or hide the numbers behind this screen")
-        self.details_button.setAccessibleName("Details: the numbers behind this screen")
-        self.details_button.toggled.connect(self._toggle_details)
-        self.details_label = self.note_label(name="chapterDetails")
-        self.details_label.setVisible(False)
-        return self.side
 
     @property
     def catalog(self):
@@ -300,38 +274,6 @@ class ChapterView(ChartExports, QWidget):
             p.setAccessibleName(self.chart.accessibleName())
             p.setAccessibleDescription(summary)
 
-    def _fit_key(self) -> None:
-        """The key number in its large type, or as large as fits where the side panel is narrow
-        (a slide shrunk to its room): never cut."""
-        t = self.theme
-        m = self.side_lay.contentsMargins()
-        room = self.side.minimumWidth() - m.left() - m.right() - 4           # the panel's border
-        px = fitting_px(self.key_label.text(), text_font(t, KEY, bold=True), room, t.px(KEY), t.px(SECONDARY))
-        self.key_label.setStyleSheet(f"font-size: {px}px;")
-
-    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt's name)
-        if ev.type() == QEvent.Resize and obj is self.why_scroll.viewport():
-            self._fit_why()
-        return False
-
-    def _fit_why(self) -> None:
-        """The derivation in its type size, or as large as fits its room down to WHY_MIN_SHARE of
-        it (a short slide: chapters 7 and 8 at 1280×720 in presenter mode); past that it scrolls."""
-        room = self.why_scroll.viewport().size()
-        if room.width() < 40 or room.height() < 40:
-            return
-        base = self.theme.px(SECONDARY)
-        font, text = self.why_label.font(), self.why_label.text()
-        px = base
-        for px in range(base, max(9, round(base * WHY_MIN_SHARE)) - 1, -1):
-            font.setPixelSize(px)
-            need = QFontMetrics(font).boundingRect(QRect(0, 0, room.width(), 1 << 20), Qt.TextWordWrap, text)
-            if need.height() <= room.height() - 4:
-                break
-        style = "" if px == base else f"font-size: {px}px;"
-        if self.why_label.styleSheet() != style:
-            self.why_label.setStyleSheet(style)
-
     def _clear_facts(self) -> None:
         """No Facts for this scenario: the claim's numbers, the key number and the details go
         and the chart (the previous scenario's numbers must not stay beside the error line)."""
@@ -352,10 +294,6 @@ class ChapterView(ChartExports, QWidget):
     def extra_details(self) -> tuple[str, ...]:
         """More detail lines a chapter adds (e.g. published runs); plain text."""
         return ()
-
-    def _toggle_details(self, on: bool) -> None:
-        self.details_button.setText("Details ▾" if on else "Details ▸")
-        self.details_label.setVisible(on)
 
     def _show_error(self, exc: BaseException) -> None:
         msg = str(exc).splitlines()[0] if str(exc) else ""
@@ -460,21 +398,3 @@ class ChapterView(ChartExports, QWidget):
         lab.setObjectName(name)
         lab.setTextFormat(Qt.RichText)
         return lab
-
-
-WHY_MIN_SHARE = 0.75      # the derivation's type steps down to this share of its size before it scrolls
-
-
-def _why_scroll(label: QLabel) -> QScrollArea:
-    """The key number's derivation, scrolling where a short slide has less room than its lines: never cut."""
-    area = QScrollArea()
-    area.setObjectName("chapterWhyScroll")
-    area.setWidget(label)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.NoFrame)
-    area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-    area.setFocusPolicy(Qt.NoFocus)
-    area.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-    area.viewport().setAutoFillBackground(False)
-    label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-    return area
