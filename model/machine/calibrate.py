@@ -35,7 +35,7 @@ from model.catalog.active import default_efficiency
 from model.files.assets import factors_as_json
 from model.files.safe_io import atomic_write_text
 from model.machine.measured import RowPlan, default_measured, plan
-from model.physics.step import PassTerms, pass_cost
+from model.physics.step import GEMM_KERNELS, PassTerms, pass_cost
 from model.values import frozen
 
 PARAMS = ("hbm_fraction", "compute_fraction_decode", "compute_fraction_prefill", "kv_read_fraction",
@@ -100,6 +100,8 @@ def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
             for f in cols:
                 v = np.asarray(getattr(terms, f), dtype=float)
                 if f in PER_KERNEL:                 # (kernel, …): one row per weight kernel
+                    if not v.ndim:                  # a plain 0.0 (nothing unpacked): 0 for every kernel
+                        v = np.full(len(GEMM_KERNELS), float(v))
                     v = v.reshape(v.shape[:1] + (1,) * (len(n) + 1 - v.ndim) + v.shape[1:])
                     cols[f].append(np.broadcast_to(v, v.shape[:1] + n).reshape(v.shape[0], -1))
                 else:

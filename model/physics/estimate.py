@@ -132,6 +132,11 @@ def _f(x) -> float:
     return float(x)
 
 
+def _at(x, i: int) -> float:
+    """Point ``i`` of a joined pass's field: an array over the points, or one plain number for all."""
+    return x.item(i) if x.__class__ is np.ndarray else float(x)
+
+
 _HALVES = np.arange(E2E_POINTS, dtype=float) + 0.5          # j + ½ for the usual E2E_POINTS (exact)
 
 
@@ -146,7 +151,13 @@ def e2e_seconds(rs: ResolvedScenario, batch: int, eff: Efficiency, prefill_s: fl
     s = rs.scenario
     pre = _f(prefill_pass(rs, batch, s.input_len, eff).time_s) if prefill_s is None else prefill_s
     steps = decode_pass(rs, batch, decode_contexts(s.input_len, s.output_len), eff).time_s
-    return pre + float(np.mean(steps)) * s.output_len
+    return pre + mean_s(steps.tolist()) * s.output_len
+
+
+def mean_s(times_s: list[float]) -> float:
+    """The mean of a decode's midpoint step times, correctly rounded (math.fsum): the same number
+    whichever path adds them (the estimate's joined pass, ``e2e_seconds``)."""
+    return math.fsum(times_s) / len(times_s)
 
 
 def wave_sizes(batch: int, fit_batch: int) -> tuple[int, int, int]:
@@ -199,9 +210,10 @@ def _passes(rs: ResolvedScenario, eff: Efficiency, batch: int, fit_batch: int):
         rs, eff, (decode_inputs(rs, dec_b, dec_c), eff.compute_fraction_decode),
         (prefill_inputs(rs, pre_b, float(s.input_len)), eff.compute_fraction_prefill))
     time_s = cost.time_s.tolist()
-    steps = cost.time_s[dec_i + 1:pre_i].reshape(n, E2E_POINTS)
     pre_s = time_s[pre_i:] if size != batch else time_s[pre_i:pre_i + 1]
-    wave_s = [pre_s[0 if size == batch else 1 + k] + float(steps[k].sum() / E2E_POINTS) * s.output_len  # the mean
+    first = dec_i + 1
+    wave_s = [pre_s[0 if size == batch else 1 + k]
+              + mean_s(time_s[first + k * E2E_POINTS:first + (k + 1) * E2E_POINTS]) * s.output_len
               for k in range(n)]
     e2e = wave_s[0] if size == batch else full * wave_s[0] + (wave_s[1] if rest else 0.0)
     return terms, cost, dec_i, pre_i, e2e, full + (1 if rest else 0)
@@ -228,7 +240,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     terms, cost, di, pi, e2e, waves = _passes(rs, eff, s.batch, max_fit)
     (step_s, dec_floor, dec_mem, dec_comp, dec_comm, dec_over, dec_wb, dec_kvb, dec_ab, dec_flops), \
         (pre_s, pre_floor, pre_mem, pre_comp, pre_comm, pre_over, pre_wb, pre_kvb, pre_ab, pre_flops) = (
-            [float(x[i]) for x in (cost.time_s, cost.floor_s, cost.memory_s, cost.compute_s, cost.comm_s,
+            [x.item(i) if x.__class__ is np.ndarray else float(x) for x in (cost.time_s, cost.floor_s, cost.memory_s, cost.compute_s, cost.comm_s,
                                    cost.overhead_s, cost.weight_bytes, cost.kv_bytes, cost.activation_bytes,
                                    cost.flops)] for i in (di, pi))
     tokens_per_s = s.batch / step_s
@@ -273,7 +285,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         prefill_comm_ms=pre_comm * 1e3, prefill_overhead_ms=pre_over * 1e3,
         prefill_weight_bytes=pre_wb / rs.pp, prefill_kv_bytes=pre_kvb / rs.pp,
         prefill_activation_bytes=pre_ab / rs.pp, prefill_flops=pre_flops / rs.pp,
-        prefill_passes=float(terms.passes[pi]), resolved=rs, kernel_source=(terms, cost, di, pi),
+        prefill_passes=_at(terms.passes, pi), resolved=rs, kernel_source=(terms, cost, di, pi),
     )
 
 

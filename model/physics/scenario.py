@@ -68,7 +68,8 @@ class Scenario:
 @frozen
 class ResolvedScenario:
     """A Scenario with its catalogue entries looked up (GPU, model, precisions) and its derived
-    choices made (compute type, tensor/pipeline parallelism, engine)."""
+    choices made (compute type, tensor/pipeline parallelism, engine). Keep with it (model.values.kept)
+    only what its parts alone decide: ``resolve`` shares one store among scenarios with the same parts."""
 
     scenario: Scenario
     hw: Hardware
@@ -94,9 +95,14 @@ class ResolvedScenario:
     def tp_kv(self) -> int:
         """How many ways the KV cache is split: KV heads shard across tp (replicated beyond
         the number of KV heads); an MLA latent is shared by all heads, so it replicates."""
-        if self.llm.shape.kv_values_per_token < 2 * self.llm.layers * self.llm.kv_heads * self.llm.head_dim:
-            return 1  # MLA
-        return min(self.tp, self.llm.kv_heads)
+        return kept(self, "tp_kv", _tp_kv)
+
+
+def _tp_kv(rs: ResolvedScenario) -> int:
+    llm = rs.llm
+    if llm.shape.kv_values_per_token < 2 * llm.layers * llm.kv_heads * llm.head_dim:
+        return 1  # MLA
+    return min(rs.tp, llm.kv_heads)
 
 
 def _int(name: str, value: Any, lo: int, hi: int) -> int:
@@ -152,14 +158,16 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
 
     What the parts resolve to (GPU, model, precisions, GPU count, interconnect, engine: no batch or
     length changes it) is kept with the catalogue once checked, so a control change that moves the
-    batch or a length checks only those; the checks and their order are the same either way."""
+    batch or a length checks only those; the checks and their order are the same either way.
+    What is kept with a ResolvedScenario (model.values.kept: its peak FLOP/s, its passes' constants)
+    depends on its parts alone, so every scenario resolved to the same parts shares one store."""
     cat = catalog or default_catalog()
     engines = default_efficiency()
     key = _parts_key(s)
     kept_parts = kept(cat, "resolved parts", lambda _cat: {})
     found = kept_parts.get(key) if key is not None else None
     if found is None or found[0] is not engines:
-        found = (engines, _parts(s, cat, engines))
+        found = (engines, _parts(s, cat, engines), {})
         if key is not None:
             if len(kept_parts) >= MAX_KEPT_PARTS:
                 kept_parts.clear()
@@ -172,7 +180,9 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
     clean = Scenario(gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
                      interconnect=interconnect, input_len=input_len, output_len=output_len, phase=phase,
                      engine=engine_choice)
-    return ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, notes, engine)
+    rs = ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, notes, engine)
+    object.__setattr__(rs, "_value_kept", found[2])      # what is kept with it: the same for these parts
+    return rs
 
 
 MAX_KEPT_PARTS = 256          # part combinations kept per catalogue (then it starts again)

@@ -87,7 +87,8 @@ class PassTerms:
     score_bytes: object = 0.0     # attention scores written to and read from memory (no flash attention)
     passes: object = 1.0          # passes a chunked prefill runs (each pays the step and layer overheads)
     # the weight kernels (GEMM_KERNELS order along the first axis): bytes (weights + activations),
-    # FLOPs, weights a weight-only kernel unpacks; they add up to the totals above
+    # FLOPs, weights a weight-only kernel unpacks (a plain 0.0 where none does); they add up to the
+    # totals above. latency_s and transfer_s are plain 0.0 without links.
     gemm_bytes: object = 0.0
     gemm_flops: object = 0.0
     gemm_dequant: object = 0.0
@@ -146,10 +147,14 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     kmem[n] = t.kv_bytes / (bw * eff.kv_read_fraction)                  # attention
     kmem[n + 1] = t.score_bytes / bw                                    # scores
     np.divide(t.gemm_flops, rate, out=kcomp[:n])
-    kcomp[:n] += t.gemm_dequant * eff.dequant_ops_per_weight / t.vector_flops
+    dq = t.gemm_dequant
+    if dq.__class__ is not float or dq:                                 # a plain 0.0: nothing unpacked
+        kcomp[:n] += dq * eff.dequant_ops_per_weight / t.vector_flops
     kcomp[n] = t.attention_flops / rate
     kcomp[n + 1] = 0.0
-    both *= k
+    one = k.__class__ is float and k == 1.0              # no pipeline fill (a plain 1.0: nothing to stretch)
+    if not one:
+        both *= k
     comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
     layers = t.passes * t.layers
     layer_s, step_s = layers * eff.layer_overhead_s, t.passes * eff.step_overhead_s
@@ -161,8 +166,10 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     else:
         host_wait = queue_wait(gpu, layers * eff.host_layer_s * eager * k)
     overhead = (step_s + layer_s) * k + request_s + host_wait
-    time = gpu + host_wait + step_s * k + request_s
-    floor = np.maximum(t.bytes / t.bandwidth_bytes_per_s, t.flops / t.peak_flops) * k
+    time = (gpu if host_wait.__class__ is float and not host_wait else gpu + host_wait) + step_s * k + request_s
+    floor = np.maximum(t.bytes / t.bandwidth_bytes_per_s, t.flops / t.peak_flops)
+    if not one:
+        floor = floor * k
     memory_s, compute_s = kernel_sum(both, axis=1)
     return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, memory_s, compute_s,
                     comm * k, overhead, time, floor, kmem, kcomp)
@@ -208,10 +215,10 @@ def queue_wait_s(gpu_s: float, host_s: float) -> float:
 def _comm_terms(rs: ResolvedScenario, tokens):
     """(latency, transfer) seconds of the tensor-parallel all-reduces (ring: 2(tp−1)/tp of the
     message per GPU) and the (pp − 1) pipeline hops, for ``tokens`` tokens in flight."""
-    latency, transfer = 0.0 * tokens, 0.0 * tokens
+    latency, transfer = 0.0, 0.0                          # plain 0.0 without links (one GPU): no array work
     if rs.tp > 1 and rs.tp_link is not None:
-        latency = latency + rs.llm.layers * rs.llm.shape.allreduces_per_layer * rs.tp_link.latency_s
-        transfer = transfer + allreduce_bytes(rs, tokens) / rs.tp_link.bandwidth_bytes_per_s
+        latency = rs.llm.layers * rs.llm.shape.allreduces_per_layer * rs.tp_link.latency_s
+        transfer = allreduce_bytes(rs, tokens) / rs.tp_link.bandwidth_bytes_per_s
     if rs.pp > 1:
         net = rs.hw.network
         latency = latency + (rs.pp - 1) * net.latency_s
@@ -289,7 +296,8 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, stretch=1.0, requests=0.0,
         p = rs.llm.params
         touched = p.moe_layers * p.experts_touched(tz) * p.expert
         wb[EXPERTS] = touched * c.bytes_per_weight
-    wb *= passes
+    if passes.__class__ is not float or passes != 1.0:     # (a plain 1.0: one pass)
+        wb *= passes
     np.multiply(c.activation_bytes.reshape(along), tz, out=act)
     np.multiply(c.active_flops.reshape(along), tz, out=a)
     if c.weight_only:                                   # the weights each kernel unpacks, / tp
@@ -297,13 +305,14 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, stretch=1.0, requests=0.0,
         if c.moe:
             dq[EXPERTS] = touched
         dq /= rs.tp
-        dq *= passes
+        if passes.__class__ is not float or passes != 1.0:
+            dq *= passes
     else:
         dq[...] = 0.0
     sums = kernel_sum(g, axis=1)
     return PassTerms(sums[0], kvb, sums[1], sums[2] + attn, attn, sums[3],
                      rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops, c.matmul_flops, c.vector_flops, lat, tr,
-                     rs.llm.layers, stretch, requests, scores, passes, wb + act, a, dq)
+                     rs.llm.layers, stretch, requests, scores, passes, wb + act, a, dq if c.weight_only else 0.0)
 
 
 EXPERTS = GEMM_KERNELS.index("experts")
@@ -377,7 +386,8 @@ def decode_inputs(rs: ResolvedScenario, batch, context) -> tuple:
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
     seq_ctx = b * ctx                                   # (B·c, shared by the two below)
-    scores = seq_ctx * kept(rs, "pass", _pass_constants).score_bytes_per_pair
+    per_pair = kept(rs, "pass", _pass_constants).score_bytes_per_pair
+    scores = seq_ctx * per_pair if per_pair else 0.0    # flash attention: a plain 0.0
     attn = seq_ctx * shp.attention_flops_per_context / rs.tp
     return b, kvb, attn, 1.0, 0.0, scores, 1.0
 
@@ -419,7 +429,7 @@ def prefill_inputs(rs: ResolvedScenario, batch, prompt_len) -> tuple:
     kvb = (tokens + reread) * kv_token_bytes / rs.tp_kv
     keys = np.minimum(s, w) if w else s
     pairs = s * (keys + np.minimum(chunk, keys)) / 2.0 if chunk else s * keys   # masked S×S in one pass
-    scores = b * pairs * c.score_bytes_per_pair
+    scores = b * pairs * c.score_bytes_per_pair if c.score_bytes_per_pair else 0.0   # flash attention: plain 0.0
     attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
     return tokens, kvb, attn, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes
 
@@ -427,6 +437,9 @@ def prefill_inputs(rs: ResolvedScenario, batch, prompt_len) -> tuple:
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
     """Prefill of ``batch`` prompts of ``prompt_len`` tokens (time to the first token)."""
     return pass_cost(prefill_terms(rs, batch, prompt_len), eff, eff.compute_fraction_prefill)
+
+
+UNIFORM_INPUTS = (3, 5, 6)      # stretch, score bytes, passes: often 1.0, 0.0, 1.0 in every pass of a join
 
 
 def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[PassTerms, PassCost, tuple[int, ...]]:
@@ -439,13 +452,24 @@ def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[
     for n in sizes:
         starts.append(total)
         total += n
-    rows = np.empty((len(passes[0][0]) + 1, total))                   # each input, then the fraction
-    for (inputs, fraction), start, n in zip(passes, starts, sizes):
-        if n == 1:
-            rows[:, start] = (*inputs, fraction)        # a pass of one point: its numbers, one column
-            continue
-        for row, value in zip(rows, (*inputs, fraction)):
-            row[start:start + n] = value
-    *fields, fractions = rows
+    columns = tuple(zip(*((*inputs, fraction) for inputs, fraction in passes)))   # each input, then the fraction
+    rows = np.empty((len(columns), total))
+    fields = []
+    for j, (row, values) in enumerate(zip(rows, columns)):
+        first = values[0]
+        if j in UNIFORM_INPUTS and first.__class__ is float:
+            for value in values:                            # the same plain number in every pass: kept plain
+                if value.__class__ is not float or value != first:
+                    break
+            else:
+                fields.append(first)
+                continue
+        for value, start, n in zip(values, starts, sizes):
+            if n == 1:
+                row[start] = value
+            else:
+                row[start:start + n] = value
+        fields.append(row)
+    *fields, fractions = fields
     terms = _terms(rs, *fields)
     return terms, pass_cost(terms, eff, fractions), tuple(starts)
