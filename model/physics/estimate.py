@@ -240,7 +240,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     terms, cost, di, pi, e2e, waves = _passes(rs, eff, s.batch, max_fit)
     (step_s, dec_floor, dec_mem, dec_comp, dec_comm, dec_over, dec_wb, dec_kvb, dec_ab, dec_flops), \
         (pre_s, pre_floor, pre_mem, pre_comp, pre_comm, pre_over, pre_wb, pre_kvb, pre_ab, pre_flops) = (
-            [x.item(i) if x.__class__ is np.ndarray else float(x) for x in (cost.time_s, cost.floor_s, cost.memory_s, cost.compute_s, cost.comm_s,
+            [_at(x, i) for x in (cost.time_s, cost.floor_s, cost.memory_s, cost.compute_s, cost.comm_s,
                                    cost.overhead_s, cost.weight_bytes, cost.kv_bytes, cost.activation_bytes,
                                    cost.flops)] for i in (di, pi))
     tokens_per_s = s.batch / step_s
