@@ -65,8 +65,11 @@ def kept(value, key: str, make):
     """``make(value)`` worked out once per instance of a frozen value and kept with it (its fields
     never change, so neither does anything made from them alone): e.g. what a pass needs of a
     resolved scenario that no batch or context changes. Not a field: not compared, not shown."""
-    d = value.__dict__
-    store = d.get("_value_kept")
+    try:
+        return value.__dict__["_value_kept"][key]        # (kept already: the usual case, kept cheap)
+    except KeyError:
+        pass
+    store = value.__dict__.get("_value_kept")
     if store is None:
         store = {}
         object.__setattr__(value, "_value_kept", store)

@@ -137,7 +137,26 @@ def _at(x, i: int) -> float:
     return x.item(i) if x.__class__ is np.ndarray else float(x)
 
 
+def _points(fields: tuple, i: int, j: int) -> tuple[list[float], list[float]]:
+    """Points ``i`` and ``j`` of each of a joined pass's fields (``_at`` for two points at once)."""
+    at_i, at_j = [], []
+    for x in fields:
+        if x.__class__ is np.ndarray:
+            at_i.append(x.item(i))
+            at_j.append(x.item(j))
+        else:
+            at_i.append(float(x))
+            at_j.append(float(x))
+    return at_i, at_j
+
+
 _HALVES = np.arange(E2E_POINTS, dtype=float) + 0.5          # j + ½ for the usual E2E_POINTS (exact)
+
+
+# (j + ½)/E2E_POINTS of each decode point of the estimate's joined pass: the step at the mean context
+# (½), then the midpoints once per wave size (one or two). × output: exactly decode_contexts' (j + ½)·output/
+# E2E_POINTS, and output/2, as ÷ a power of two is exact
+_STEP_AND_MIDPOINTS = tuple(np.concatenate(([E2E_POINTS / 2.0], np.tile(_HALVES, n))) / E2E_POINTS for n in (1, 2))
 
 
 def decode_contexts(input_len: int, output_len: int, points: int = E2E_POINTS) -> np.ndarray:
@@ -198,14 +217,13 @@ def _passes(rs: ResolvedScenario, eff: Efficiency, batch: int, fit_batch: int):
     s = rs.scenario
     full, size, rest = wave_sizes(batch, fit_batch)
     sizes = (size, rest) if rest else (size,)
-    mids = decode_contexts(s.input_len, s.output_len)
     n = len(sizes)
-    dec_b, dec_c = np.empty(1 + n * E2E_POINTS), np.empty(1 + n * E2E_POINTS)
-    dec_b[0], dec_c[0] = batch, s.input_len + s.output_len / 2.0
-    for k, wave in enumerate(sizes):
-        dec_b[1 + k * E2E_POINTS:1 + (k + 1) * E2E_POINTS] = wave
-        dec_c[1 + k * E2E_POINTS:1 + (k + 1) * E2E_POINTS] = mids
-    pre_b = float(batch) if size == batch else np.asarray([batch, *sizes], dtype=float)    # one point: plain floats
+    dec_c = s.input_len + _STEP_AND_MIDPOINTS[n - 1] * s.output_len     # decode_contexts' contexts
+    if size == batch:
+        dec_b = pre_b = float(batch)                     # one batch for every point: plain floats
+    else:
+        dec_b = np.repeat(np.asarray([batch, *sizes], dtype=float), [1, *(E2E_POINTS,) * n])
+        pre_b = np.asarray([batch, *sizes], dtype=float)
     terms, cost, (dec_i, pre_i) = joined_pass(
         rs, eff, (decode_inputs(rs, dec_b, dec_c), eff.compute_fraction_decode),
         (prefill_inputs(rs, pre_b, float(s.input_len)), eff.compute_fraction_prefill))
@@ -239,10 +257,9 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     max_fit = fp.max_batch
     terms, cost, di, pi, e2e, waves = _passes(rs, eff, s.batch, max_fit)
     (step_s, dec_floor, dec_mem, dec_comp, dec_comm, dec_over, dec_wb, dec_kvb, dec_ab, dec_flops), \
-        (pre_s, pre_floor, pre_mem, pre_comp, pre_comm, pre_over, pre_wb, pre_kvb, pre_ab, pre_flops) = (
-            [_at(x, i) for x in (cost.time_s, cost.floor_s, cost.memory_s, cost.compute_s, cost.comm_s,
-                                   cost.overhead_s, cost.weight_bytes, cost.kv_bytes, cost.activation_bytes,
-                                   cost.flops)] for i in (di, pi))
+        (pre_s, pre_floor, pre_mem, pre_comp, pre_comm, pre_over, pre_wb, pre_kvb, pre_ab, pre_flops) = _points(
+            (cost.time_s, cost.floor_s, cost.memory_s, cost.compute_s, cost.comm_s, cost.overhead_s,
+             cost.weight_bytes, cost.kv_bytes, cost.activation_bytes, cost.flops), di, pi)
     tokens_per_s = s.batch / step_s
     m, _ = microbatch(rs, s.batch)
     share = _f(m) / rs.pp            # fraction of the full-model bytes one GPU moves per step
@@ -289,6 +306,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     )
 
 
+@functools.lru_cache(maxsize=64)
 def engine_label(table: EfficiencyTable, engine_id: str) -> str:
     """Readable engine name (an older version's label, e.g. 'vLLM 0.4–0.6 (2024, V0 engine)'); the
     roofline floor for ``ideal``."""

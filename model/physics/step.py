@@ -125,7 +125,7 @@ class PassCost:
         return self.weight_bytes + self.kv_bytes + self.activation_bytes
 
 
-def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
+def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction=None, rate=None) -> PassCost:
     """Apply an engine's factors to a pass (factors may be arrays, one per pass: the fit does).
 
         kernel k (GEMM):   max(bytes_k / (BW·η_bw), FLOPs_k / (F·η_c) + dequant_k)
@@ -136,12 +136,14 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
         time = (‖GPU, host‖₆ + passes·step overhead) × stretch + request overhead
     The kernels run one after another, so each is bound by its own resource and their times add
     (≥ the floor max(Σ bytes/BW, Σ FLOPs/F)); the host queues them ahead of the GPU, so its issue
-    time only shows where it exceeds the GPU's (the wait is counted as overhead)."""
+    time only shows where it exceeds the GPU's (the wait is counted as overhead). ``rate``, instead of
+    ``compute_fraction``: the matmul rate ``matmul_rate`` gives, already worked out (a joined pass's, per pass)."""
     bw = t.bandwidth_bytes_per_s * eff.hbm_fraction
-    rate = np.minimum(t.matmul_flops * compute_fraction, t.peak_flops)    # never past the part's peak
+    if rate is None:
+        rate = matmul_rate(t.matmul_flops, compute_fraction, t.peak_flops)
     k = t.stretch
     n = len(GEMM_KERNELS)
-    both = np.empty((2, n + 2) + np.shape(t.gemm_bytes)[1:])            # memory, compute: KERNELS order
+    both = np.empty((2, n + 2) + t.gemm_bytes.shape[1:])                # memory, compute: KERNELS order
     kmem, kcomp = both
     np.divide(t.gemm_bytes, bw, out=kmem[:n])
     kmem[n] = t.kv_bytes / (bw * eff.kv_read_fraction)                  # attention
@@ -155,24 +157,51 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction) -> PassCost:
     one = k.__class__ is float and k == 1.0              # no pipeline fill (a plain 1.0: nothing to stretch)
     if not one:
         both *= k
-    comm = (t.latency_s * eff.allreduce_latency_scale + t.transfer_s) * eff.communicates
-    layers = t.passes * t.layers
-    layer_s, step_s = layers * eff.layer_overhead_s, t.passes * eff.step_overhead_s
-    request_s = t.requests * eff.request_overhead_s
-    gpu = kernel_sum(np.maximum(kmem, kcomp)) + (comm + layer_s) * k
-    eager = eff.eager
-    if (eager.__class__ in (bool, int, float) or np.ndim(eager) == 0) and not eager:
-        host_wait = 0.0                                   # graphs: no host term (the common case, kept cheap)
+    comm_k, gpu_fixed, step_k, request_s, overhead, host_s = fixed_costs(
+        eff, t.layers, k, t.requests, t.passes, t.latency_s, t.transfer_s)
+    gpu = kernel_sum(np.maximum(kmem, kcomp)) + gpu_fixed
+    if host_s.__class__ is float and not host_s:          # no host term (graphs: the common case, kept cheap)
+        time = gpu + step_k + request_s
     else:
-        host_wait = queue_wait(gpu, layers * eff.host_layer_s * eager * k)
-    overhead = (step_s + layer_s) * k + request_s + host_wait
-    time = (gpu if host_wait.__class__ is float and not host_wait else gpu + host_wait) + step_s * k + request_s
+        host_wait = queue_wait(gpu, host_s)
+        overhead = overhead + host_wait
+        time = gpu + host_wait + step_k + request_s
     floor = np.maximum(t.bytes / t.bandwidth_bytes_per_s, t.flops / t.peak_flops)
     if not one:
         floor = floor * k
     memory_s, compute_s = kernel_sum(both, axis=1)
     return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, memory_s, compute_s,
-                    comm * k, overhead, time, floor, kmem, kcomp)
+                    comm_k, overhead, time, floor, kmem, kcomp)
+
+
+def fixed_costs(eff: Efficiency, layers: int, stretch, requests, passes, latency_s, transfer_s) -> tuple:
+    """What a pass costs besides its kernels (plain numbers or arrays, broadcast):
+        communication  (Σ link latencies × latency scale + Σ transfers) × communicates
+        layer / step   passes·L·layer overhead, passes·step overhead
+        request        requests × request overhead;   host issue  passes·L·host time per layer·eager
+    Returns (communication, communication + layer overhead, step overhead, request overhead,
+    overhead before any wait for the host, host issue time), each × stretch but the request's."""
+    k = stretch
+    comm = (latency_s * eff.allreduce_latency_scale + transfer_s) * eff.communicates
+    layers = passes * layers
+    layer_s, step_s = layers * eff.layer_overhead_s, passes * eff.step_overhead_s
+    request_s = requests * eff.request_overhead_s
+    eager = eff.eager
+    if (eager.__class__ in (bool, int, float) or np.ndim(eager) == 0) and not eager:
+        host_s = 0.0                                      # graphs: no host term
+    else:
+        host_s = layers * eff.host_layer_s * eager * k
+    if k.__class__ is float and k == 1.0:                 # no pipeline fill (× a plain 1.0 skipped: the same numbers)
+        return comm, comm + layer_s, step_s, request_s, step_s + layer_s + request_s, host_s
+    return comm * k, (comm + layer_s) * k, step_s * k, request_s, (step_s + layer_s) * k + request_s, host_s
+
+
+def matmul_rate(matmul_flops: float, compute_fraction, peak_flops: float):
+    """FLOP/s the matmul kernels reach: min(matmul peak × compute fraction, the part's peak)."""
+    if compute_fraction.__class__ is float:
+        rate = matmul_flops * compute_fraction
+        return rate if rate <= peak_flops else peak_flops
+    return np.minimum(matmul_flops * compute_fraction, peak_flops)
 
 
 def kernel_sum(x, axis: int = 0):
@@ -280,37 +309,44 @@ def gemm_split(rs: ResolvedScenario, tokens):
 
 
 def _terms(rs: ResolvedScenario, tokens, kvb, attn, stretch=1.0, requests=0.0,
-           scores=0.0, passes=1.0) -> PassTerms:
+           scores=0.0, passes=1.0, latency_s=None, transfer_s=None) -> PassTerms:
     """A pass's terms per GPU from its token count (per micro-batch): each weight kernel's bytes
     (weights × bytes per weight, read once per pass of a chunked prefill, + activations × their
-    bytes) and FLOPs (2 per weight per token). The arguments are ``decode_inputs``/``prefill_inputs``'s."""
-    lat, tr = _comm_terms(rs, tokens)
+    bytes) and FLOPs (2 per weight per token). The arguments are ``decode_inputs``/``prefill_inputs``'s,
+    then ``_comm_terms``' (worked out from ``tokens`` when not given)."""
+    lat, tr = _comm_terms(rs, tokens) if latency_s is None else (latency_s, transfer_s)
     c = kept(rs, "pass", _pass_constants)
-    tz = tokens + 0.0 * kvb                             # the pass's whole shape (batch × context)
-    shape = np.shape(tz)
-    along = (-1,) + (1,) * len(shape)                   # a per-kernel constant against the pass's shape
-    g = np.empty((4, len(GEMM_KERNELS)) + shape)        # weight bytes, activation bytes, FLOPs, unpacked
-    wb, act, a, dq = g
-    wb[...] = c.streamed_bytes.reshape(along)
+    if tokens.__class__ is np.ndarray and kvb.__class__ is np.ndarray and tokens.shape == kvb.shape:
+        tz = tokens                                     # (a joined pass: every input already the whole shape)
+    else:
+        tz = tokens + 0.0 * kvb                         # the pass's whole shape (batch × context)
+    shape = tz.shape if tz.__class__ is np.ndarray else np.shape(tz)
+    if len(shape) == 1:                                 # the per-kernel constants against the pass's shape
+        streamed_bytes, activation_bytes, active_flops, streamed = c.columns
+    else:
+        along = (-1,) + (1,) * len(shape)
+        streamed_bytes, activation_bytes, active_flops, streamed = (x.reshape(along) for x in c.rows)
+    g = np.empty((4 if c.weight_only else 3, len(GEMM_KERNELS)) + shape)   # weight bytes, activation bytes,
+    wb, act, a = g if not c.weight_only else g[:3]      # FLOPs, and the weights unpacked (weight-only formats)
+    wb[...] = streamed_bytes
     if c.moe:
         p = rs.llm.params
         touched = p.moe_layers * p.experts_touched(tz) * p.expert
         wb[EXPERTS] = touched * c.bytes_per_weight
     if passes.__class__ is not float or passes != 1.0:     # (a plain 1.0: one pass)
         wb *= passes
-    np.multiply(c.activation_bytes.reshape(along), tz, out=act)
-    np.multiply(c.active_flops.reshape(along), tz, out=a)
+    np.multiply(activation_bytes, tz, out=act)
+    np.multiply(active_flops, tz, out=a)
     if c.weight_only:                                   # the weights each kernel unpacks, / tp
-        dq[...] = c.streamed.reshape(along)
+        dq = g[3]
+        dq[...] = streamed
         if c.moe:
             dq[EXPERTS] = touched
         dq /= rs.tp
         if passes.__class__ is not float or passes != 1.0:
             dq *= passes
-    else:
-        dq[...] = 0.0
     sums = kernel_sum(g, axis=1)
-    return PassTerms(sums[0], kvb, sums[1], sums[2] + attn, attn, sums[3],
+    return PassTerms(sums[0], kvb, sums[1], sums[2] + attn, attn, sums[3] if c.weight_only else 0.0,
                      rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops, c.matmul_flops, c.vector_flops, lat, tr,
                      rs.llm.layers, stretch, requests, scores, passes, wb + act, a, dq if c.weight_only else 0.0)
 
@@ -335,6 +371,16 @@ class _PassConstants:
     score_bytes_per_pair: float
     prefill_chunk: float
 
+    @property
+    def rows(self) -> tuple[np.ndarray, ...]:
+        """The per-kernel constants ``_terms`` broadcasts: streamed bytes, activation bytes, FLOPs, streamed."""
+        return self.streamed_bytes, self.activation_bytes, self.active_flops, self.streamed
+
+    @property
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """``rows`` as (kernel, 1) columns, against a 1-D pass (a joined one), made once."""
+        return kept(self, "columns", lambda c: tuple(x[:, None] for x in c.rows))
+
 
 def _pass_constants(rs: ResolvedScenario) -> _PassConstants:
     return _constants_of(default_efficiency(), rs.hw, rs.llm, rs.precision, rs.compute_dtype, rs.engine, rs.tp)
@@ -352,14 +398,14 @@ def _constants_of(table, hw, llm, precision, compute_dtype: str, engine: str, tp
         np.array(active) * (2.0 / rs.tp), np.array(acts) * (rs.precision.activation_bytes / rs.tp), const,
         const * (rs.precision.bytes_per_weight / rs.tp), moe, rs.precision.bytes_per_weight / rs.tp, quantised,
         table.matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops,
-        rs.hw.peak("fp32") or rs.peak_flops, _score_bytes_per_pair(rs), table.prefill_chunk(rs.engine))
+        rs.hw.peak("fp32") or rs.peak_flops, _score_bytes_per_pair(rs), float(table.prefill_chunk(rs.engine)))
 
 
 def microbatch(rs: ResolvedScenario, batch):
     """Micro-batches in flight m = min(pp, B) and the size of each, B/m."""
     if rs.pp == 1:
         return 1, batch
-    m = np.minimum(rs.pp, batch)
+    m = np.minimum(rs.pp, batch) if batch.__class__ is np.ndarray else min(rs.pp, batch)
     return m, batch / m
 
 
@@ -379,16 +425,25 @@ def decode_inputs(rs: ResolvedScenario, batch, context) -> tuple:
     """What ``_terms`` makes a decode step's terms from: (tokens per micro-batch, KV bytes, attention
     FLOPs, stretch, requests, score bytes, passes)."""
     shp = rs.llm.shape
-    _, b = microbatch(rs, np.asarray(batch, dtype=float))
+    _, b = microbatch(rs, batch if batch.__class__ is float else np.asarray(batch, dtype=float))
     ctx = np.asarray(context, dtype=float)
     if shp.sliding_window:
         ctx = np.minimum(ctx, shp.sliding_window)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
-    kvb = b * (ctx + 1.0) * kv_token_bytes / rs.tp_kv
-    seq_ctx = b * ctx                                   # (B·c, shared by the two below)
     per_pair = kept(rs, "pass", _pass_constants).score_bytes_per_pair
+    if b.__class__ is float:                            # one batch for every context: its products first
+        kvb = (ctx + 1.0) * (b * kv_token_bytes)        # (one array operation fewer each)
+        seq_ctx = b * ctx if per_pair else None
+        attn = ctx * (b * shp.attention_flops_per_context)
+    else:
+        kvb = b * (ctx + 1.0) * kv_token_bytes
+        seq_ctx = b * ctx                               # (B·c, shared by the two below)
+        attn = seq_ctx * shp.attention_flops_per_context
+    if rs.tp_kv != 1:                                   # (÷ 1 is exact: skipped)
+        kvb /= rs.tp_kv
     scores = seq_ctx * per_pair if per_pair else 0.0    # flash attention: a plain 0.0
-    attn = seq_ctx * shp.attention_flops_per_context / rs.tp
+    if rs.tp != 1:
+        attn /= rs.tp
     return b, kvb, attn, 1.0, 0.0, scores, 1.0
 
 
@@ -418,20 +473,47 @@ def prefill_inputs(rs: ResolvedScenario, batch, prompt_len) -> tuple:
     s = prompt_len
     tokens = b * s
     w = shp.sliding_window
-    ctx_sum = s * s / 2.0 if not w else np.where(s <= w, s * s / 2.0, w * w / 2.0 + (s - w) * w)
+    if not w:
+        ctx_sum = s * s / 2.0
+    elif s.__class__ is float:
+        ctx_sum = s * s / 2.0 if s <= w else w * w / 2.0 + (s - w) * w
+    else:
+        ctx_sum = np.where(s <= w, s * s / 2.0, w * w / 2.0 + (s - w) * w)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
     c = kept(rs, "pass", _pass_constants)
     chunk = c.prefill_chunk
-    passes = np.maximum(1.0, np.ceil(tokens / chunk)) if chunk else 1.0
-    reread = b * s * np.maximum(0.0, np.ceil(s / chunk) - 1.0) / 2.0 if chunk else 0.0
+    passes = _maximum(1.0, _ceil(tokens / chunk)) if chunk else 1.0
+    reread = b * s * _maximum(0.0, _ceil(s / chunk) - 1.0) / 2.0 if chunk else 0.0
     if w and chunk:
-        reread = np.minimum(reread, b * s * w / chunk)          # a chunk reads at most the window
+        reread = _minimum(reread, b * s * w / chunk)          # a chunk reads at most the window
     kvb = (tokens + reread) * kv_token_bytes / rs.tp_kv
-    keys = np.minimum(s, w) if w else s
-    pairs = s * (keys + np.minimum(chunk, keys)) / 2.0 if chunk else s * keys   # masked S×S in one pass
+    keys = _minimum(s, w) if w else s
+    pairs = s * (keys + _minimum(chunk, keys)) / 2.0 if chunk else s * keys   # masked S×S in one pass
     scores = b * pairs * c.score_bytes_per_pair if c.score_bytes_per_pair else 0.0   # flash attention: plain 0.0
     attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
     return tokens, kvb, attn, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes
+
+
+_PLAIN = (float, int)
+
+
+def _ceil(x):
+    """⌈x⌉, for a plain float (math: a plain float back) or an array (numpy)."""
+    return float(math.ceil(x)) if x.__class__ is float else np.ceil(x)
+
+
+def _maximum(a, b):
+    """np.maximum, without numpy's cost on two plain numbers (finite: no NaN to propagate)."""
+    if a.__class__ in _PLAIN and b.__class__ in _PLAIN:
+        return a if a >= b else b
+    return np.maximum(a, b)
+
+
+def _minimum(a, b):
+    """np.minimum, without numpy's cost on two plain numbers (finite: no NaN to propagate)."""
+    if a.__class__ in _PLAIN and b.__class__ in _PLAIN:
+        return a if a <= b else b
+    return np.minimum(a, b)
 
 
 def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEAL) -> PassCost:
@@ -439,25 +521,27 @@ def prefill_pass(rs: ResolvedScenario, batch, prompt_len, eff: Efficiency = IDEA
     return pass_cost(prefill_terms(rs, batch, prompt_len), eff, eff.compute_fraction_prefill)
 
 
-UNIFORM_INPUTS = (3, 5, 6)      # stretch, score bytes, passes: often 1.0, 0.0, 1.0 in every pass of a join
-
-
 def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[PassTerms, PassCost, tuple[int, ...]]:
     """Several passes as one over all their points, in order: each pass is (``decode_inputs`` or
     ``prefill_inputs`` over a scalar or 1-D batch, its compute fraction). The same numbers as each
     pass on its own (the same operations point by point; kernel_sum adds in KERNELS order whatever
-    the shape) for one numpy pass's cost. Returns (terms, cost, the index of each pass's first point)."""
+    the shape) for one numpy pass's cost. Each pass's link terms are worked out from its own token
+    count (a plain number where its batch is one), and an input that is the same plain number in
+    every pass (often stretch 1, score bytes 0, passes 1, link terms 0) stays plain: no array work.
+    Returns (terms, cost, the index of each pass's first point)."""
     sizes = [getattr(inputs[1], "size", 1) for inputs, _ in passes]     # KV bytes: a pass's whole shape
     starts, total = [], 0
     for n in sizes:
         starts.append(total)
         total += n
-    columns = tuple(zip(*((*inputs, fraction) for inputs, fraction in passes)))   # each input, then the fraction
-    rows = np.empty((len(columns), total))
+    c = kept(rs, "pass", _pass_constants)
+    columns = tuple(zip(*((*inputs, *_comm_terms(rs, inputs[0]), matmul_rate(c.matmul_flops, fraction, rs.peak_flops))
+                          for inputs, fraction in passes)))
+    rows = np.empty((len(columns), total))              # each input, the link terms, then the matmul rate
     fields = []
-    for j, (row, values) in enumerate(zip(rows, columns)):
+    for j, values in enumerate(columns):
         first = values[0]
-        if j in UNIFORM_INPUTS and first.__class__ is float:
+        if first.__class__ is float:
             for value in values:                            # the same plain number in every pass: kept plain
                 if value.__class__ is not float or value != first:
                     break
@@ -466,10 +550,10 @@ def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[
                 continue
         for value, start, n in zip(values, starts, sizes):
             if n == 1:
-                row[start] = value
+                rows[j, start] = value
             else:
-                row[start:start + n] = value
-        fields.append(row)
-    *fields, fractions = fields
+                rows[j, start:start + n] = value
+        fields.append(rows[j])
+    *fields, rates = fields
     terms = _terms(rs, *fields)
-    return terms, pass_cost(terms, eff, fractions), tuple(starts)
+    return terms, pass_cost(terms, eff, rate=rates), tuple(starts)
