@@ -210,14 +210,14 @@ def test_going_back_to_a_gpu_reuses_its_pictures_pixel_for_pixel(shared_window, 
     _still(w)
     axes = [w.roofline.plot.getPlotItem().getAxis(n) for n in ("left", "bottom")]
     v = w.hierarchy
-    _change(w, gpu="mi300x-192gb")                  # (the window settled at this size)
+    _change(w, gpu="l4-24gb")                       # (the window settled at this size)
     w.repaint()
     _change(w, gpu="h100-sxm5-80gb")
     w.repaint()
     first = [ax.picture for ax in axes]
     static = v._static
     shown = w.roofline.plot.grab().toImage()
-    _change(w, gpu="mi300x-192gb")                  # another range and another chip
+    _change(w, gpu="l4-24gb")                       # another range (a peak ~4× lower) and another chip
     w.repaint()
     assert any(ax.picture is not p for ax, p in zip(axes, first)) and v._static is not static
     _change(w, gpu="h100-sxm5-80gb")
@@ -235,6 +235,25 @@ def test_going_back_to_a_gpu_reuses_its_pictures_pixel_for_pixel(shared_window, 
     v._frame = v._static = None
     v.canvas.repaint()
     assert v._static is not static and v._static.toImage() == kept
+
+
+def test_parts_of_about_one_peak_share_the_roofline_range_and_its_ticks(shared_window, qtbot):
+    """The plot's top is ≥ 4× the highest roof, on quarter-decade steps: H100 SXM (1.98 PFLOP/s FP8) and
+    MI300X (2.61) land on one step, so changing between them (or to either for the first time) keeps
+    the axes' ticks, while the roofs, their labels and the chip change."""
+    w = shared_window
+    w.resize(1600, 900)
+    _still(w)
+    axes = [w.roofline.plot.getPlotItem().getAxis(n) for n in ("left", "bottom")]
+    _change(w, gpu="h100-sxm5-80gb")
+    w.repaint()
+    first, span = [ax.picture for ax in axes], w.roofline._y_span
+    _change(w, gpu="mi300x-192gb")
+    w.repaint()
+    assert w.roofline._y_span == span and all(ax.picture is p for ax, p in zip(axes, first))
+    top = max(r.peak_flops for r in rr.roofs(w.controller.snapshot.hardware, w.controller.snapshot.estimate))
+    assert 4.0 * top <= 10 ** span[1] < 4.0 * top * 10 ** 0.25 * 1.0000001
+    assert abs(span[1] * 4 - round(span[1] * 4 - 0.5) - 0.5) < 1e-9      # between decades: no label on the edge
 
 
 def test_the_chip_keeps_pictures_of_its_present_size_only(shared_window, qtbot):

@@ -283,7 +283,9 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         x0 = 10 ** math.floor(log10(min(xs) / 1.5))
         x1 = 10 ** math.ceil(log10(max(xs) * 3.0))
         y_low = min(min(ys), float(attainable_flops(x0, top.peak_flops, top.bandwidth_bytes_per_s)))
-        y1 = max(ys) * 4.0
+        # ≥ 4× the top, on quarter-decade steps between decades (no tick label on the plot's edge): parts
+        # of about one peak share a range, so the axes keep their ticks
+        y1 = 10 ** ((math.ceil(4.0 * log10(max(ys) * 4.0) - 0.5) + 0.5) / 4.0)
         y0 = 10 ** math.floor(log10(min(y_low / 1.5, y1 / 100.0)))    # at least two decades: ticks to read
         x0 = min(x0, 10 ** math.floor(log10(x1 / 1000.0)))
         self.vb.setRange(xRange=(log10(x0), log10(x1)), yRange=(log10(y0), log10(y1)), padding=0)
