@@ -25,8 +25,8 @@ from model.physics.memory import Footprint, footprint
 from model.physics.roofline import critical_batch, ridge_flops_per_byte
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.physics.kernels import KernelCost, kernel_costs
-from model.physics.step import (PassCost, PassTerms, decode_inputs, decode_pass, joined_pass, microbatch, prefill_inputs,
-                                prefill_pass)
+from model.physics.step import (PassCost, PassTerms, decode_inputs, decode_pass, floor_s, joined_pass, microbatch,
+                                prefill_inputs, prefill_pass)
 from model.values import frozen, kept
 
 E2E_POINTS = 16
@@ -256,10 +256,13 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     fp: Footprint = footprint(rs, table.workspace_fraction)
     max_fit = fp.max_batch
     terms, cost, di, pi, e2e, waves = _passes(rs, eff, s.batch, max_fit)
-    (step_s, dec_floor, dec_mem, dec_comp, dec_comm, dec_over, dec_wb, dec_kvb, dec_ab, dec_flops), \
-        (pre_s, pre_floor, pre_mem, pre_comp, pre_comm, pre_over, pre_wb, pre_kvb, pre_ab, pre_flops) = _points(
-            (cost.time_s, cost.floor_s, cost.memory_s, cost.compute_s, cost.comm_s, cost.overhead_s,
-             cost.weight_bytes, cost.kv_bytes, cost.activation_bytes, cost.flops), di, pi)
+    (step_s, dec_mem, dec_comp, dec_comm, dec_over, dec_wb, dec_kvb, dec_ab, dec_flops, dec_k), \
+        (pre_s, pre_mem, pre_comp, pre_comm, pre_over, pre_wb, pre_kvb, pre_ab, pre_flops, pre_k) = _points(
+            (cost.time_s, cost.memory_s, cost.compute_s, cost.comm_s, cost.overhead_s,
+             cost.weight_bytes, cost.kv_bytes, cost.activation_bytes, cost.flops, terms.stretch), di, pi)
+    bw, peak = hw.hbm_bandwidth_bytes_per_s, rs.peak_flops      # (the floor at these two points only: PassCost.floor_s)
+    dec_floor = floor_s(dec_wb + dec_kvb + dec_ab, dec_flops, terms.bandwidth_bytes_per_s, terms.peak_flops, dec_k)
+    pre_floor = floor_s(pre_wb + pre_kvb + pre_ab, pre_flops, terms.bandwidth_bytes_per_s, terms.peak_flops, pre_k)
     tokens_per_s = s.batch / step_s
     m, _ = microbatch(rs, s.batch)
     share = _f(m) / rs.pp            # fraction of the full-model bytes one GPU moves per step
@@ -269,7 +272,6 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     gpu_bytes = cur_bytes * (share if decode else 1.0 / rs.pp)
     gpu_flops = cur_flops * (share if decode else 1.0 / rs.pp)
     intensity = cur_flops / cur_bytes
-    bw, peak = hw.hbm_bandwidth_bytes_per_s, rs.peak_flops
     bound = _bound(dec_mem, dec_comp, dec_comm) if decode else _bound(pre_mem, pre_comp, pre_comm)
 
     # a part with no hourly price (a machine you own: price 0) has no cost per token: NaN, not $0

@@ -54,8 +54,8 @@ the factor-free bytes, FLOPs and link traffic; ``pass_cost`` applies an engine's
 from __future__ import annotations
 
 import functools
-
 import math
+from dataclasses import field
 
 import numpy as np
 
@@ -111,9 +111,17 @@ class PassCost:
     comm_s: object
     overhead_s: object
     time_s: object
-    floor_s: object           # max(bytes / peak bandwidth, FLOPs / peak FLOP/s): no overhead, no comm
     kernel_memory_s: object = 0.0    # per kernel (KERNELS order along the first axis), × stretch
     kernel_compute_s: object = 0.0
+    terms: PassTerms | None = field(default=None, compare=False, repr=False)    # what the cost is of
+
+    @property
+    def floor_s(self):
+        """max(bytes / peak bandwidth, FLOPs / peak FLOP/s) × stretch: no overhead, no comm (on first
+        use: the estimate works out only its own points, with ``floor_s``)."""
+        t = self.terms
+        return kept(self, "floor_s", lambda _c: floor_s(t.bytes, t.flops, t.bandwidth_bytes_per_s, t.peak_flops,
+                                                         t.stretch))
 
     @property
     def kernel_s(self):
@@ -166,12 +174,20 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction=None, rate=None) -
         host_wait = queue_wait(gpu, host_s)
         overhead = overhead + host_wait
         time = gpu + host_wait + step_k + request_s
-    floor = np.maximum(t.bytes / t.bandwidth_bytes_per_s, t.flops / t.peak_flops)
-    if not one:
-        floor = floor * k
     memory_s, compute_s = kernel_sum(both, axis=1)
     return PassCost(t.weight_bytes, t.kv_bytes, t.activation_bytes, t.flops, memory_s, compute_s,
-                    comm_k, overhead, time, floor, kmem, kcomp)
+                    comm_k, overhead, time, kmem, kcomp, t)
+
+
+def floor_s(bytes_, flops, bandwidth_bytes_per_s: float, peak_flops: float, stretch=1.0):
+    """The roofline floor of a pass: max(bytes / peak bytes/s, FLOPs / peak FLOP/s) × stretch (the
+    datasheet's peaks, no overhead, no communication); plain numbers or arrays."""
+    memory, compute = bytes_ / bandwidth_bytes_per_s, flops / peak_flops
+    if memory.__class__ is float and compute.__class__ is float:
+        floor = memory if memory >= compute else compute
+    else:
+        floor = np.maximum(memory, compute)
+    return floor if stretch.__class__ is float and stretch == 1.0 else floor * stretch
 
 
 def fixed_costs(eff: Efficiency, layers: int, stretch, requests, passes, latency_s, transfer_s) -> tuple:
@@ -262,14 +278,14 @@ def allreduce_bytes(rs: ResolvedScenario, tokens):
         return 0.0 * tokens
     llm = rs.llm
     n = llm.layers * llm.shape.allreduces_per_layer
-    return n * 2.0 * (rs.tp - 1) / rs.tp * tokens * llm.hidden * rs.precision.comm_bytes
+    return tokens * (n * 2.0 * (rs.tp - 1) / rs.tp * llm.hidden * rs.precision.comm_bytes)   # (bytes per token first)
 
 
 def pipeline_hop_bytes(rs: ResolvedScenario, tokens):
     """Bytes the pipeline hops carry in a step: (pp−1) × tokens·d·c."""
     if rs.pp == 1:
         return 0.0 * tokens
-    return (rs.pp - 1) * tokens * rs.llm.hidden * rs.precision.comm_bytes
+    return tokens * ((rs.pp - 1) * rs.llm.hidden * rs.precision.comm_bytes)     # (bytes per token first)
 
 
 DTYPE_BITS = {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "fp4": 4, "int4": 4}
@@ -483,14 +499,18 @@ def prefill_inputs(rs: ResolvedScenario, batch, prompt_len) -> tuple:
     c = kept(rs, "pass", _pass_constants)
     chunk = c.prefill_chunk
     passes = _maximum(1.0, _ceil(tokens / chunk)) if chunk else 1.0
-    reread = b * s * _maximum(0.0, _ceil(s / chunk) - 1.0) / 2.0 if chunk else 0.0
+    reread = b * (s * _maximum(0.0, _ceil(s / chunk) - 1.0) / 2.0) if chunk else 0.0   # (whole numbers: exact)
     if w and chunk:
         reread = _minimum(reread, b * s * w / chunk)          # a chunk reads at most the window
-    kvb = (tokens + reread) * kv_token_bytes / rs.tp_kv
+    kvb = (tokens + reread) * kv_token_bytes
+    if rs.tp_kv != 1:
+        kvb = kvb / rs.tp_kv
     keys = _minimum(s, w) if w else s
     pairs = s * (keys + _minimum(chunk, keys)) / 2.0 if chunk else s * keys   # masked S×S in one pass
     scores = b * pairs * c.score_bytes_per_pair if c.score_bytes_per_pair else 0.0   # flash attention: plain 0.0
-    attn = b * ctx_sum * shp.attention_flops_per_context / rs.tp
+    attn = b * ctx_sum * shp.attention_flops_per_context
+    if rs.tp != 1:                                      # (÷ 1 is exact: skipped)
+        attn = attn / rs.tp
     return tokens, kvb, attn, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes
 
 
