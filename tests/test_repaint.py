@@ -256,6 +256,26 @@ def test_parts_of_about_one_peak_share_the_roofline_range_and_its_ticks(shared_w
     assert abs(span[1] * 4 - round(span[1] * 4 - 0.5) - 0.5) < 1e-9      # between decades: no label on the edge
 
 
+def test_chips_alike_in_shape_share_one_layout_and_frame_picture(shared_window, qtbot):
+    """The chip draws at most MAX_SMS SMs: A100 (108) and H100 SXM (132), both five HBM stacks, have
+    one layout and one frame picture (boxes, SMs, stacks), so a first visit to either after the other
+    draws only its words; the words are each GPU's own."""
+    from ui.chip.layout import MAX_SMS
+    w = shared_window
+    w.resize(1600, 900)
+    _still(w)
+    v = w.hierarchy
+    _change(w, gpu="a100-sxm4-80gb")
+    w.repaint()
+    lay, frame, static = v.lay, v._frame[1], v._static
+    assert v.hw.units > MAX_SMS
+    _change(w, gpu="h100-sxm5-80gb")
+    w.repaint()
+    assert v.hw.units > MAX_SMS and v.hw.units != 108
+    assert v.lay is lay and v._frame[1] is frame
+    assert v._static is not static and v._static.toImage() != static.toImage()
+
+
 def test_the_chip_keeps_pictures_of_its_present_size_only(shared_window, qtbot):
     """Pictures kept for going back (ui/chip/view.py) are of the canvas' size: a resize lets the
     others go (each ~2 MB at 1600×900, four times that on a 2560×1440 stage), so memory does not

@@ -32,7 +32,7 @@ from model.readouts.flow import Flow, chip_readouts, flow, is_unified
 from ui import theme as th
 from ui.chip.animator import MAX_DT, POOL, Animator
 from ui.chip.control_bar import SPEEDS, ControlBar
-from ui.chip.layout import ChipLayout, chip_layout, chip_routes, font_px
+from ui.chip.layout import MAX_SMS, ChipLayout, chip_layout, chip_routes, font_px
 from ui.chip.paint.common import Scene, palette, patterns, recording
 from ui.chip.paint.dynamic import paint_dynamic
 from ui.chip.paint.header import caption_lines
@@ -239,8 +239,9 @@ class HierarchyView(ChipPictures, QWidget):
         w, h = self.canvas.width(), self.canvas.height()
         stacks, unified = int(hw.hbm_stacks or 4), is_unified(hw)
         lines = caption_lines(f.caption, w, font_px(w, h, self._boost))
-        shape = dict(units=hw.units, stacks=stacks, tiles=tiles_drawn(f.gpus), caption_lines=lines, fits=f.fits,
-                     unified=unified, boost=self._boost)
+        shape = dict(units=min(hw.units, MAX_SMS), stacks=stacks, tiles=tiles_drawn(f.gpus), caption_lines=lines,
+                     fits=f.fits, unified=unified, boost=self._boost)     # (units: as many as are drawn, at most
+        #                               MAX_SMS: parts alike in shape share one layout and its frame picture)
         key = ((w, h, *shape.values()), hw.id)          # (what the layout is made from, the GPU: its speeds)
         if key != self._geom_key:
             self._geom_key = key
