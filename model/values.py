@@ -79,6 +79,15 @@ def kept(value, key: str, make):
     return got
 
 
+def filled(cls, /, **fields):
+    """An instance of @frozen ``cls`` from every one of its fields by keyword, without ``__init__``'s
+    checks of the names (a value built at every control change, the estimate: its maker names each
+    field once, as a test of it checks). ``cls(**fields)`` in every other way."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(fields)
+    return obj
+
+
 @reprlib.recursive_repr()
 def _repr(self):
     shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)

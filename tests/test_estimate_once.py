@@ -46,3 +46,15 @@ def test_an_estimates_numbers_are_those_of_each_point_on_its_own(s):
     assert (e.e2e_latency_s, e.waves) == (e2e, waves)
     pre = step.prefill_pass(e.resolved, s.batch, s.input_len, eff)
     assert e.prefill_ms == float(pre.time_s) * 1e3
+
+
+@pytest.mark.parametrize("s", SCENARIOS, ids=lambda s: f"{s.gpu}-{s.model}-{s.batch}")
+def test_an_estimate_has_every_field_once_as_if_constructed(s):
+    """``estimate`` builds its Estimate with values.filled (no check of the names at every call):
+    it names every field, and nothing else, so the value is the one Estimate(**fields) makes."""
+    from dataclasses import fields
+    e = estimate(s)
+    names = [f.name for f in fields(est.Estimate)]
+    assert sorted(k for k in vars(e) if not k.startswith("_value_")) == sorted(names)
+    made = est.Estimate(**{n: getattr(e, n) for n in names})
+    assert made == e and hash(made) == hash(e) and repr(made) == repr(e)

@@ -96,3 +96,13 @@ def test_the_models_values_compare_hash_and_print_by_their_fields():
     cat = default_catalog()
     h = cat.gpu(s.gpu)
     assert h == dataclasses.replace(h, sources=(("x", "another source"),))   # sources do not compare
+
+
+def test_filled_makes_the_value_init_makes():
+    """values.filled: every field by keyword, without __init__'s checks; the same value."""
+    from model.values import filled
+    a = Scenario(gpu="h200", batch=8)
+    b = filled(Scenario, **{f.name: getattr(a, f.name) for f in dataclasses.fields(Scenario)})
+    assert b == a and hash(b) == hash(a) and repr(b) == repr(a) and type(b) is Scenario
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        b.batch = 2

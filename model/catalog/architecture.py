@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from model.values import frozen
+from model.values import frozen, kept
 
 
 @frozen
@@ -45,8 +45,8 @@ class ParamBreakdown:
 
     @property
     def total(self) -> float:
-        return (self.embedding + self.lm_head + self.attention + self.dense_ffn
-                + self.routed_total + self.other)
+        return kept(self, "total", lambda p: (p.embedding + p.lm_head + p.attention + p.dense_ffn
+                                              + p.routed_total + p.other))
 
     @property
     def lm_weights(self) -> float:
@@ -57,12 +57,14 @@ class ParamBreakdown:
     def streamed_dense(self) -> float:
         """Weights every decode step reads whatever the batch: all but the routed experts and
         the input embedding table (only B rows of it are gathered)."""
-        return self.lm_weights + self.attention + self.dense_ffn + self.other
+        return kept(self, "streamed_dense", lambda p: p.lm_weights + p.attention + p.dense_ffn + p.other)
 
     @property
     def active_per_token(self) -> float:
-        """Weights one token multiplies with (the FLOPs count): 2 FLOPs per weight."""
-        return self.streamed_dense + self.moe_layers * self.experts_per_token * self.expert
+        """Weights one token multiplies with (the FLOPs count): 2 FLOPs per weight. (These sums are
+        worked out once per breakdown: every estimate asks.)"""
+        return kept(self, "active_per_token",
+                    lambda p: p.streamed_dense + p.moe_layers * p.experts_per_token * p.expert)
 
     def experts_touched(self, batch_tokens):
         """Expected distinct routed experts per MoE layer for ``batch_tokens`` tokens:

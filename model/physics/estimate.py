@@ -27,7 +27,7 @@ from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.physics.kernels import KernelCost, kernel_costs
 from model.physics.step import (PassCost, PassTerms, decode_inputs, decode_pass, floor_s, joined_pass, microbatch,
                                 prefill_inputs, prefill_pass)
-from model.values import frozen, kept
+from model.values import filled, frozen, kept
 
 E2E_POINTS = 16
 
@@ -277,8 +277,8 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
     # a part with no hourly price (a machine you own: price 0) has no cost per token: NaN, not $0
     usd = n * hw.usd_per_hour / 3600.0 / tokens_per_s * 1e6 if hw.usd_per_hour > 0 else math.nan
     joules = n * hw.tdp_w / tokens_per_s
-    return Estimate(
-        scenario=s, gpu_name=hw.name, model_name=rs.llm.name, precision_name=rs.precision.name,
+    return filled(
+        Estimate, scenario=s, gpu_name=hw.name, model_name=rs.llm.name, precision_name=rs.precision.name,
         kv_precision_name=rs.kv.name, compute_dtype=rs.compute_dtype, emulated=rs.emulated,
         tp=rs.tp, pp=rs.pp, link_name=rs.tp_link.name if rs.tp_link else None, phase=s.phase,
         decode_ms_per_token=step_s * 1e3, decode_floor_ms_per_token=dec_floor * 1e3,

@@ -20,7 +20,7 @@ from model.catalog.parts import Catalog, Hardware, KVPrecision, Link, LLM, Preci
 from model.catalog.active import default_catalog
 from model.catalog.active import default_efficiency
 from model.errors import ScenarioError
-from model.values import frozen, kept
+from model.values import filled, frozen, kept
 
 INTERCONNECTS = ("nvlink", "pcie", "network")
 PHASES = ("decode", "prefill")
@@ -177,9 +177,9 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> ResolvedScenario:
     input_len = _int("input length", s.input_len, 1, MAX_TOKENS)
     output_len = _int("output length", s.output_len, 1, MAX_TOKENS)
     phase = _phase(s)
-    clean = Scenario(gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
-                     interconnect=interconnect, input_len=input_len, output_len=output_len, phase=phase,
-                     engine=engine_choice)
+    clean = filled(Scenario, gpu=hw.id, model=llm.id, precision=p.id, kv_precision=kv.id, batch=batch, gpus=gpus,
+                   interconnect=interconnect, input_len=input_len, output_len=output_len, phase=phase,
+                   engine=engine_choice)     # (every field, checked above)
     rs = ResolvedScenario(clean, hw, llm, p, kv, compute, emulated, tp, pp, link, notes, engine)
     object.__setattr__(rs, "_value_kept", found[2])      # what is kept with it: the same for these parts
     return rs

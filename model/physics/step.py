@@ -208,7 +208,8 @@ def fixed_costs(eff: Efficiency, layers: int, stretch, requests, passes, latency
     else:
         host_s = layers * eff.host_layer_s * eager * k
     if k.__class__ is float and k == 1.0:                 # no pipeline fill (× a plain 1.0 skipped: the same numbers)
-        return comm, comm + layer_s, step_s, request_s, step_s + layer_s + request_s, host_s
+        gpu_fixed = layer_s if comm.__class__ is float and not comm else comm + layer_s   # (0.0 + x: x)
+        return comm, gpu_fixed, step_s, request_s, step_s + layer_s + request_s, host_s
     return comm * k, (comm + layer_s) * k, step_s * k, request_s, (step_s + layer_s) * k + request_s, host_s
 
 
@@ -549,7 +550,8 @@ def joined_pass(rs: ResolvedScenario, eff: Efficiency, *passes: tuple) -> tuple[
     count (a plain number where its batch is one), and an input that is the same plain number in
     every pass (often stretch 1, score bytes 0, passes 1, link terms 0) stays plain: no array work.
     Returns (terms, cost, the index of each pass's first point)."""
-    sizes = [getattr(inputs[1], "size", 1) for inputs, _ in passes]     # KV bytes: a pass's whole shape
+    sizes = [inputs[1].size if inputs[1].__class__ is np.ndarray else 1 for inputs, _ in passes]   # KV bytes:
+    #                                                                                 a pass's whole shape
     starts, total = [], 0
     for n in sizes:
         starts.append(total)
