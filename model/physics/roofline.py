@@ -15,6 +15,7 @@ import numpy as np
 
 from model.catalog.active import default_efficiency
 from model.physics.scenario import ResolvedScenario
+from model.values import kept
 
 
 def attainable_flops(intensity, peak_flops: float, bandwidth_bytes_per_s: float):
@@ -29,8 +30,9 @@ def ridge_flops_per_byte(peak_flops: float, bandwidth_bytes_per_s: float) -> flo
 def critical_batch(rs: ResolvedScenario, context: float | None, weights_only: bool = False) -> float | None:
     """Batch at which a decode step turns compute-bound at peak numbers (None: never). Weights only,
     it depends on the parts alone: worked out once per part combination (``_weights_only``)."""
-    if weights_only:
-        return _weights_only(default_efficiency(), rs.hw, rs.llm, rs.precision, rs.compute_dtype, rs.tp)
+    if weights_only:            # (kept with the parts: every scenario on them shares it)
+        return kept(rs, "critical_batch_weights_only", lambda r: _weights_only(
+            default_efficiency(), r.hw, r.llm, r.precision, r.compute_dtype, r.tp))
     return _critical_batch(rs, context, False)
 
 
