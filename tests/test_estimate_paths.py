@@ -22,7 +22,8 @@ from model.catalog.active import default_catalog, default_efficiency
 from model.errors import ModelError
 from model.physics.kernels import kernel_costs
 from model.physics.roofline import _critical_batch
-from model.physics.step import decode_pass, decode_terms, pass_cost, prefill_pass, prefill_terms
+from model.physics.cost import pass_cost
+from model.physics.step import decode_pass, decode_terms, prefill_pass, prefill_terms
 
 CAT = default_catalog()
 GPUS = [g.id for g in CAT.gpus]

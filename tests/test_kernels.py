@@ -13,7 +13,8 @@ from model.catalog.active import default_catalog, default_efficiency
 from model.errors import ModelError
 from model.physics.kernels import kernel_costs
 from model.physics.scenario import resolve
-from model.physics.step import decode_terms, pass_cost, prefill_terms
+from model.physics.cost import pass_cost
+from model.physics.step import decode_terms, prefill_terms
 
 
 def scenarios(n: int, seed: int = 7):

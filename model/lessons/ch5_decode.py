@@ -1,7 +1,7 @@
 """Lesson 5 — why decode is memory-bound.
 
     realistic step = the kernels (the GEMMs, then attention, each bound by its own resource)
-                     + communication + overhead  (model.physics.step.pass_cost);
+                     + communication + overhead  (model.physics.cost.pass_cost);
     memory = (weight + KV + activation bytes) ÷ (HBM B/s × hbm_fraction), split by bytes;
     maths beyond the reads = step − memory − communication − overhead (0 while memory-bound);
     floor = bytes ÷ peak HBM B/s (or FLOPs ÷ peak, whichever is longer)

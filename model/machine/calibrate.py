@@ -18,7 +18,7 @@ ever set per row.
 
 Minimiser: Levenberg–Marquardt with a finite-difference Jacobian. A row depends only on
 its own group's factors, so one perturbation per factor (nine in all) gives the whole
-Jacobian; every row's passes are evaluated at once as numpy arrays (model.physics.step.pass_cost).
+Jacobian; every row's passes are evaluated at once as numpy arrays (model.physics.cost.pass_cost).
 A fit of a few hundred rows takes well under a second.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from model.catalog.active import default_efficiency
 from model.files.assets import factors_as_json
 from model.files.safe_io import atomic_write_text
 from model.machine.measured import RowPlan, default_measured, plan
-from model.physics.step import GEMM_KERNELS, PassTerms, pass_cost
+from model.physics.cost import GEMM_KERNELS, PassTerms, pass_cost
 from model.values import frozen
 
 PARAMS = ("hbm_fraction", "compute_fraction_decode", "compute_fraction_prefill", "kv_read_fraction",

@@ -32,7 +32,8 @@ from model.errors import AssetError, ModelError
 from model.physics.estimate import decode_contexts
 from model.physics.memory import footprint
 from model.physics.scenario import Scenario, resolve
-from model.physics.step import PassTerms, decode_terms, pass_cost, prefill_terms
+from model.physics.cost import PassTerms, pass_cost
+from model.physics.step import decode_terms, prefill_terms
 from model.values import frozen
 
 UNITS = {"end_to_end_latency_s": "s", "total_output_tokens_per_s": "tok/s", "ms_per_output_token": "ms/tok",

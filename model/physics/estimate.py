@@ -25,8 +25,8 @@ from model.physics.memory import Footprint, footprint
 from model.physics.roofline import critical_batch, ridge_flops_per_byte
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.physics.kernels import KernelCost, kernel_costs
-from model.physics.step import (PassCost, PassTerms, decode_inputs, decode_pass, floor_s, joined_pass, microbatch,
-                                prefill_inputs, prefill_pass)
+from model.physics.cost import PassCost, PassTerms, floor_s
+from model.physics.step import decode_inputs, decode_pass, joined_pass, microbatch, prefill_inputs, prefill_pass
 from model.values import filled, frozen, kept
 
 E2E_POINTS = 16
@@ -260,7 +260,8 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None,
         (pre_s, pre_mem, pre_comp, pre_comm, pre_over, pre_wb, pre_kvb, pre_ab, pre_flops, pre_k) = _points(
             (cost.time_s, cost.memory_s, cost.compute_s, cost.comm_s, cost.overhead_s,
              cost.weight_bytes, cost.kv_bytes, cost.activation_bytes, cost.flops, terms.stretch), di, pi)
-    bw, peak = hw.hbm_bandwidth_bytes_per_s, rs.peak_flops      # (the floor at these two points only: PassCost.floor_s)
+    bw, peak = hw.hbm_bandwidth_bytes_per_s, rs.peak_flops
+    # the floor at these two points only (PassCost.floor_s works out every point, on first use)
     dec_floor = floor_s(dec_wb + dec_kvb + dec_ab, dec_flops, terms.bandwidth_bytes_per_s, terms.peak_flops, dec_k)
     pre_floor = floor_s(pre_wb + pre_kvb + pre_ab, pre_flops, terms.bandwidth_bytes_per_s, terms.peak_flops, pre_k)
     tokens_per_s = s.batch / step_s

@@ -4,17 +4,17 @@
                       compute_k = FLOPs_k ÷ achieved FLOP/s (+ dequantisation for weight-only kernels)
     time_k            = max(memory_k, compute_k)                    (the kernel's own roofline)
     intensity_k       = FLOPs_k ÷ bytes_k                           [FLOP/byte]
-    step time         = Σ_k time_k + communication + overhead      (model/physics/step.pass_cost)
+    step time         = Σ_k time_k + communication + overhead      (model/physics/cost.pass_cost)
     attained FLOP/s   = FLOPs_k ÷ time_k ≤ min(peak, intensity_k × peak bytes/s)   (under the roofline)
 
-The names are model/physics/step.KERNELS; "scores" is the score matrix written and read back by an
+The names are model/physics/cost.KERNELS; "scores" is the score matrix written and read back by an
 attention without flash attention (memory only), absent otherwise; "experts" only for MoE models.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from model.physics.step import GEMM_KERNELS, KERNELS, PassCost, PassTerms
+from model.physics.cost import GEMM_KERNELS, KERNELS, PassCost, PassTerms
 from model.values import frozen
 
 

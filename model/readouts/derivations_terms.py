@@ -11,7 +11,8 @@ factors, the architecture, the user's choices — carry their source.
 """
 from __future__ import annotations
 
-from model.physics.step import GEMM_KERNELS, weight_only
+from model.physics.cost import GEMM_KERNELS
+from model.physics.step import weight_only
 from model.readouts.expr import Expr, emax, emin, ref
 from model.readouts.terms import term_readouts
 from model.values import frozen

@@ -10,7 +10,7 @@ and the scenario's own numbers. A leaf (a datasheet number, a fitted factor, a m
 architecture, a choice the user made) carries its source in ``help``.
 
 Kernel keys are "<phase>.<kernel>.<quantity>", phase decode | prefill, kernel as
-model/physics/step.KERNELS, quantity bytes | flops | memory | compute | time | weights.
+model/physics/cost.KERNELS, quantity bytes | flops | memory | compute | time | weights.
 """
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ import numpy as np
 
 from model.catalog.active import default_efficiency
 from model.physics.estimate import decode_contexts, e2e_seconds
-from model.physics.step import (GEMM_KERNELS, allreduce_bytes, decode_pass, gemm_split, microbatch, pipeline_hop_bytes,
-                                prefill_terms, queue_wait, weight_only)
+from model.physics.cost import GEMM_KERNELS, queue_wait
+from model.physics.step import (allreduce_bytes, decode_pass, gemm_split, microbatch, pipeline_hop_bytes, prefill_terms,
+                                weight_only)
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.numbers import Readout, count_text
 

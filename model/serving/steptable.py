@@ -13,7 +13,7 @@ model/physics/step.py, each its own roofline, split where the serving mix change
                + request overhead                  once per step that starts prompts (as a prefill pass)
                + host wait                         eager engines only: ‖GPU, host‖₆ − GPU, with the
                                                    host issue time L·host time per layer per step
-                                                   (queue_wait in model/physics/step.py), added to
+                                                   (queue_wait in model/physics/cost.py), added to
                                                    each step's whole GPU time, never to its parts
 
     decode of a sequence at context c:  kv tokens c + q,  pairs q·c + q(q−1)/2
@@ -36,7 +36,8 @@ import numpy as np
 from model.catalog.engines import Efficiency
 from model.errors import ScenarioError
 from model.physics.scenario import ResolvedScenario
-from model.physics.step import GEMM_KERNELS, KERNELS, decode_terms, pass_cost, queue_wait, queue_wait_s
+from model.physics.cost import GEMM_KERNELS, KERNELS, pass_cost, queue_wait, queue_wait_s
+from model.physics.step import decode_terms
 from model.values import frozen
 
 EXACT_TOKENS = 4096
