@@ -271,3 +271,19 @@ def test_the_compute_bound_batch_is_remembered_but_follows_an_edited_gpu():
     edited = compute_bound_batch(s, catalog=cat.with_hardware(slower))
     assert edited is not None and edited < first          # a quarter of the FLOP/s turns compute-bound sooner
     assert compute_bound_batch(s) == first                # and the shipped GPU still answers as before
+
+
+def test_lesson_8_says_a_step_as_its_parts_in_one_wording_everywhere():
+    """The step line of the key number's derivation, the details and the chart's hover name one
+    bar's sum (time = GPU work + all-reduces + overhead) in the same words (ch8_multi_gpu.bar_sum)."""
+    from model import Scenario
+    from model.lessons.ch8_multi_gpu import bar_sum, gpu_bars, multi_gpu_chart, multi_gpu_facts
+    s = Scenario(model="llama-3.1-70b", precision="fp8", gpus=4)
+    e = estimate(s)
+    now = next(b for b in gpu_bars(s) if b.gpus == 4)
+    said = bar_sum(now)
+    facts = multi_gpu_facts(e)
+    assert f"A step on 4 GPUs: {said}" in facts.why
+    assert any(d.startswith(f"4 GPUs: {said};") for d in facts.details)
+    chart = multi_gpu_chart(e)
+    assert any(t.tip.startswith(f"4 GPUs: {said};") for t in chart.totals)

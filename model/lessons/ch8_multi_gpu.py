@@ -68,6 +68,11 @@ class GpuBar:
     fits: bool = True
 
 
+def bar_sum(b: GpuBar) -> str:
+    """A bar's step as its parts, in the one wording the step line, the details and the hover share."""
+    return f"{ms(b.total_ms)} = GPU work {ms(b.work_ms)} + all-reduces {ms(b.comm_ms)} + overhead {ms(b.overhead_ms)}"
+
+
 def gpu_bars(s: Scenario, counts=SCALING_COUNTS, catalog: Catalog | None = None) -> tuple[GpuBar, ...]:
     out = []
     base = None
@@ -118,8 +123,7 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
         key = KeyNumber(times(now.speedup), f"faster on {gpus_text(s.gpus)} than on 1 (ideal {s.gpus}×)")
     else:
         key = KeyNumber(ms(e.decode_ms_per_token), "per decode step")
-    details = tuple(f"{b.gpus} GPU{'s' if b.gpus > 1 else ''}: {ms(b.total_ms)} = GPU work {ms(b.work_ms)} + "
-                    f"all-reduces {ms(b.comm_ms)} + overhead {ms(b.overhead_ms)}; {times(b.speedup)}, {b.bound}-bound"
+    details = tuple(f"{b.gpus} GPU{'s' if b.gpus > 1 else ''}: {bar_sum(b)}; {times(b.speedup)}, {b.bound}-bound"
                     for b in bars.values())
     details += ("GPU work (reading the weights, or the maths when that is longer) splits across the GPUs; "
                 "the all-reduces and the per-step software overhead do not.",)
@@ -151,8 +155,7 @@ def _why(e: Estimate, now: GpuBar | None, one: GpuBar | None, runs) -> tuple[str
                   f"{duration(this.predicted)}"]
     else:
         lines.append(f"{times(now.speedup)} = {ms(one.total_ms)} ÷ {ms(now.total_ms)}: one step on 1 GPU, then on {n}")
-    lines.append(f"A step on {n}: {ms(now.total_ms)} = GPU work {ms(now.work_ms)} + all-reduces {ms(now.comm_ms)} + "
-                 f"overhead {ms(now.overhead_ms)}")
+    lines.append(f"A step on {n}: {bar_sum(now)}")
     if now.comm_ms > 0:
         v = derivation_view(e, "decode_comm_time")
         lines.append(f"All-reduces: {v.arithmetic}")
@@ -194,8 +197,7 @@ def multi_gpu_chart(e: Estimate, catalog: Catalog | None = None) -> MultiGpuChar
         rest = f"all-reduces {ms(b.comm_ms)} · overhead {ms(b.overhead_ms)}" if b.comm_ms > 0 else \
             f"overhead {ms(b.overhead_ms)}"
         totals.append(Bar(i, b.total_ms, f"{text}\n{rest}" + ("" if b.fits else " · does not fit: as if it did"),
-                          f"{gpus_text(b.gpus)}: {ms(b.total_ms)} = GPU work {ms(b.work_ms)} + all-reduces "
-                          f"{ms(b.comm_ms)} + overhead {ms(b.overhead_ms)}; {times(b.speedup)} one GPU, "
+                          f"{gpus_text(b.gpus)}: {bar_sum(b)}; {times(b.speedup)} one GPU, "
                           f"{b.bound}-bound", kind="current" if b.gpus == s.gpus else ""))
     lines = tuple(f"Published, {n} GPUs: measured {times(m)} one GPU, model {times(p)}"
                   for n, (m, p) in sorted(meas.items()) if n > 1)
