@@ -73,6 +73,12 @@ def _style_label(item, t: th.Theme, boxed: bool) -> None:
         set_boxed(item, t.bg)
 
 
+def plot_top(highest: float) -> float:
+    """The plot's top: ≥ 4× the highest roof or point, on quarter-decade steps between decades (no tick
+    label on the plot's edge), so parts of about one peak share a range and the axes keep their ticks."""
+    return 10 ** ((math.ceil(4.0 * log10(highest * 4.0) - 0.5) + 0.5) / 4.0)
+
+
 class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
     explain_requested = Signal(str)         # a click on the point, a kernel, the slope, the roof or the ridge
 
@@ -283,9 +289,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         x0 = 10 ** math.floor(log10(min(xs) / 1.5))
         x1 = 10 ** math.ceil(log10(max(xs) * 3.0))
         y_low = min(min(ys), float(attainable_flops(x0, top.peak_flops, top.bandwidth_bytes_per_s)))
-        # ≥ 4× the top, on quarter-decade steps between decades (no tick label on the plot's edge): parts
-        # of about one peak share a range, so the axes keep their ticks
-        y1 = 10 ** ((math.ceil(4.0 * log10(max(ys) * 4.0) - 0.5) + 0.5) / 4.0)
+        y1 = plot_top(max(ys))
         y0 = 10 ** math.floor(log10(min(y_low / 1.5, y1 / 100.0)))    # at least two decades: ticks to read
         x0 = min(x0, 10 ** math.floor(log10(x1 / 1000.0)))
         self.vb.setRange(xRange=(log10(x0), log10(x1)), yRange=(log10(y0), log10(y1)), padding=0)
