@@ -105,12 +105,6 @@ def weight_only(rs: ResolvedScenario) -> bool:
     return stored < DTYPE_BITS.get(rs.compute_dtype, stored)
 
 
-def _dequant_weights(rs: ResolvedScenario, weights):
-    """Weights stored narrower than the maths type (W8A16, W4A16, FP8 emulated on A100) are
-    unpacked one by one before the multiply; weights already in the maths type are not."""
-    return weights if weight_only(rs) else 0.0 * weights
-
-
 
 
 def gemm_split(rs: ResolvedScenario, tokens):
