@@ -12,7 +12,9 @@
    interconnect, input and output length, phase, engine), and the worst p95. Each control
    cycles through a few values, as a user going back and forth does (what the views keep of a
    value shown before helps there); "GPU, each one not shown before" changes to every
-   catalogued GPU once, so nothing kept helps. Also printed: the batch change followed by a
+   catalogued GPU once, so no roofline range, tick picture or chip words kept help (the chip's
+   frames of the GPU menu's parts are the window's own work ahead: it draws them while idle
+   after start and after every change, ui/chip/warm.py). Also printed: the batch change followed by a
    forced repaint of the *whole* window (every widget, changed or not): a worst case no user
    action causes.
 2. Cold start, in subprocesses started the same way: time from spawn to the first painted
@@ -120,7 +122,7 @@ def print_cold_starts(starts: dict, n: int) -> None:
 
 CONTROLS = ("GPU", "model", "precision", "GPU count", "KV precision", "interconnect", "input length",
             "output length", "phase", "engine")        # every scenario control besides the batch slider
-FIRST_VISIT = "GPU, each one not shown before"    # every catalogued GPU once: no picture or tick kept for it
+FIRST_VISIT = "GPU, each one not shown before"    # every catalogued GPU once: nothing of its own kept
 WARM = 13                                         # changes before the timed ones (fonts, glyphs, first layouts)
 
 
@@ -167,7 +169,8 @@ def _unseen_gpus(s) -> list[str]:
 
 
 START_IDLE_S = 1.5     # untimed, before the first change: what the window defers at start (the Lessons page,
-                       # then its first chapter 400 ms later: ~45 ms at once) is start-up, not a control change
+                       # then its first chapter 400 ms later: ~45 ms at once) is start-up, not a control change;
+                       # the chip's frames drawn ahead (from 400 ms, a GPU per turn of the loop) fall in it too
 
 
 def _idle(app, seconds: float) -> None:

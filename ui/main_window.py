@@ -109,6 +109,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.addAction(focus)
         chip_lay.addWidget(chip_title)
         self.hierarchy = HierarchyView(controller.estimate)
+        self.hierarchy.show_snapshot(controller.snapshot)       # (its GPU menu: frames drawn ahead)
         chip_lay.addWidget(self.hierarchy, 1)
         ex.addWidget(self.chip_area, 6)
 

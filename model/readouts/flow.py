@@ -35,11 +35,13 @@ communication → the tensor-parallel link's name.
 from __future__ import annotations
 
 import math
+from typing import Iterator, Sequence
 
 from model.catalog.parts import Catalog, Hardware
-from model.physics.estimate import Estimate
+from model.errors import ModelError
+from model.physics.estimate import Estimate, estimate
 from model.readouts.format import percent, si
-from model.physics.scenario import resolve
+from model.physics.scenario import Scenario, resolve
 from model.readouts.numbers import Readout, readouts, tensor_cores_busy
 from model.readouts.vocabulary import capitalised, matrix_units, matrix_units_short, memory_word
 from model.physics.step import allreduce_bytes, microbatch, pipeline_hop_bytes
@@ -236,6 +238,18 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
         link_bandwidth_bytes_per_s=rs.tp_link.bandwidth_bytes_per_s if link_name else None,
         time_scale=time_scale, fits=bool(est.fits), phase=s.phase, tokens_per_step=s.batch * seq_tokens,
     )
+
+
+def flows_on(scenario: Scenario, gpus: Sequence[str], catalog: Catalog | None = None) -> Iterator[tuple[str, Flow, Hardware]]:
+    """(GPU id, flow, part) of ``scenario`` on each of ``gpus`` that can run it, one at a time: a
+    caller spreads the work (the chip view draws, while the window is idle, what the GPU menu
+    would show next)."""
+    for gpu in gpus:
+        try:
+            est = estimate(scenario.with_(gpu=gpu), catalog)
+        except ModelError:
+            continue
+        yield gpu, flow(est), est.resolved.hw
 
 
 def link_title(kind: str | None, name: str | None) -> str:

@@ -1,8 +1,10 @@
 """The chip's two cached pictures (ui/chip/view.py): the frame (boxes, SMs, stacks, bars: the
 layout's shapes and the colours, no words) and the static picture (the frame with the scenario's
-words and numbers over it). The last FRAMES_KEPT of each are kept, of the canvas' present size
-only (a resize lets the others go: each is ~2 MB at 1600×900, four times that on a 2560×1440
-stage), so going back to a chip or a scenario redraws none of it.
+words and numbers over it). Of the canvas' present size only (a resize lets the others go), the
+last FRAMES_KEPT frames and layouts are kept, at most FRAME_BYTES_KEPT of frames (each is ~3 MB
+at 1600×900, four times that on a 2560×1440 stage), and the last STATICS_KEPT static pictures:
+going back to a chip or a scenario redraws none of it. While the window is idle, the frames of
+the chips the GPU menu offers are drawn ahead (``warm_frame``, ui/chip/warm.py).
 """
 from __future__ import annotations
 
@@ -14,20 +16,23 @@ from ui.chip.paint.ladder import paint_ladder, paint_ladder_frame
 from ui.chip.paint.legend import paint_legend, paint_legend_frame
 from ui.chip.paint.package import paint_package, paint_package_frame
 
-FRAMES_KEPT = 6          # layouts, frame and static pictures kept, of the canvas' size (~2 MB each at 1600×900)
+FRAMES_KEPT = 12         # layouts and frames kept, of the canvas' size: the catalogue's chips come in 10 shapes
+FRAME_BYTES_KEPT = 48 * 2 ** 20     # at most this much of frames (fewer of them on a big screen)
+STATICS_KEPT = 6         # static pictures kept (a frame with one scenario's words)
 
 
-def remember(kept: dict, key, value):
-    """``value`` kept under ``key`` as the newest of ``kept``, the oldest beyond FRAMES_KEPT let go."""
+def remember(kept: dict, key, value, room: int = FRAMES_KEPT):
+    """``value`` kept under ``key`` as the newest of ``kept``, the oldest beyond ``room`` let go."""
     kept.pop(key, None)
-    while kept and len(kept) >= FRAMES_KEPT:
+    while kept and len(kept) >= room:
         kept.pop(next(iter(kept)))
     kept[key] = value
     return value
 
 
 class ChipPictures:
-    """Needs: self.lay, self.scene, self._pal, self._geom_key, self._frame, self._frames, self._statics."""
+    """Needs: self.lay, self.scene, self.canvas, self._pal, self._geom_key, self._frame, self._frames,
+    self._statics, self._layout_and_routes."""
 
     def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The shapes that depend only on the layout and the colours, drawn once per layout."""
@@ -35,6 +40,13 @@ class ChipPictures:
         if not fresh and key in self._frames:   # this layout, or one drawn before (an earlier GPU, phase)
             self._frame = (key, self._frames[key])
             return self._frame[1]
+        pm = self._draw_frame(self.lay, w, h, dpr)
+        self._frame = (key, pm)
+        if not fresh:
+            self._keep_frame(key, pm)
+        return pm
+
+    def _draw_frame(self, lay, w: int, h: int, dpr: float) -> QPixmap:
         pm = QPixmap(int(w * dpr), int(h * dpr))
         pm.setDevicePixelRatio(dpr)
         pm.fill(self._pal.bg)
@@ -43,25 +55,48 @@ class ChipPictures:
         p.setRenderHint(QPainter.TextAntialiasing, True)
         try:
             for paint in (paint_ladder_frame, paint_package_frame, paint_legend_frame, paint_cluster_frame):
-                paint(p, self.lay, self._pal)
+                paint(p, lay, self._pal)
         finally:
             p.end()
-        self._frame = (key, pm)
-        if not fresh:
-            for k in [k for k in self._frames if k[2:] != key[2:]]:     # another size: never drawn again as is
-                del self._frames[k]
-            remember(self._frames, key, pm)
         return pm
 
+    def _keep_frame(self, key: tuple, pm: QPixmap) -> None:
+        for k in [k for k in self._frames if k[2:] != key[2:]]:     # another size: never drawn again as is
+            del self._frames[k]
+        remember(self._frames, key, pm, self.frames_room(pm.width() * pm.height() * 4))
+
+    @staticmethod
+    def frames_room(frame_bytes: int) -> int:
+        """How many frames of ``frame_bytes`` are kept: FRAMES_KEPT, fewer where they would pass
+        FRAME_BYTES_KEPT (two at least: the present chip's and the one before)."""
+        return max(2, min(FRAMES_KEPT, FRAME_BYTES_KEPT // max(1, frame_bytes)))
+
+    def warm_frame(self, shown_as: tuple) -> bool | None:
+        """Draw, ahead of its change, the frame of a chip that would show as ``shown_as`` ((layout
+        key, w, h, shape) from the view's ``_shape``) at the present size and colours: True when
+        it drew one, False when one is kept already, None when no room is left beside the frames kept."""
+        key0, w, h, shape = shown_as
+        dpr = self.canvas.devicePixelRatioF()
+        key = (key0, self._pal.name, w, h, dpr)
+        room = self.frames_room(int(w * dpr) * int(h * dpr) * 4)
+        if key in self._frames:
+            return False
+        if len(self._frames) >= room - 1:      # (the present chip's frame and one more stay)
+            return None
+        lay, _routes = self._layout_and_routes(key0, w, h, shape)
+        self._frames[key] = self._draw_frame(lay, w, h, dpr)      # the oldest: a change's own frame is newer
+        self._frames = {key: self._frames.pop(key), **self._frames}
+        return True
+
     def _static_picture(self, w: int, h: int, dpr: float) -> QPixmap:
-        """``_render``'s picture, the last FRAMES_KEPT kept by all it is drawn from (size, scene):
+        """``_render``'s picture, the last STATICS_KEPT kept by all it is drawn from (size, scene):
         going back to a scenario draws none of its words again."""
         key = (w, h, dpr, self.scene)
         kept = next((pm for k, pm in self._statics if k == key), None)
         if kept is None:
             kept = self._render(w, h, dpr)
             same_size = [(k, pm) for k, pm in self._statics if k[:3] == key[:3]]      # of this size only
-            self._statics = [(key, kept), *same_size[:FRAMES_KEPT - 1]]
+            self._statics = [(key, kept), *same_size[:STATICS_KEPT - 1]]
         return kept
 
     def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:

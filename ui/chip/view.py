@@ -39,6 +39,7 @@ from ui.chip.paint.header import caption_lines
 from ui.chip.paint.particles import paint_particles
 from ui.chip.pictures import ChipPictures, remember
 from ui.chip.tips import explain_key_at, tooltip_at
+from ui.chip.warm import FrameWarmer
 
 FRAME_MS = 16
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
@@ -120,6 +121,8 @@ class HierarchyView(ChipPictures, QWidget):
         self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
         self._shapes: dict = {}
         self._restart_clock = False             # the next paint is a change's frame (_frame_with_change)
+        self.menu_snapshot = None               # the last snapshot shown: the GPU menu whose frames are drawn ahead
+        self._warm = FrameWarmer(self)
 
         self.canvas = _Canvas(self)
         self._bar = ControlBar(self)
@@ -147,6 +150,7 @@ class HierarchyView(ChipPictures, QWidget):
     # ---------------------------------------------------------------- the panel protocol
     def show_snapshot(self, snap) -> None:
         """A controller's change (ui/controller.Snapshot): re-target to its estimate."""
+        self.menu_snapshot = snap
         if snap.estimate is not self.estimate and (self._pending is None or snap.estimate is not self._pending[0]):
             self.set_estimate(snap.estimate)
             self._frame_with_change()
@@ -236,19 +240,26 @@ class HierarchyView(ChipPictures, QWidget):
         f, hw = self._flow, self.hw
         if f is None or (not self.isVisible() and not force):
             return
-        w, h = self.canvas.width(), self.canvas.height()
-        stacks, unified = int(hw.hbm_stacks or 4), is_unified(hw)
-        lines = caption_lines(f.caption, w, font_px(w, h, self._boost))
-        shape = dict(units=min(hw.units, MAX_SMS), stacks=stacks, tiles=tiles_drawn(f.gpus), caption_lines=lines,
-                     fits=f.fits, unified=unified, boost=self._boost)     # (units: as many as are drawn, at most
-        #                               MAX_SMS: parts alike in shape share one layout and its frame picture)
-        key = ((w, h, *shape.values()), hw.id)          # (what the layout is made from, the GPU: its speeds)
+        shape_key, w, h, shape = shown_as = self._shape(f, hw)
+        key = (shape_key, hw.id)          # (what the layout is made from, the GPU: its speeds)
         if key != self._geom_key:
             self._geom_key = key
-            self.lay, routes = self._layout_and_routes(key[0], w, h, shape)
+            self.lay, routes = self._layout_and_routes(*shown_as)
             self.animator.set_routes(self.lay, f, routes)
             self._bar.restyle(self._pal, self._bar_px())
         self._rescene()
+        if self.menu_snapshot is not None:
+            self._warm.restart()                # the frames of the GPU menu's other chips, once idle
+
+    def _shape(self, f: Flow, hw) -> tuple[tuple, int, int, dict]:
+        """(layout key, w, h, shape): what the layout of ``f`` on ``hw`` is made from at the canvas's size.
+        (units: as many as are drawn, at most MAX_SMS: parts alike in shape share one layout and
+        its frame picture.)"""
+        w, h = self.canvas.width(), self.canvas.height()
+        shape = dict(units=min(hw.units, MAX_SMS), stacks=int(hw.hbm_stacks or 4), tiles=tiles_drawn(f.gpus),
+                     caption_lines=caption_lines(f.caption, w, font_px(w, h, self._boost)), fits=f.fits,
+                     unified=is_unified(hw), boost=self._boost)
+        return (w, h, *shape.values()), w, h, shape
 
     def _layout_and_routes(self, key: tuple, w: int, h: int, shape: dict) -> tuple:
         """The layout for ``shape`` at w×h and its packet routes (pure), the last FRAMES_KEPT kept."""
@@ -334,6 +345,7 @@ class HierarchyView(ChipPictures, QWidget):
     def hideEvent(self, event) -> None:
         super().hideEvent(event)
         self._timer.stop()
+        self._warm.stop()
 
     @property
     def ticking(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF, QPen
 
@@ -26,6 +27,7 @@ def decade_tick(n: int, unit: str = "") -> str:
     return f"{10 ** (n - 3 * k)} {_PREFIXES[k]}{unit}".strip()
 
 
+_LOG_1_TO_9 = [float(x) for x in np.log10(np.arange(1, 10))]     # pyqtgraph's minor log ticks, as it works them out
 PICTURES_KEPT = 16       # an axis's tick pictures remembered (a few kB each)
 
 
@@ -73,20 +75,47 @@ class SIAxis(pg.AxisItem):
                 self._pictures.pop(next(iter(self._pictures)))
             self._pictures[key] = self.picture
 
+    def tickValues(self, minVal, maxVal, size):     # noqa: N802, N803 (pyqtgraph's names)
+        """On a log axis, pyqtgraph's tick values (its tickValues, then logTickValues) worked out in
+        plain floats, the same numbers: pyqtgraph's numpy, on a few ticks a level, was most of the
+        cost of an axis's new range (a GPU's first roofline). Its levels finer than a decade go
+        unused on a log axis (logTickValues drops them), so they are not worked out."""
+        if not self.logMode:
+            return super().tickValues(minVal, maxVal, size)
+        lo, hi = sorted((minVal, maxVal))
+        lo, hi = lo * self.scale, hi * self.scale
+        ticks, every = [], []
+        for spacing, offset in self.tickSpacing(lo, hi, size):
+            if spacing / self.scale < 1.0:                 # this level and the finer ones after it
+                break
+            start = math.ceil((lo - offset) / spacing) * spacing + offset
+            near = spacing / self.scale * 0.01             # a value within this of one kept is that one
+            values = [v for v in ((k * spacing + start) / self.scale for k in range(int((hi - start) / spacing) + 1))
+                      if not any(abs(u - v) <= near for u in every)]
+            every += values
+            ticks.append((spacing / self.scale, values))
+        return self.logTickValues(lo, hi, size, ticks)
+
     def logTickValues(self, minVal, maxVal, size, stdTicks):     # noqa: N802, N803 (pyqtgraph's names)
         """pyqtgraph's log ticks, less a lower level's ticks on a value a level above has already
         (its minor ticks start at each decade, whose number was drawn twice, one over the other)."""
+        levels = [(spacing, values) for spacing, values in stdTicks if spacing >= 1.0]
+        if len(levels) < 3:                                # pyqtgraph's minor ticks: 2 … 9 in each decade
+            minor = (v + f for v in range(math.floor(minVal), math.ceil(maxVal)) for f in _LOG_1_TO_9)
+            levels.append((None, [x for x in minor if minVal < x < maxVal]))
         out, seen = [], []
-        for spacing, values in super().logTickValues(minVal, maxVal, size, stdTicks):
+        for spacing, values in levels:
             values = [v for v in values if all(abs(v - u) > 1e-9 for u in seen)]
             seen += values
             out.append((spacing, values))
         return out
 
     def tickStrings(self, values, scale, spacing):        # noqa: N802 (pyqtgraph's name)
+        """A log axis names its decades; the ticks between have no text (None: pyqtgraph measures
+        none for them)."""
         if not self.logMode:
             return super().tickStrings(values, scale, spacing)
-        return ["" if abs(v - round(v)) > 1e-6 else decade_tick(int(round(v)), self.unit) for v in values]
+        return [None if abs(v - round(v)) > 1e-6 else decade_tick(int(round(v)), self.unit) for v in values]
 
 
 NAME_GAP_PX = 8          # the least clear space between two names on a category axis
