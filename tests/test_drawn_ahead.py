@@ -11,7 +11,7 @@ from model import Scenario
 from model.catalog.active import default_catalog
 from model.readouts.flow import flows_on
 from qt_events import deliver
-from test_repaint import _change, _still
+from test_repaint import _change, _still, chip_on
 from ui.chip import warm
 from ui.chip.pictures import FRAMES_KEPT, ChipPictures
 from ui.plotting.axes import SIAxis
@@ -46,11 +46,7 @@ def test_the_menu_chips_frames_are_drawn_ahead_and_a_first_visit_draws_none(shar
     choosing any of them afterwards draws no frame, and a frame drawn ahead is the same picture
     its change would have drawn."""
     w = shared_window
-    w.resize(1600, 900)
-    _still(w)
-    v = w.hierarchy
-    _change(w, gpu="h100-sxm5-80gb")
-    w.repaint()
+    v = chip_on(w, "h100-sxm5-80gb")
     v._frames.clear()
     v._statics.clear()
     v._frame = v._static = None

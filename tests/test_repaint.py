@@ -45,6 +45,15 @@ def _still(w) -> None:
     deliver()
 
 
+def chip_on(w, gpu: str):
+    """The window at 1600×900, the chip still, showing ``gpu`` and repainted: its chip view."""
+    w.resize(1600, 900)
+    _still(w)
+    _change(w, gpu=gpu)
+    w.repaint()
+    return w.hierarchy
+
+
 def test_a_batch_change_moves_no_panel(shared_window, qtbot):
     """A sentence that needs a second line or a warning that appears keeps to its reserved room:
     dragging the batch re-lays out nothing (a re-layout resizes the plot and the chip: a frame lost)."""
@@ -262,11 +271,7 @@ def test_chips_alike_in_shape_share_one_layout_and_frame_picture(shared_window, 
     draws only its words; the words are each GPU's own."""
     from ui.chip.layout import MAX_SMS
     w = shared_window
-    w.resize(1600, 900)
-    _still(w)
-    v = w.hierarchy
-    _change(w, gpu="a100-sxm4-80gb")
-    w.repaint()
+    v = chip_on(w, "a100-sxm4-80gb")
     lay, frame, static = v.lay, v._frame[1], v._static
     assert v.hw.units > MAX_SMS
     _change(w, gpu="h100-sxm5-80gb")
