@@ -129,3 +129,20 @@ def test_a_log_axis_names_its_decades_only(qapp):
     axis = SIAxis("left", unit="FLOP/s")
     axis.setLogMode(True)
     assert axis.tickStrings([12.0, 12.30103, 15.0], 1.0, 1.0) == ["1 TFLOP/s", None, "1 PFLOP/s"]
+
+
+def test_a_model_failure_while_drawing_ahead_stops_it_quietly(shared_window, qtbot, monkeypatch):
+    """Work ahead is optional: a part the model fails on (choosing it would say so in one line)
+    stops the drawing ahead, and nothing is raised into the event loop."""
+    w = shared_window
+    v = chip_on(w, "h100-sxm5-80gb")
+
+    def failing(*_a):
+        raise ZeroDivisionError("a model bug")
+        yield
+
+    monkeypatch.setattr(warm, "flows_on", failing)
+    v._warm._begin()
+    assert v._warm._turn.isActive()
+    v._warm._one()
+    assert not v._warm.busy

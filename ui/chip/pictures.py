@@ -1,7 +1,7 @@
 """The chip's two cached pictures (ui/chip/view.py): the frame (boxes, SMs, stacks, bars: the
 layout's shapes and the colours, no words) and the static picture (the frame with the scenario's
 words and numbers over it). Of the canvas' present size only (a resize lets the others go), the
-last FRAMES_KEPT frames and layouts are kept, at most FRAME_BYTES_KEPT of frames (each is ~3 MB
+last FRAMES_KEPT frames and layouts are kept, at most FRAME_BYTES_KEPT of frames (each is ~2 MB
 at 1600×900, four times that on a 2560×1440 stage), and the last STATICS_KEPT static pictures:
 going back to a chip or a scenario redraws none of it. While the window is idle, the frames of
 the chips the GPU menu offers are drawn ahead (``warm_frame``, ui/chip/warm.py).

@@ -14,8 +14,9 @@ made when it shows. Three cached pictures: the frame (boxes, SMs, stacks, bars: 
 colours only, redrawn on a resize or a new chip), the static picture (the frame plus this
 scenario's words and numbers, redrawn per scenario change), and the eased layer on top (use
 bars, tensor-core fill), redrawn only while it eases; per frame only packets move. The last
-FRAMES_KEPT layouts, frames and static pictures are kept (ui/chip/pictures.py): going back to a
-chip or a scenario redraws none. A change's paint is also the animation's next frame.
+layouts, frames and static pictures are kept (ui/chip/pictures.py): going back to a chip or a
+scenario redraws none; while the window is idle the frames of the GPU menu's other chips are
+drawn ahead (ui/chip/warm.py). A change's paint is also the animation's next frame.
 """
 from __future__ import annotations
 
@@ -114,7 +115,7 @@ class HierarchyView(ChipPictures, QWidget):
         self._frame: tuple | None = None        # (key, QPixmap): the layout's shapes, no words
         self._frames: dict = {}                 # the last FRAMES_KEPT of them, by key
         self._layouts: dict = {}                # the last FRAMES_KEPT layouts and their routes
-        self._statics: list = []                # the last FRAMES_KEPT static pictures, by scene
+        self._statics: list = []                # the last STATICS_KEPT static pictures, by scene
         self._base: QPixmap | None = None
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")

@@ -1,8 +1,8 @@
 """While the window is idle, draw the frames of the chips the GPU menu offers (ui/chip/view.py).
 
 A chip whose shape has not been drawn at this size costs the change that shows it its layout
-(0.2–0.5 ms) and its frame picture (~1.3 ms, and ~0.7 ms more for the copy its words go on):
-about 2 ms of the 16.7 ms a frame has at 60 Hz. So WARM_AFTER_MS after the last change, with
+(0.2–0.5 ms) and its frame picture (~1.3 ms to draw; its first render ~0.5 ms more): about 2 ms
+of the 16.7 ms a frame has at 60 Hz. So WARM_AFTER_MS after the last change, with
 the chip on screen, the view works out one GPU per turn of the event loop: the flow the present
 scenario would have on it (model.readouts.flow.flows_on), the shape the chip would show, and the
 frame of that shape if none is kept, the GPUs next to the present one in the menu first, for as
@@ -74,6 +74,10 @@ class FrameWarmer(QObject):
     def _one(self) -> None:
         """One GPU: its flow, its shape, its frame if not kept (stops when none is left or no room)."""
         v = self._view
-        item = next(self._todo, None) if self._todo is not None and v.isVisible() else None
-        if item is None or v.warm_frame(v._shape(item[1], item[2])) is None:
+        try:
+            item = next(self._todo, None) if self._todo is not None and v.isVisible() else None
+            done = item is None or v.warm_frame(v._shape(item[1], item[2])) is None
+        except Exception:             # work ahead is optional: choosing that GPU says in one line what failed
+            done = True
+        if done:
             self.stop()
