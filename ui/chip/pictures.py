@@ -84,8 +84,7 @@ class ChipPictures:
         if len(self._frames) >= room - 1:      # (the present chip's frame and one more stay)
             return None
         lay, _routes = self._layout_and_routes(key0, w, h, shape)
-        self._frames[key] = self._draw_frame(lay, w, h, dpr)      # the oldest: a change's own frame is newer
-        self._frames = {key: self._frames.pop(key), **self._frames}
+        self._frames = {key: self._draw_frame(lay, w, h, dpr), **self._frames}   # the oldest: a change's own is newer
         return True
 
     def _static_picture(self, w: int, h: int, dpr: float) -> QPixmap:
