@@ -240,8 +240,9 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
     )
 
 
-def flows_on(scenario: Scenario, gpus: Sequence[str], catalog: Catalog | None = None) -> Iterator[tuple[str, Flow, Hardware]]:
-    """(GPU id, flow, part) of ``scenario`` on each of ``gpus`` that can run it, one at a time: a
+def flows_on(scenario: Scenario, gpus: Sequence[str],
+             catalog: Catalog | None = None) -> Iterator[tuple[str, Estimate, Flow, Hardware]]:
+    """(GPU id, estimate, flow, part) of ``scenario`` on each of ``gpus`` that can run it, one at a time: a
     caller spreads the work (the chip view draws, while the window is idle, what the GPU menu
     would show next)."""
     for gpu in gpus:
@@ -249,7 +250,7 @@ def flows_on(scenario: Scenario, gpus: Sequence[str], catalog: Catalog | None = 
             est = estimate(scenario.with_(gpu=gpu), catalog)
         except ModelError:
             continue
-        yield gpu, flow(est), est.resolved.hw
+        yield gpu, est, flow(est), est.resolved.hw
 
 
 def link_title(kind: str | None, name: str | None) -> str:

@@ -4,7 +4,10 @@ words and numbers over it). Of the canvas' present size only (a resize lets the 
 last FRAMES_KEPT frames and layouts are kept, at most FRAME_BYTES_KEPT of frames (each is ~2 MB
 at 1600×900, four times that on a 2560×1440 stage), and the last STATICS_KEPT static pictures:
 going back to a chip or a scenario redraws none of it. While the window is idle, the frames of
-the chips the GPU menu offers are drawn ahead (``warm_frame``, ui/chip/warm.py).
+the chips the GPU menu offers are drawn ahead (``warm_frame``, ui/chip/warm.py), and then their
+words in the present scenario (``warm_words``): kept as the pieces where they differ from the
+frame (ui/chip/patches.py), at most PATCH_BYTES_KEPT of them, so a GPU not shown before pastes
+its words over its frame instead of drawing them.
 """
 from __future__ import annotations
 
@@ -15,10 +18,12 @@ from ui.chip.paint.header import paint_header
 from ui.chip.paint.ladder import paint_ladder, paint_ladder_frame
 from ui.chip.paint.legend import paint_legend, paint_legend_frame
 from ui.chip.paint.package import paint_package, paint_package_frame
+from ui.chip.patches import paste, patch_bytes, pixels, word_patches
 
 FRAMES_KEPT = 12         # layouts and frames kept, of the canvas' size: the catalogue's chips come in 10 shapes
 FRAME_BYTES_KEPT = 48 * 2 ** 20     # at most this much of frames (fewer of them on a big screen)
 STATICS_KEPT = 6         # static pictures kept (a frame with one scenario's words)
+PATCH_BYTES_KEPT = 32 * 2 ** 20     # words drawn ahead, as pieces (~0.5 MB a GPU at 1600×900)
 
 
 def remember(kept: dict, key, value, room: int = FRAMES_KEPT):
@@ -32,7 +37,7 @@ def remember(kept: dict, key, value, room: int = FRAMES_KEPT):
 
 class ChipPictures:
     """Needs: self.lay, self.scene, self.canvas, self._pal, self._geom_key, self._frame, self._frames,
-    self._statics, self._layout_and_routes."""
+    self._statics, self._ahead, self._layout_and_routes, self._scene_of."""
 
     def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The shapes that depend only on the layout and the colours, drawn once per layout."""
@@ -87,26 +92,66 @@ class ChipPictures:
         self._frames = {key: self._draw_frame(lay, w, h, dpr), **self._frames}   # the oldest: a change's own is newer
         return True
 
+    def warm_words(self, shown_as: tuple, est, f, hw, pass_no: int) -> bool | None:
+        """Draw, ahead of its change, the words ``est`` (its flow ``f`` on ``hw``) would show over
+        its frame (which ``warm_frame`` drew or found), and keep them as the pieces where they
+        differ from it: True when it drew them, False when they are kept already (or the frame is
+        not), None when no room is left beside the words drawn ahead in this pass (``pass_no``)."""
+        key0, w, h, shape = shown_as
+        dpr = self.canvas.devicePixelRatioF()
+        frame = self._frames.get((key0, self._pal.name, w, h, dpr))
+        if frame is None:
+            return False
+        scene = self._scene_of(self._layout_and_routes(key0, w, h, shape)[0], est, f, hw)
+        key = (w, h, dpr, self._pal.name, est.scenario)
+        kept = self._ahead.pop(key, None)
+        if kept is not None and kept[0] == scene:
+            self._ahead[key] = (*kept[:3], pass_no)        # the newest: this pass's own
+            return False
+        patches = word_patches(self._words_over(frame, scene), pixels(frame.toImage()))
+        size = patch_bytes(patches)
+        for k in [k for k in self._ahead if k[:3] != key[:3]]:     # another size: never pasted again
+            del self._ahead[k]
+        while self._ahead and sum(v[2] for v in self._ahead.values()) + size > PATCH_BYTES_KEPT:
+            oldest = next(iter(self._ahead))
+            if self._ahead[oldest][3] == pass_no:
+                return None
+            del self._ahead[oldest]
+        self._ahead[key] = (scene, patches, size, pass_no)
+        return True
+
+    def _pasted(self, w: int, h: int, dpr: float) -> QPixmap | None:
+        """The static picture from the words drawn ahead for this scene, if they were."""
+        kept = self._ahead.get((w, h, dpr, self._pal.name, self.scene.est.scenario))
+        if kept is None or kept[0] != self.scene:
+            return None
+        return paste(self._frame_picture(w, h, dpr), kept[1])
+
     def _static_picture(self, w: int, h: int, dpr: float) -> QPixmap:
         """``_render``'s picture, the last STATICS_KEPT kept by all it is drawn from (size, scene):
         going back to a scenario draws none of its words again."""
         key = (w, h, dpr, self.scene)
         kept = next((pm for k, pm in self._statics if k == key), None)
         if kept is None:
-            kept = self._render(w, h, dpr)
+            kept = self._pasted(w, h, dpr) or self._render(w, h, dpr)
             same_size = [(k, pm) for k, pm in self._statics if k[:3] == key[:3]]      # of this size only
             self._statics = [(key, kept), *same_size[:STATICS_KEPT - 1]]
         return kept
 
     def _render(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The frame with this scenario's words and numbers over it."""
-        pm = QPixmap(self._frame_picture(w, h, dpr, fresh))
+        return self._words_over(self._frame_picture(w, h, dpr, fresh), self.scene)
+
+    @staticmethod
+    def _words_over(frame: QPixmap, scene) -> QPixmap:
+        """A copy of ``frame`` with ``scene``'s words and numbers over it."""
+        pm = QPixmap(frame)
         p = QPainter(pm)
         p.setRenderHint(QPainter.Antialiasing, True)
         p.setRenderHint(QPainter.TextAntialiasing, True)
         try:
             for paint in (paint_header, paint_ladder, paint_package, paint_legend, paint_cluster):
-                paint(p, self.scene)
+                paint(p, scene)
         finally:
             p.end()
         return pm

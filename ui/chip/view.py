@@ -116,6 +116,7 @@ class HierarchyView(ChipPictures, QWidget):
         self._frames: dict = {}                 # the last FRAMES_KEPT of them, by key
         self._layouts: dict = {}                # the last FRAMES_KEPT layouts and their routes
         self._statics: list = []                # the last STATICS_KEPT static pictures, by scene
+        self._ahead: dict = {}                  # words drawn ahead: (size, colours, scenario) → (scene, pieces, bytes, pass)
         self._base: QPixmap | None = None
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")
@@ -273,11 +274,13 @@ class HierarchyView(ChipPictures, QWidget):
     def _rescene(self) -> None:
         if self._flow is None or self.lay is None:
             return
-        e, f = self.estimate, self._flow
-        self.scene = Scene(self.lay, self._pal, e, f, self.hw, packet_scale(f, self.speed),
-                           chip_readouts(e, f, self.hw))
+        self.scene = self._scene_of(self.lay, self.estimate, self._flow, self.hw)
         self._static = None
         self.canvas.update()
+
+    def _scene_of(self, lay: ChipLayout, e: Estimate, f: Flow, hw) -> Scene:
+        """What the painters draw for ``e`` (its flow ``f`` on ``hw``) in ``lay``, at this speed and in these colours."""
+        return Scene(lay, self._pal, e, f, hw, packet_scale(f, self.speed), chip_readouts(e, f, hw))
 
     def set_controls_visible(self, visible: bool) -> None:
         """Show or hide the Pause / Step / speed bar under the chip (recordings show the chip alone)."""

@@ -1,0 +1,76 @@
+"""What a chip's words add to its frame, cut small (ui/chip/pictures.py draws them ahead).
+
+The static picture is the frame with one scenario's words and numbers over it, and the words
+touch about a quarter of it. ``word_patches(static, frame)`` cuts from the static picture the
+rectangles of TILE_PX tiles in which any pixel differs from the frame (the tiles of a row
+merged into runs, and runs that repeat down the rows merged into one rectangle). ``paste``
+puts them back over the same frame: the static picture again, pixel for pixel. At 1600×900
+that is ~50 pieces holding a quarter of the picture's bytes, pasted in ~0.2 ms, where drawing
+the words takes ~1.7 ms.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QImage, QPainter, QPixmap, QTransform
+
+TILE_PX = 16          # device pixels a side: smaller tiles, fewer bytes kept but more pieces to paste
+
+
+def tile_rects(differs: np.ndarray, tile_px: int = TILE_PX) -> list[tuple[int, int, int, int]]:
+    """(x, y, w, h) in pixels of rectangles that cover every True of ``differs`` (rows × columns),
+    each made of whole tiles of ``tile_px`` (cut at the array's edges). Pure numpy."""
+    h, w = differs.shape
+    rows, cols = -(-h // tile_px), -(-w // tile_px)
+    padded = np.zeros((rows * tile_px, cols * tile_px), bool)
+    padded[:h, :w] = differs
+    tiles = padded.reshape(rows, tile_px, cols, tile_px).any(axis=(1, 3))
+    edges = np.diff(np.pad(tiles.astype(np.int8), ((0, 0), (1, 1))), axis=1)
+    done, running = [], {}                   # running: (first tile, past the last) → first row
+    for r in range(rows):
+        runs = list(zip(np.flatnonzero(edges[r] == 1).tolist(), np.flatnonzero(edges[r] == -1).tolist()))
+        now = {run: running.pop(run, r) for run in runs}
+        done += [(run, r0, r) for run, r0 in running.items()]
+        running = now
+    done += [(run, r0, rows) for run, r0 in running.items()]
+    return [(c0 * tile_px, r0 * tile_px, min(w, c1 * tile_px) - c0 * tile_px, min(h, r1 * tile_px) - r0 * tile_px)
+            for (c0, c1), r0, r1 in done]
+
+
+def pixels(img: QImage) -> np.ndarray:
+    """An image's pixels as rows × columns of uint32 (a copy, in one 32-bit format)."""
+    if img.format() != QImage.Format_ARGB32_Premultiplied:
+        img = img.convertToFormat(QImage.Format_ARGB32_Premultiplied)
+    rows = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
+    return rows[:, :img.width() * 4].copy().view(np.uint32)
+
+
+def word_patches(static: QPixmap, frame: np.ndarray) -> tuple[tuple[int, int, QPixmap], ...]:
+    """(x, y, piece) in device pixels: the parts of ``static`` that differ from ``frame`` (its
+    ``pixels``), each piece of device pixel ratio 1."""
+    out = []
+    for x, y, w, h in tile_rects(pixels(static.toImage()) != frame):
+        piece = static.copy(x, y, w, h)
+        piece.setDevicePixelRatio(1.0)
+        out.append((x, y, piece))
+    return tuple(out)
+
+
+def patch_bytes(patches) -> int:
+    return sum(pm.width() * pm.height() * 4 for _x, _y, pm in patches)
+
+
+def paste(frame: QPixmap, patches) -> QPixmap:
+    """A copy of ``frame`` with ``patches`` over it, pixel for pixel (device pixels, whatever the
+    frame's device pixel ratio)."""
+    pm = QPixmap(frame)
+    p = QPainter(pm)
+    try:
+        dpr = pm.devicePixelRatioF()
+        if dpr != 1.0:
+            p.setWorldTransform(QTransform.fromScale(1.0 / dpr, 1.0 / dpr))
+        for x, y, piece in patches:
+            p.drawPixmap(QPoint(x, y), piece)
+    finally:
+        p.end()
+    return pm
