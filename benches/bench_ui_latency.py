@@ -12,12 +12,13 @@
    interconnect, input and output length, phase, engine), and the worst p95. Each control
    cycles through a few values, as a user going back and forth does (what the views keep of a
    value shown before helps there); "GPU, each one not shown before" changes to every
-   catalogued GPU once, in each of FIRST_VISIT_ROUNDS fresh windows (pooled), so no roofline
-   range, tick picture or chip words kept help (the chip's frames of the GPU menu's parts are
-   the window's own work ahead: it draws them while idle after start and after every change,
-   ui/chip/warm.py). Also printed: the batch change followed by a forced repaint of the
-   *whole* window (every widget, changed or not): a worst case no user
-   action causes.
+   catalogued GPU once, in each of FIRST_VISIT_ROUNDS fresh windows (pooled), so nothing a view
+   kept of an earlier visit helps. What the window makes ahead while idle, after start and after
+   every change, for the GPU menu's parts in the present scenario (the chip's frames and words,
+   ui/chip/warm.py; the roofline's axis pictures, ui/roofline_ahead.py) it makes here in the
+   untimed start: the visits follow one another with no idle between them. Also printed: the
+   batch change followed by a forced repaint of the *whole* window (every widget, changed or
+   not): a worst case no user action causes.
 2. Cold start, in subprocesses started the same way: time from spawn to the first painted
    main window, as a ratio to a bare PySide6 + pyqtgraph window (same machine, same run).
    Both run the same lines (build, show, repaint, processEvents, print the line); CPU is the
@@ -172,7 +173,7 @@ def _unseen_gpus(s) -> list[str]:
 
 START_IDLE_S = 1.5     # untimed, before the first change: what the window defers at start (the Lessons page,
                        # then its first chapter 400 ms later: ~45 ms at once) is start-up, not a control change;
-                       # the chip's frames drawn ahead (from 400 ms, a GPU per turn of the loop) fall in it too
+                       # what is made ahead (from 400 ms, a GPU per turn of the loop: ui/idle_work.py) falls in it too
 
 
 def _idle(app, seconds: float) -> None:

@@ -13,15 +13,16 @@ from model.readouts.flow import flows_on
 from qt_events import deliver
 from test_repaint import _change, _still, chip_on
 from ui.chip import warm
+from ui.idle_work import nearest_first
 from ui.chip.pictures import FRAMES_KEPT, ChipPictures
 from ui.plotting.axes import SIAxis
 
 
 def test_nearest_first_goes_out_from_the_present_gpu_both_ways():
-    assert warm.nearest_first(list("abcdef"), "c") == list("dbeaf")
-    assert warm.nearest_first(list("abc"), "a") == list("bc")
-    assert warm.nearest_first(list("abc"), "c") == list("ba")
-    assert warm.nearest_first(list("abc"), "x") == list("abc")      # (an id not in the menu: all of it)
+    assert nearest_first(list("abcdef"), "c") == list("dbeaf")
+    assert nearest_first(list("abc"), "a") == list("bc")
+    assert nearest_first(list("abc"), "c") == list("ba")
+    assert nearest_first(list("abc"), "x") == list("abc")      # (an id not in the menu: all of it)
 
 
 def test_flows_on_leaves_out_a_part_that_cannot_run_the_scenario():

@@ -35,7 +35,7 @@ FLOORS = {
 QT = ("PySide6", "PyQt5", "PyQt6", "pyqtgraph", "shiboken6")
 # what ui/chip and ui/chapters may use besides themselves and model/: the drawing toolkit, not a page
 UI_TOOLKIT = ("ui.theme", "ui.pens", "ui.plotting", "ui.hover", "ui.fit_text", "ui.steady_label",
-              "ui.page_catch_up", "ui.widgets", "ui.deliver", "ui.slider_maps")
+              "ui.page_catch_up", "ui.widgets", "ui.deliver", "ui.slider_maps", "ui.idle_work")
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:

@@ -8,10 +8,13 @@ from hypothesis.extra.numpy import arrays
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPixmap
 
+from model.catalog.active import default_catalog
+from model.physics.estimate import estimates_on
+from model.readouts.flow import flows_on
 from test_drawn_ahead import _warm_now
 from test_repaint import _change, chip_on
 from ui.chip import pictures
-from ui.chip.patches import paste, patch_bytes, pixels, tile_rects, word_patches
+from ui.chip.patches import paste, patch_bytes, tile_rects, word_patches
 from ui.chip.pictures import ChipPictures
 
 
@@ -59,7 +62,7 @@ def _pictures(dpr: float, w: int = 300, h: int = 200) -> tuple[QPixmap, QPixmap]
 def test_pasting_the_pieces_over_the_frame_gives_the_picture_at_every_device_pixel_ratio(qapp):
     for dpr in (1.0, 1.25, 1.5, 2.0):
         frame, words = _pictures(dpr)
-        pieces = word_patches(words, pixels(frame.toImage()))
+        pieces = word_patches(words, frame)
         assert pieces and patch_bytes(pieces) < words.width() * words.height() * 4 / 2
         assert paste(frame, pieces).toImage() == words.toImage(), dpr
         assert paste(frame, ()).toImage() == frame.toImage()
@@ -123,3 +126,37 @@ def test_the_words_drawn_ahead_keep_to_their_room_and_a_pass_never_drops_its_own
     _warm_now(v)
     assert v._ahead and not set(v._ahead) & set(first)
     assert all(key[4].batch == 16 for key in v._ahead)
+
+
+def test_a_pass_after_a_change_draws_the_words_of_every_menu_gpu(shared_window, qtbot):
+    """After a change that gives some chips another shape (a batch that no longer fits on small
+    parts), the pass makes room among the frames of earlier passes and draws every GPU's words."""
+    w = shared_window
+    v = chip_on(w, "h100-sxm5-80gb")
+    v._ahead.clear()
+    _warm_now(v)
+    _change(w, batch=256)
+    _warm_now(v)
+    scenario = w.controller.snapshot.estimate.scenario
+    runs = [e.scenario.gpu for e in estimates_on(scenario, [g.id for g in default_catalog().gpus])
+            if e.scenario.gpu != scenario.gpu]
+    mine = sorted(key[4].gpu for key in v._ahead if key[4].batch == 256)
+    assert mine == sorted(runs)
+
+
+def test_a_chip_whose_frame_finds_no_room_is_passed_over_and_the_pass_goes_on(shared_window, qtbot, monkeypatch):
+    """With room for three frames, the pass draws the words of every GPU whose chip has one of
+    the frames kept, also those after a GPU it had to pass over."""
+    w = shared_window
+    v = chip_on(w, "h100-sxm5-80gb")
+    v._ahead.clear()
+    v._frames = {v._frame[0]: v._frame[1]}
+    monkeypatch.setattr(pictures, "FRAMES_KEPT", 4)
+    _warm_now(v)
+    assert len(v._frames) == 3
+    snap = w.controller.snapshot
+    dpr = v.canvas.devicePixelRatioF()
+    kept = [e.scenario.gpu for _g, e, f, hw in flows_on(snap.estimate.scenario, [g.id for g in snap.catalog.gpus])
+            if e.scenario.gpu != "h100-sxm5-80gb"
+            and (v._shape(f, hw)[0], v._pal.name, *v._shape(f, hw)[1:3], dpr) in v._frames]
+    assert len(kept) > 2 and sorted(key[4].gpu for key in v._ahead) == sorted(kept)

@@ -30,6 +30,7 @@ from ui.plotting.axes import SIAxis
 from ui.plotting.coords import LOG_LOG, log10, shift
 from ui.plotting.keys import key_html
 from ui.plotting.labels import add_text, set_boxed, set_text
+from ui.roofline_ahead import AxesWarmer, view_range
 from ui.roofline_labels import RooflineLabelsMixin
 
 MAX_ROOFS = 8
@@ -71,12 +72,6 @@ def _style_label(item, t: th.Theme, boxed: bool) -> None:
     item.setFont(font)
     if boxed:
         set_boxed(item, t.bg)
-
-
-def plot_top(highest: float) -> float:
-    """The plot's top: ≥ 4× the highest roof or point, on quarter-decade steps between decades (no tick
-    label on the plot's edge), so parts of about one peak share a range and the axes keep their ticks."""
-    return 10 ** ((math.ceil(4.0 * log10(highest * 4.0) - 0.5) + 0.5) / 4.0)
 
 
 class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
@@ -136,6 +131,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self.tips.explain_requested.connect(self.explain_requested)
         self.kernel_dots.setZValue(12)
         self.vb.sigResized.connect(self._layout_labels)
+        self._ahead = AxesWarmer(self)          # the menu GPUs' axis pictures, made while idle
+        self.vb.sigResized.connect(self._ahead.restart)
 
         self._snap = snapshot
         self.set_theme(theme)           # (and shows the current snapshot)
@@ -265,6 +262,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         self._show_comparison(croof, ce, x0, x1)
         self._layout_labels()
         self.title.setText(rr.title(hw, e))
+        self._ahead.restart()
 
     def deliver_scene_updates(self, *_args) -> None:
         """``deliver_now`` for this plot: the main window calls it after every panel has taken a
@@ -274,24 +272,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
 
     def _set_range(self, e, sw, roofs, croof, kp) -> tuple[float, float, float]:
         """View range (decades) that holds everything (``kp``: the step's kernel points) with room
-        to spare, and the decade grid."""
-        top = roofs[0]
-        xs = [e.arithmetic_intensity_flops_per_byte, e.ridge_flops_per_byte, top.ridge_flops_per_byte]
-        ys = [e.achieved_flops, top.peak_flops]
-        if sw is not None:
-            xs += [float(sw.arithmetic_intensity_flops_per_byte.min()),
-                   float(sw.arithmetic_intensity_flops_per_byte.max())]
-            ys += [float(sw.achieved_flops.min())]
-        if croof is not None:
-            ys.append(croof.peak_flops)
-        xs += [k[0] for k in kp]
-        ys += [k[1] for k in kp]
-        x0 = 10 ** math.floor(log10(min(xs) / 1.5))
-        x1 = 10 ** math.ceil(log10(max(xs) * 3.0))
-        y_low = min(min(ys), float(attainable_flops(x0, top.peak_flops, top.bandwidth_bytes_per_s)))
-        y1 = plot_top(max(ys))
-        y0 = 10 ** math.floor(log10(min(y_low / 1.5, y1 / 100.0)))    # at least two decades: ticks to read
-        x0 = min(x0, 10 ** math.floor(log10(x1 / 1000.0)))
+        to spare (ui.roofline_ahead.view_range), and the decade grid."""
+        x0, x1, y0, y1 = view_range(e, sw, roofs, croof, kp)
         self.vb.setRange(xRange=(log10(x0), log10(x1)), yRange=(log10(y0), log10(y1)), padding=0)
         self._x0, self._x1 = x0, x1
         self._y_span = (log10(y0), log10(y1))

@@ -15,12 +15,14 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import field
+from typing import Iterator, Sequence
 
 import numpy as np
 
 from model.catalog.parts import Catalog
 from model.catalog.engines import IDEAL_ID, Efficiency, EfficiencyTable
 from model.catalog.active import default_efficiency
+from model.errors import ModelError
 from model.physics.memory import Footprint, footprint
 from model.physics.roofline import critical_batch, ridge_flops_per_byte
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
@@ -318,3 +320,13 @@ def engine_label(table: EfficiencyTable, engine_id: str) -> str:
     base, version = table.split(engine_id)
     e = table.engine(base)
     return e.version(version).label if version else e.name
+
+
+def estimates_on(scenario: Scenario, gpus: Sequence[str], catalog: Catalog | None = None) -> Iterator[Estimate]:
+    """``scenario`` on each of ``gpus`` that can run it, one estimate at a time: a caller spreads
+    the work (the window's views prepare, while it is idle, what the GPU menu would show next)."""
+    for gpu in gpus:
+        try:
+            yield estimate(scenario.with_(gpu=gpu), catalog)
+        except ModelError:
+            continue

@@ -38,8 +38,7 @@ import math
 from typing import Iterator, Sequence
 
 from model.catalog.parts import Catalog, Hardware
-from model.errors import ModelError
-from model.physics.estimate import Estimate, estimate
+from model.physics.estimate import Estimate, estimates_on
 from model.readouts.format import percent, si
 from model.physics.scenario import Scenario, resolve
 from model.readouts.numbers import Readout, readouts, tensor_cores_busy
@@ -242,15 +241,10 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
 
 def flows_on(scenario: Scenario, gpus: Sequence[str],
              catalog: Catalog | None = None) -> Iterator[tuple[str, Estimate, Flow, Hardware]]:
-    """(GPU id, estimate, flow, part) of ``scenario`` on each of ``gpus`` that can run it, one at a time: a
-    caller spreads the work (the chip view draws, while the window is idle, what the GPU menu
-    would show next)."""
-    for gpu in gpus:
-        try:
-            est = estimate(scenario.with_(gpu=gpu), catalog)
-        except ModelError:
-            continue
-        yield gpu, est, flow(est), est.resolved.hw
+    """(GPU id, estimate, flow, part) of ``scenario`` on each of ``gpus`` that can run it, one at a
+    time (model.physics.estimate.estimates_on)."""
+    for est in estimates_on(scenario, gpus, catalog):
+        yield est.resolved.hw.id, est, flow(est), est.resolved.hw
 
 
 def link_title(kind: str | None, name: str | None) -> str:

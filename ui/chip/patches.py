@@ -21,11 +21,10 @@ def tile_rects(differs: np.ndarray, tile_px: int = TILE_PX) -> list[tuple[int, i
     """(x, y, w, h) in pixels of rectangles that cover every True of ``differs`` (rows × columns),
     each made of whole tiles of ``tile_px`` (cut at the array's edges). Pure numpy."""
     h, w = differs.shape
-    rows, cols = -(-h // tile_px), -(-w // tile_px)
-    padded = np.zeros((rows * tile_px, cols * tile_px), bool)
-    padded[:h, :w] = differs
-    tiles = padded.reshape(rows, tile_px, cols, tile_px).any(axis=(1, 3))
+    tiles = np.logical_or.reduceat(differs, np.arange(0, h, tile_px), axis=0)
+    tiles = np.logical_or.reduceat(tiles, np.arange(0, w, tile_px), axis=1)
     edges = np.diff(np.pad(tiles.astype(np.int8), ((0, 0), (1, 1))), axis=1)
+    rows = tiles.shape[0]
     done, running = [], {}                   # running: (first tile, past the last) → first row
     for r in range(rows):
         runs = list(zip(np.flatnonzero(edges[r] == 1).tolist(), np.flatnonzero(edges[r] == -1).tolist()))
@@ -37,19 +36,20 @@ def tile_rects(differs: np.ndarray, tile_px: int = TILE_PX) -> list[tuple[int, i
             for (c0, c1), r0, r1 in done]
 
 
-def pixels(img: QImage) -> np.ndarray:
-    """An image's pixels as rows × columns of uint32 (a copy, in one 32-bit format)."""
-    if img.format() != QImage.Format_ARGB32_Premultiplied:
-        img = img.convertToFormat(QImage.Format_ARGB32_Premultiplied)
+def _pixels(img: QImage) -> np.ndarray:
+    """A 32-bit image's pixels as rows × columns of uint32: a view of its memory (keep ``img``)."""
     rows = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
-    return rows[:, :img.width() * 4].copy().view(np.uint32)
+    return rows[:, :img.width() * 4].view(np.uint32)
 
 
-def word_patches(static: QPixmap, frame: np.ndarray) -> tuple[tuple[int, int, QPixmap], ...]:
-    """(x, y, piece) in device pixels: the parts of ``static`` that differ from ``frame`` (its
-    ``pixels``), each piece of device pixel ratio 1."""
+def word_patches(static: QPixmap, frame: QPixmap) -> tuple[tuple[int, int, QPixmap], ...]:
+    """(x, y, piece) in device pixels: the parts of ``static`` that differ from ``frame`` (of the
+    same size), each piece of device pixel ratio 1."""
+    a, b = static.toImage(), frame.toImage()
+    if a.format() != b.format() or a.depth() != 32:
+        a, b = (img.convertToFormat(QImage.Format_ARGB32_Premultiplied) for img in (a, b))
     out = []
-    for x, y, w, h in tile_rects(pixels(static.toImage()) != frame):
+    for x, y, w, h in tile_rects(_pixels(a) != _pixels(b)):
         piece = static.copy(x, y, w, h)
         piece.setDevicePixelRatio(1.0)
         out.append((x, y, piece))

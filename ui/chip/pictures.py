@@ -18,12 +18,12 @@ from ui.chip.paint.header import paint_header
 from ui.chip.paint.ladder import paint_ladder, paint_ladder_frame
 from ui.chip.paint.legend import paint_legend, paint_legend_frame
 from ui.chip.paint.package import paint_package, paint_package_frame
-from ui.chip.patches import paste, patch_bytes, pixels, word_patches
+from ui.chip.patches import paste, patch_bytes, word_patches
 
-FRAMES_KEPT = 12         # layouts and frames kept, of the canvas' size: the catalogue's chips come in 10 shapes
+FRAMES_KEPT = 16         # layouts and frames kept, of the canvas' size: the catalogue's chips, 10-15 shapes a scenario
 FRAME_BYTES_KEPT = 48 * 2 ** 20     # at most this much of frames (fewer of them on a big screen)
 STATICS_KEPT = 6         # static pictures kept (a frame with one scenario's words)
-PATCH_BYTES_KEPT = 32 * 2 ** 20     # words drawn ahead, as pieces (~0.5 MB a GPU at 1600×900)
+PATCH_BYTES_KEPT = 24 * 2 ** 20     # words drawn ahead, as pieces (~0.5 MB a GPU at 1600×900: 28 GPUs in ~14 MB)
 
 
 def remember(kept: dict, key, value, room: int = FRAMES_KEPT):
@@ -37,6 +37,7 @@ def remember(kept: dict, key, value, room: int = FRAMES_KEPT):
 
 class ChipPictures:
     """Needs: self.lay, self.scene, self.canvas, self._pal, self._geom_key, self._frame, self._frames,
+    self._frames_wanted,
     self._statics, self._ahead, self._layout_and_routes, self._scene_of."""
 
     def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
@@ -76,27 +77,36 @@ class ChipPictures:
         FRAME_BYTES_KEPT (two at least: the present chip's and the one before)."""
         return max(2, min(FRAMES_KEPT, FRAME_BYTES_KEPT // max(1, frame_bytes)))
 
-    def warm_frame(self, shown_as: tuple) -> bool | None:
+    def warm_frame(self, shown_as: tuple, pass_no: int) -> bool | None:
         """Draw, ahead of its change, the frame of a chip that would show as ``shown_as`` ((layout
         key, w, h, shape) from the view's ``_shape``) at the present size and colours: True when
-        it drew one, False when one is kept already, None when no room is left beside the frames kept."""
+        it drew one, False when one is kept already, None when no room is left beside the present
+        chip's frame and those this pass (``pass_no``) drew or found."""
         key0, w, h, shape = shown_as
         dpr = self.canvas.devicePixelRatioF()
         key = (key0, self._pal.name, w, h, dpr)
-        room = self.frames_room(int(w * dpr) * int(h * dpr) * 4)
+        self._frames_wanted = {k: n for k, n in self._frames_wanted.items() if k in self._frames}
         if key in self._frames:
+            self._frames_wanted[key] = pass_no
             return False
-        if len(self._frames) >= room - 1:      # (the present chip's frame and one more stay)
-            return None
+        room = self.frames_room(int(w * dpr) * int(h * dpr) * 4)
+        while len(self._frames) >= room - 1:      # (one more than this pass's stays free: a change's own)
+            present = self._frame[0] if self._frame is not None else None
+            spare = next((k for k in self._frames if k != present and self._frames_wanted.get(k) != pass_no), None)
+            if spare is None:
+                return None
+            del self._frames[spare]
         lay, _routes = self._layout_and_routes(key0, w, h, shape)
         self._frames = {key: self._draw_frame(lay, w, h, dpr), **self._frames}   # the oldest: a change's own is newer
+        self._frames_wanted[key] = pass_no
         return True
 
-    def warm_words(self, shown_as: tuple, est, f, hw, pass_no: int) -> bool | None:
+    def warm_words(self, shown_as: tuple, est, f, hw, pass_no: int):
         """Draw, ahead of its change, the words ``est`` (its flow ``f`` on ``hw``) would show over
         its frame (which ``warm_frame`` drew or found), and keep them as the pieces where they
-        differ from it: True when it drew them, False when they are kept already (or the frame is
-        not), None when no room is left beside the words drawn ahead in this pass (``pass_no``)."""
+        differ from it. A generator: it yields once between drawing and cutting (two turns of
+        the event loop), and returns True when it drew them, False when they are kept already (or
+        the frame is not), None when no room is left beside the words this pass (``pass_no``) drew."""
         key0, w, h, shape = shown_as
         dpr = self.canvas.devicePixelRatioF()
         frame = self._frames.get((key0, self._pal.name, w, h, dpr))
@@ -108,7 +118,9 @@ class ChipPictures:
         if kept is not None and kept[0] == scene:
             self._ahead[key] = (*kept[:3], pass_no)        # the newest: this pass's own
             return False
-        patches = word_patches(self._words_over(frame, scene), pixels(frame.toImage()))
+        static = self._words_over(frame, scene)
+        yield
+        patches = word_patches(static, frame)
         size = patch_bytes(patches)
         for k in [k for k in self._ahead if k[:3] != key[:3]]:     # another size: never pasted again
             del self._ahead[k]

@@ -15,8 +15,9 @@ colours only, redrawn on a resize or a new chip), the static picture (the frame 
 scenario's words and numbers, redrawn per scenario change), and the eased layer on top (use
 bars, tensor-core fill), redrawn only while it eases; per frame only packets move. The last
 layouts, frames and static pictures are kept (ui/chip/pictures.py): going back to a chip or a
-scenario redraws none; while the window is idle the frames of the GPU menu's other chips are
-drawn ahead (ui/chip/warm.py). A change's paint is also the animation's next frame.
+scenario redraws none; while the window is idle the frames of the GPU menu's other chips, and
+their words in the present scenario, are drawn ahead (ui/chip/warm.py). A change's paint is
+also the animation's next frame.
 """
 from __future__ import annotations
 
@@ -114,9 +115,10 @@ class HierarchyView(ChipPictures, QWidget):
         self._static: QPixmap | None = None
         self._frame: tuple | None = None        # (key, QPixmap): the layout's shapes, no words
         self._frames: dict = {}                 # the last FRAMES_KEPT of them, by key
+        self._frames_wanted: dict = {}          # frame key → the last pass ahead that drew or found it
         self._layouts: dict = {}                # the last FRAMES_KEPT layouts and their routes
         self._statics: list = []                # the last STATICS_KEPT static pictures, by scene
-        self._ahead: dict = {}                  # words drawn ahead: (size, colours, scenario) → (scene, pieces, bytes, pass)
+        self._ahead: dict = {}                  # words drawn ahead: (size, colours, scenario) → (scene, pieces, …)
         self._base: QPixmap | None = None
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")

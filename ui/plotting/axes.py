@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont, QFontMetricsF, QPen
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPen, QPicture
 
 from ui.fit_text import balanced_break
 
@@ -71,9 +71,42 @@ class SIAxis(pg.AxisItem):
             return super().paint(p, opt, widget)
         super().paint(p, opt, widget)       # works out the ticks (and may widen the axis for them)
         if key is not None and self.picture is not None and self._picture_key() == key:   # nothing it read moved
-            while len(self._pictures) >= PICTURES_KEPT:
-                self._pictures.pop(next(iter(self._pictures)))
-            self._pictures[key] = self.picture
+            self._keep(key, self.picture)
+
+    def _keep(self, key: tuple, picture) -> None:
+        while len(self._pictures) >= PICTURES_KEPT:
+            self._pictures.pop(next(iter(self._pictures)))
+        self._pictures[key] = picture
+
+    def keep_picture_for(self, lo: float, hi: float) -> bool | None:
+        """Make, ahead of its change, the picture this axis would draw for the view range (lo, hi),
+        all else as it is now, and keep it: True when made, False when kept already, None when it
+        cannot be made ahead (not on a view, or its numbers need another width: the change itself
+        lays the axis out again). Nothing the axis shows moves."""
+        shown = (self.range, self.picture, self.textWidth, self.textHeight)
+        self._updateWidth = self._updateHeight = lambda: None          # (pyqtgraph's, on this axis only)
+        try:
+            self.range = [lo, hi]
+            key = self._picture_key()
+            if key is None or key in self._pictures:
+                return None if key is None else False
+            picture = QPicture()
+            painter = QPainter(picture)
+            try:
+                if self.style["tickFont"]:
+                    painter.setFont(self.style["tickFont"])
+                specs = self.generateDrawSpecs(painter)
+                if specs is not None:
+                    self.drawPicture(painter, *specs)
+            finally:
+                painter.end()
+            if (self.textWidth, self.textHeight) != shown[2:]:
+                return None
+            self._keep(key, picture)
+            return True
+        finally:
+            del self._updateWidth, self._updateHeight
+            self.range, self.picture, self.textWidth, self.textHeight = shown
 
     def tickValues(self, minVal, maxVal, size):     # noqa: N802, N803 (pyqtgraph's names)
         """On a log axis, pyqtgraph's tick values (its tickValues, then logTickValues) worked out in
