@@ -37,8 +37,7 @@ def remember(kept: dict, key, value, room: int = FRAMES_KEPT):
 
 class ChipPictures:
     """Needs: self.lay, self.scene, self.canvas, self._pal, self._geom_key, self._frame, self._frames,
-    self._frames_wanted,
-    self._statics, self._ahead, self._layout_and_routes, self._scene_of."""
+    self._frames_wanted, self._statics, self._ahead, self._layout_and_routes, self._scene_of."""
 
     def _frame_picture(self, w: int, h: int, dpr: float, fresh: bool = False) -> QPixmap:
         """The shapes that depend only on the layout and the colours, drawn once per layout."""

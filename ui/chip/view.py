@@ -281,7 +281,7 @@ class HierarchyView(ChipPictures, QWidget):
         self.canvas.update()
 
     def _scene_of(self, lay: ChipLayout, e: Estimate, f: Flow, hw) -> Scene:
-        """What the painters draw for ``e`` (its flow ``f`` on ``hw``) in ``lay``, at this speed and in these colours."""
+        """What the painters draw for ``e`` (its flow ``f`` on ``hw``) in ``lay``, at this speed, in these colours."""
         return Scene(lay, self._pal, e, f, hw, packet_scale(f, self.speed), chip_readouts(e, f, hw))
 
     def set_controls_visible(self, visible: bool) -> None:
