@@ -11,6 +11,7 @@ from model.catalog.active import default_catalog
 from model.physics.estimate import estimates_on
 from model.physics.sweep import default_batches, sweep_batch
 from model.readouts import roofline as rr
+from test_drawn_ahead import idle_pass
 from test_repaint import _change, chip_on
 from ui.controller import SWEEP_MAX_BATCH
 from ui.roofline_ahead import snapshot_range, view_range
@@ -28,13 +29,8 @@ def _fresh(axis) -> bytes:
 
 
 def _made_ahead(r) -> None:
-    """The warmer's turns, as the event loop would run them once the window is idle."""
-    r._ahead._begin()
-    turns = 0
-    while r._ahead._turn.isActive():
-        r._ahead._one()
-        turns += 1
-        assert turns < 200
+    """The roofline's pass of work ahead."""
+    idle_pass(r._ahead)
 
 
 def test_estimates_on_leaves_out_a_part_that_cannot_run_the_scenario():

@@ -32,14 +32,19 @@ def test_flows_on_leaves_out_a_part_that_cannot_run_the_scenario():
     assert all(hw.id == g and e.scenario.gpu == g for g, e, _f, hw in got)
 
 
-def _warm_now(v) -> None:
-    """The warmer's turns, as the event loop would run them once the window is idle."""
-    v._warm._begin()
+def idle_pass(work) -> None:
+    """An IdleWork's pass (ui/idle_work.py), its turns called as the event loop would run them once idle."""
+    work._begin()
     turns = 0
-    while v._warm._turn.isActive():
-        v._warm._one()
+    while work._turn.isActive():
+        work._one()
         turns += 1
         assert turns < 200
+
+
+def _warm_now(v) -> None:
+    """The chip's pass of work ahead."""
+    idle_pass(v._warm)
 
 
 def test_the_menu_chips_frames_are_drawn_ahead_and_a_first_visit_draws_none(shared_window, qtbot, monkeypatch):
