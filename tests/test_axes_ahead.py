@@ -45,7 +45,7 @@ def test_the_range_of_a_snapshot_is_the_plots_own(shared_window, qtbot):
     snap = w.controller.snapshot
     e = estimate(snap.estimate.scenario, snap.catalog)
     sw = sweep_batch(e.scenario, default_batches(SWEEP_MAX_BATCH), resolved=e.resolved)
-    x0, x1, y0, y1 = snapshot_range(e, sw, e.resolved.hw, None, snap.catalog)
+    x0, x1, y0, y1 = snapshot_range(e, sw, None, snap.catalog)
     (vx0, vx1), (vy0, vy1) = w.roofline.vb.viewRange()
     assert (10 ** vx0, 10 ** vx1, 10 ** vy0, 10 ** vy1) == pytest.approx((x0, x1, y0, y1), rel=1e-12)
     assert view_range(e, None, rr.roofs(e.resolved.hw, e), None, rr.kernel_points(e))[1] <= x1

@@ -86,6 +86,10 @@ def test_drawing_ahead_waits_for_idle_and_stops_on_a_change_or_when_hidden(share
     assert v._warm._turn.isActive()
     _change(w, batch=8)
     assert v._warm._idle.isActive() and not v._warm._turn.isActive()    # begun again, after idle
+    v._warm.stop()
+    v.set_speed(2.0)                                                    # another scene: its words, after idle
+    assert v._warm._idle.isActive()
+    v.set_speed(1.0)
     v.hide()
     assert not v._warm.busy
     v._warm._begin()

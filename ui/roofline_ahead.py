@@ -50,10 +50,11 @@ def view_range(e, sw, roofs, croof, kp) -> tuple[float, float, float, float]:
     return x0, x1, y0, y1
 
 
-def snapshot_range(e, sw, hw, cmp_hw, catalog) -> tuple[float, float, float, float]:
-    """``view_range`` of an estimate as the plot shows it (``sw``: its sweep, used in decode only)."""
+def snapshot_range(e, sw, cmp_hw, catalog) -> tuple[float, float, float, float]:
+    """``view_range`` of an estimate on its own part as the plot shows it (``sw``: its sweep, used
+    in decode only; ``cmp_hw``: the comparison GPU, or None)."""
     croof = rr.comparison_roof(e, cmp_hw, catalog) if cmp_hw is not None else None
-    return view_range(e, sw if e.phase == "decode" else None, rr.roofs(hw, e), croof, rr.kernel_points(e))
+    return view_range(e, sw if e.phase == "decode" else None, rr.roofs(e.resolved.hw, e), croof, rr.kernel_points(e))
 
 
 class AxesWarmer(IdleWork):
@@ -84,7 +85,7 @@ class AxesWarmer(IdleWork):
         if e is None:
             return True
         sw = sweep_batch(e.scenario, self._batches, resolved=e.resolved) if e.phase == "decode" else None
-        x0, x1, y0, y1 = snapshot_range(e, sw, e.resolved.hw, self._snap.compare, self._snap.catalog)
+        x0, x1, y0, y1 = snapshot_range(e, sw, self._snap.compare, self._snap.catalog)
         pi = self._plot.plot.getPlotItem()
         pi.getAxis("bottom").keep_picture_for(log10(x0), log10(x1))
         pi.getAxis("left").keep_picture_for(log10(y0), log10(y1))

@@ -252,8 +252,6 @@ class HierarchyView(ChipPictures, QWidget):
             self.animator.set_routes(self.lay, f, routes)
             self._bar.restyle(self._pal, self._bar_px())
         self._rescene()
-        if self.menu_snapshot is not None:
-            self._warm.restart()                # the frames of the GPU menu's other chips, once idle
 
     def _shape(self, f: Flow, hw) -> tuple[tuple, int, int, dict]:
         """(layout key, w, h, shape): what the layout of ``f`` on ``hw`` is made from at the canvas's size.
@@ -279,6 +277,8 @@ class HierarchyView(ChipPictures, QWidget):
         self.scene = self._scene_of(self.lay, self.estimate, self._flow, self.hw)
         self._static = None
         self.canvas.update()
+        if self.menu_snapshot is not None:
+            self._warm.restart()                # a new scene (change, size, speed, colours): work ahead, once idle
 
     def _scene_of(self, lay: ChipLayout, e: Estimate, f: Flow, hw) -> Scene:
         """What the painters draw for ``e`` (its flow ``f`` on ``hw``) in ``lay``, at this speed, in these colours."""
