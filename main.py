@@ -45,8 +45,8 @@ def _main(argv: list[str]) -> int:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         gc.disable()            # importing numpy and the model: ~50 collections that free nothing (~4 ms)
     elif not (argv and argv[0] in COMMANDS):
-        from ui import quick_start
-        quick_start.begin()     # the window: before numpy and Qt are imported (ui/quick_start.py)
+        from ui.kit import quick_start
+        quick_start.begin()     # the window: before numpy and Qt are imported (ui/kit/quick_start.py)
     from model.errors import ModelError
     from model.files.safe_io import finish_output, guard_output
     guard_output()       # characters the terminal's encoding lacks become ASCII, never a traceback

@@ -5,7 +5,7 @@
 
 1. Chapter switch → repainted window: the first visit (the page is built then), later
    visits (the page is kept), per chapter and as median / p95 in 16.7 ms frames, and the first
-   visit after a pause (the page built while idle, as while a speaker talks: ui/lessons.py).
+   visit after a pause (the page built while idle, as while a speaker talks: ui/lessons/page.py).
 2. Glides (Space in presenter mode: the scenario glides to the next prepared state): the
    work per animation frame (the coalesced recompute and the repaint of what changed),
    median / p95 in frames, and the frames a glide got against the frames its duration allows.
@@ -93,8 +93,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     from model import Scenario
-    from ui.app import build_window
-    from ui.qt_app import ensure_app, settle
+    from ui.shell.app import build_window
+    from ui.kit.qt_app import ensure_app, settle
     app = ensure_app()
     w = build_window(Scenario(), st=None)
     w.resize(1920, 1080)

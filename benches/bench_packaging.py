@@ -12,7 +12,7 @@ paint left for later and prints BUILT: time to interactive. The ratios are also 
 round (each pair started one after the other, so the machine's drift through a run cancels),
 with their range. Beside the plain hello window, the
 same bundle started as Memory Wall starts (`--same-start`: no garbage collection before the
-first paint, one OpenBLAS thread; ui/quick_start.py): the ratio to it is what our own code costs.
+first paint, one OpenBLAS thread; ui/kit/quick_start.py): the ratio to it is what our own code costs.
 
     .venv/bin/python benches/bench_packaging.py [--runs 7] [--reuse]   (--reuse: bundles already built)
 """
@@ -36,7 +36,7 @@ WORK = ROOT / "build" / "bench"
 
 HELLO = textwrap.dedent("""
     import sys
-    if "--same-start" in sys.argv:     # started as Memory Wall starts (ui/quick_start.py; the bench
+    if "--same-start" in sys.argv:     # started as Memory Wall starts (ui/kit/quick_start.py; the bench
         import gc                      # also sets OPENBLAS_NUM_THREADS=1): what our own code costs
         gc.disable()
     from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget

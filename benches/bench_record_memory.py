@@ -22,11 +22,11 @@ LONGEST_FRAMES = 60 * 120
 CHILD = r"""
 import os, resource, sys
 sys.path.insert(0, sys.argv[1])
-from ui.qt_app import ensure_app
+from ui.kit.qt_app import ensure_app
 ensure_app()
 import pyqtgraph as pg
 pg.setConfigOptions(antialias=True, useOpenGL=False)
-from ui.recording import record
+from ui.present.recording import record
 frames = int(sys.argv[3])
 import inspect
 extra = {"replace": True} if "replace" in inspect.signature(record).parameters else {}   # (older: no such flag)

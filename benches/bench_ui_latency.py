@@ -15,7 +15,7 @@
    catalogued GPU once, in each of FIRST_VISIT_ROUNDS fresh windows (pooled), so nothing a view
    kept of an earlier visit helps. What the window makes ahead while idle, after start and after
    every change, for the GPU menu's parts in the present scenario (the chip's frames and words,
-   ui/chip/warm.py; the roofline's axis pictures, ui/roofline_ahead.py) it makes here in the
+   ui/chip/warm.py; the roofline's axis pictures, ui/explore/roofline_ahead.py) it makes here in the
    untimed start: the visits follow one another with no idle between them. Also printed: the
    batch change followed by a forced repaint of the *whole* window (every widget, changed or
    not): a worst case no user action causes.
@@ -27,8 +27,8 @@
    (PYTHONPYCACHEPREFIX; one untimed warm-up start each): an installed app and its libraries
    are byte-compiled, and a PYTHONDONTWRITEBYTECODE in the environment would otherwise make
    only the app compile its ~100 modules from source at every start (~0.1 s here).
-   The app is started as a user starts it (`main.py --first-paint`, ui/app._first_paint),
-   which starts without garbage collection and with one OpenBLAS thread (ui/quick_start.py);
+   The app is started as a user starts it (`main.py --first-paint`, ui/shell/app._first_paint),
+   which starts without garbage collection and with one OpenBLAS thread (ui/kit/quick_start.py);
    the bare window is also timed started that way, and the ratio to it is what our own code
    costs. Then time to interactive: from spawn until the window has built what the first paint
    left for later (the Lessons page …; MainWindow.when_built).
@@ -62,9 +62,9 @@ w.resize(1600, 900); w.show(); w.repaint(); app.processEvents()
 print("PAINTED", time.process_time(), flush=True)
 """
 
-APP = ["main.py", "--first-paint"]          # the app as a user starts it (ui/app._first_paint)
+APP = ["main.py", "--first-paint"]          # the app as a user starts it (ui/shell/app._first_paint)
 
-# The bare window started the way Memory Wall starts (ui/quick_start.py: one OpenBLAS thread,
+# The bare window started the way Memory Wall starts (ui/kit/quick_start.py: one OpenBLAS thread,
 # no garbage collection before the first paint): the ratio to it is what our own code costs.
 BARE_SAME_START = "import gc; gc.disable()\n" + BARE
 
@@ -131,7 +131,7 @@ WARM = 13                                         # changes before the timed one
 
 def _actions(w, kind: str, n: int) -> list:
     """n user actions of one kind, each a change from the one before (as a user makes them)."""
-    from ui.controls import batch_to_slider
+    from ui.explore.controls import batch_to_slider
     c = w.controller
     if kind == "batch slider":
         seq = [2 ** ((i + 1) % 13) for i in range(n)]          # 2, 4 … 4096, 1, 2 … (the default is 1)
@@ -173,7 +173,7 @@ def _unseen_gpus(s) -> list[str]:
 
 START_IDLE_S = 1.5     # untimed, before the first change: what the window defers at start (the Lessons page,
                        # then its first chapter 400 ms later: ~45 ms at once) is start-up, not a control change;
-                       # what is made ahead (from 400 ms, a GPU per turn of the loop: ui/idle_work.py) falls in it too
+                       # what is made ahead (from 400 ms, a GPU per turn of the loop: ui/kit/idle_work.py) falls in it too
 
 
 def _idle(app, seconds: float) -> None:
@@ -190,10 +190,10 @@ def change_latency(n: int, kind: str = "batch slider", full: bool = False) -> tu
     ``full``, then also a forced repaint of every widget in the window."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     sys.path.insert(0, str(ROOT))
-    from ui import quick_start
+    from ui.kit import quick_start
     quick_start.begin()              # as main.py starts the window: collection resumes after its first paint
-    from ui.app import build_window
-    from ui.qt_app import ensure_app, settle
+    from ui.shell.app import build_window
+    from ui.kit.qt_app import ensure_app, settle
     app = ensure_app()
     w = build_window(None, st=None)
     w.resize(1600, 900)

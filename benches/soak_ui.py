@@ -10,7 +10,7 @@ warm-up (every page built once, every size seen once), and every 1 000 actions, 
 heap's live and free bytes (glibc mallinfo2) and Python's live blocks, so a rise can be told
 apart: pages built once, memory the allocator keeps but does not use, or a leak. Each reading
 is taken in the same state — Explore page, 1600×900, not presenting, the default scenario,
-after the app has sat idle past its heap trim (ui/app.steady_heap, every 10 s) — because live
+after the app has sat idle past its heap trim (ui/kit/qt_app.steady_heap, every 10 s) — because live
 memory depends on the state (a 2560×1440 presenter window holds twice the pixmaps of 1600×900;
 a 1M-token scenario's arrays hundreds of MB). The raw RSS at the moment each 1 000th action
 ended, in whatever state the walk left, is printed too, and the live widgets and QObjects (every
@@ -114,7 +114,7 @@ def same_state(w, app) -> None:
     idle past the app's next heap trim."""
     from PySide6.QtTest import QTest
     from shiboken6 import isValid
-    from ui.qt_app import TRIM_EVERY_MS
+    from ui.kit.qt_app import TRIM_EVERY_MS
     m = getattr(getattr(w, "custom_actions", None), "measurer", None)
     end = time.monotonic() + 300
     while m is not None and isValid(m) and m.running and time.monotonic() < end:
@@ -140,7 +140,7 @@ def same_state(w, app) -> None:
 def one_seed(seed: int, actions: int) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-    from ui import quick_start
+    from ui.kit import quick_start
     quick_start.begin()          # as main.py starts the window (no GC until the first paint, then frozen)
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     problems: list[str] = []
@@ -152,9 +152,9 @@ def one_seed(seed: int, actions: int) -> int:
     sys.excepthook = lambda *exc: problems.append("".join(traceback.format_exception(*exc)))
     from fuzz_walk import FuzzWalk
     from model import Scenario
-    from ui.app import build_window
-    from ui.qt_app import ensure_app, settle
-    from ui.measure_dialog import MachineMeasurer
+    from ui.shell.app import build_window
+    from ui.kit.qt_app import ensure_app, settle
+    from ui.custom.measure_dialog import MachineMeasurer
     measured = [0]             # "Measure this machine" (numpy/OpenBLAS keep ~40 MB after the first one)
     start = MachineMeasurer.start
 

@@ -35,7 +35,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--smoke", action="store_true", help="start, render every view once, exit 0")
     p.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)  # benches: paint once, exit
     p.add_argument("--record", metavar="OUT.gif", help="record the chip (or --chapter N gliding through its "
-                   "states) as a looping GIF or an MP4, then exit (ui/recording.py)")
+                   "states) as a looping GIF or an MP4, then exit (ui/present/recording.py)")
     p.add_argument("--force", action="store_true", help="let --record replace an existing file")
     p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
     p.add_argument("--fps", type=float, default=None, help="frames per second of --record (default 20)")
@@ -77,7 +77,7 @@ def run_app(argv: list[str]) -> int:
     if args.screenshot or args.smoke or args.first_paint:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
-        from ui.qt_app import qt_startup_error
+        from ui.kit.qt_app import qt_startup_error
     except ImportError as exc:
         print(f"memory-wall: the window needs PySide6 and pyqtgraph ({exc}); run `make run` to set them up",
               file=sys.stderr)
@@ -87,13 +87,13 @@ def run_app(argv: list[str]) -> int:
         print(problem, file=sys.stderr)
         return 2
     if args.record:
-        from ui import quick_start
+        from ui.kit import quick_start
         quick_start.end()       # no main window paints here
-        from ui.recording import record_cli
+        from ui.present.recording import record_cli
         return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
                           size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page, serving=serving,
                           overwrite=args.force)
-    from ui.app import run
+    from ui.shell.app import run
     return run(scenario, screenshot=args.screenshot, size=parse_size(args.size), view=args.view,
                chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
                large_text=args.large_text, first_paint=args.first_paint,

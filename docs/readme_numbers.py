@@ -175,7 +175,7 @@ def _record_defaults() -> tuple[str, ...]:
     text = (ROOT / "cli" / "window.py").read_text(encoding="utf-8")
     seconds = _search(r'"--seconds".*default (\d+)', text)[0]
     fps = _search(r'"--fps".*default (\d+)', text)[0]
-    w, h = _module_constant("ui/recording.py", "DEFAULT_SIZE")
+    w, h = _module_constant("ui/present/recording.py", "DEFAULT_SIZE")
     return seconds, f"{w}x{h}", fps
 
 
@@ -185,7 +185,7 @@ def _what_if(key: str) -> str:
 
 
 def _slide_size() -> tuple[str, ...]:
-    w, h = _module_constant("ui/slide_export.py", "SLIDE_SIZE")
+    w, h = _module_constant("ui/present/slides.py", "SLIDE_SIZE")
     return (f"{w}×{h}",)
 
 

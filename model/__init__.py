@@ -1,4 +1,4 @@
-"""Memory Wall's cost model: pure Python + numpy, no Qt.
+"""Floor 7 — Memory Wall's cost model: pure Python + numpy, no Qt.
 
 Everything the window shows is a function here that can be called headless:
 

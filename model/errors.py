@@ -1,4 +1,4 @@
-"""Errors the model raises for bad input. Each message is one line a user can act on."""
+"""Floor 0 — errors the model raises for bad input. Each message is one line a user can act on."""
 
 
 class ModelError(ValueError):

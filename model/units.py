@@ -1,4 +1,4 @@
-"""Unit constants. Data files use GB/s, TFLOP/s, MHz for readability; the model works in SI."""
+"""Floor 0 — unit constants. Data files use GB/s, TFLOP/s, MHz for readability; the model works in SI."""
 KB = 1e3
 MB = 1e6
 GB = 1e9

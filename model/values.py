@@ -1,4 +1,4 @@
-"""``@frozen``: a frozen dataclass whose methods are shared, not generated.
+"""Floor 0 — ``@frozen``: a frozen dataclass whose methods are shared, not generated.
 
     @frozen
     class Scenario:

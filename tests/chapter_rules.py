@@ -17,7 +17,7 @@ A chapter screen (ch*.py) also:
   number function round, abs, min, max, sum, pow, divmod, math.*, numpy maths (np.array and
                   np.asarray only wrap values)
 Plot coordinates (log10, bar places, view ranges, offsets) go through ui.plotting; slider
-mappings through ui.slider_maps.
+mappings through ui.kit.slider_maps.
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ def _temporary_qt_settings(tmp_path_factory):
         yield None
         return
     path = str(tmp_path_factory.mktemp("qsettings"))
-    os.environ["XDG_CONFIG_HOME"] = path           # ui/app_settings keeps the .ini here
+    os.environ["XDG_CONFIG_HOME"] = path           # ui/shell/settings.py keeps the .ini here
     for scope in (QSettings.UserScope, QSettings.SystemScope):
         QSettings.setPath(QSettings.IniFormat, scope, path)
         QSettings.setPath(QSettings.NativeFormat, scope, path)
@@ -75,7 +75,7 @@ def shown(qtbot):
 def main_window(shown):
     """The main window (default scenario, no settings) shown at 1600×900."""
     from model import Scenario
-    from ui.app import build_window
+    from ui.shell.app import build_window
     return shown(build_window(Scenario(), st=None))
 
 
@@ -133,7 +133,7 @@ def module_window(qapp):
     from PySide6.QtCore import qInstallMessageHandler, QtMsgType
     from model import Scenario
     from qt_events import deliver
-    from ui.app import build_window
+    from ui.shell.app import build_window
     bad: list[str] = []
 
     def handler(kind, _context, message):
@@ -165,10 +165,10 @@ def shared_window(module_window, qtbot):
 
 @pytest.fixture
 def own_data_dir(tmp_path, monkeypatch):
-    """The app's data folder (your own hardware and models, ui/custom_store.py) in a temporary
+    """The app's data folder (your own hardware and models, ui/custom/store.py) in a temporary
     folder, the catalogue shipped-only before and after."""
     from model.catalog.active import set_default_catalog
-    from ui import custom_store
+    from ui.custom import store as custom_store
     folder = tmp_path / "appdata"
     monkeypatch.setattr(custom_store, "data_dir", lambda: folder)
     custom_store.last_problems.clear()

@@ -118,7 +118,7 @@ class FuzzWalk:
         QFileDialog.getSaveFileName = staticmethod(save_choice)
         self._saved_exec = QDialog.exec
         from model.catalog import active as catalog
-        from ui import custom_store
+        from ui.custom import store as custom_store
         self._catalog = catalog._active       # the walk may add custom hardware: put it back after
         self._data_dir = custom_store.data_dir
         appdata = self.out.parent / "appdata"
@@ -135,7 +135,7 @@ class FuzzWalk:
 
     def __exit__(self, *exc):
         from model.catalog.active import set_default_catalog
-        from ui import custom_store
+        from ui.custom import store as custom_store
         set_default_catalog(self._catalog)
         custom_store.data_dir = self._data_dir
         QDialog.exec = self._saved_exec
@@ -263,7 +263,7 @@ class FuzzWalk:
         a what-if applied, another start chosen, Save, Remove, or closed."""
         actions = self.w.custom_actions
         from shiboken6 import isValid
-        from ui.hardware_editor import HardwareEditor
+        from ui.custom.hardware_editor import HardwareEditor
         ed = actions.dialog
         if ed is None or not isValid(ed) or not isinstance(ed, HardwareEditor) or not ed.isVisible():
             actions.new_hardware()
@@ -290,7 +290,7 @@ class FuzzWalk:
         typed; Add or close."""
         actions = self.w.custom_actions
         from shiboken6 import isValid
-        from ui.model_import import ModelImportDialog
+        from ui.custom.model_import import ModelImportDialog
         dlg = actions.dialog
         if dlg is None or not isValid(dlg) or not isinstance(dlg, ModelImportDialog) or not dlg.isVisible():
             configs = sorted(str(p) for p in CONFIGS.glob("*.json"))
@@ -329,7 +329,7 @@ class FuzzWalk:
         """Export a slide of the chapter shown (PNG or SVG, dark or light) to an ordinary or hostile path."""
         if not self.w.lessons_visible():
             return
-        from ui.slide_export import save_slide
+        from ui.present.slides import save_slide
         kind = self.rng.choice(["PNG", "SVG"])
         path = self.rng.choice([str(self.out / f"slide.{kind.lower()}"), self.files["missing"], self.files["read_only"],
                                 self.files["folder"], self.files["empty_path"]])
@@ -338,7 +338,7 @@ class FuzzWalk:
     def record(self) -> None:
         """Record…: the dialog's own recording of a few small frames (the chip, or the chapter
         shown) to an ordinary or hostile path, then closed."""
-        from ui.record_dialog import SIZES, RecordDialog
+        from ui.present.record_dialog import SIZES, RecordDialog
         dlg = RecordDialog(self.w)
         try:
             dlg.what.setCurrentIndex(self.rng.randrange(dlg.what.count()))

@@ -70,7 +70,7 @@ def drive(anim, to_ms: int | None = None, step_ms: int = 16, per_turn: int = 1) 
     The animation is paused first and stays paused: a running one is moved by Qt's wall clock
     whenever any other animation starts (QMainWindow lays its central widget out through a 0 ms
     geometry animation, so every window layout does), not only by its timer. A paused glide is
-    still under way (ui.glide.ScenarioGlide.running)."""
+    still under way (ui.state.glide.ScenarioGlide.running)."""
     from PySide6.QtCore import QAbstractAnimation
     if anim.state() == QAbstractAnimation.Running:
         anim.pause()

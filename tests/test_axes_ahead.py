@@ -1,5 +1,5 @@
 """Issue 27, speed: the roofline's axis pictures for the GPU menu's parts are made while the
-window is idle (ui/roofline_ahead.py, SIAxis.keep_picture_for), so a GPU not shown before works
+window is idle (ui/explore/roofline_ahead.py, SIAxis.keep_picture_for), so a GPU not shown before works
 out no ticks on its change. What is worked out, and that it is the same picture, is checked; no
 timings (benches/bench_ui_latency.py has them)."""
 import pyqtgraph as pg
@@ -13,8 +13,8 @@ from model.physics.sweep import default_batches, sweep_batch
 from model.readouts import roofline as rr
 from test_drawn_ahead import idle_pass
 from test_repaint import _change, chip_on
-from ui.controller import SWEEP_MAX_BATCH
-from ui.roofline_ahead import snapshot_range, view_range
+from ui.state.controller import SWEEP_MAX_BATCH
+from ui.explore.roofline_ahead import snapshot_range, view_range
 
 
 def _fresh(axis) -> bytes:

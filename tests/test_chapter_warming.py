@@ -1,9 +1,9 @@
 """A chapter's page is built before its first visit while the app is idle: the first chapter's a
 moment after the Lessons page is made, the next chapter's a moment after each chapter shows,
 never in the middle of a glide or a drag, and without repainting the page on screen
-(ui/lessons.py; chapter switching on stage).
+(ui/lessons/page.py; chapter switching on stage).
 
-"A moment" is ui.lessons.WARM_AFTER_MS, a Qt single shot. Here ui.lessons's QTimer is a stand-in
+"A moment" is ui.lessons.page.WARM_AFTER_MS, a Qt single shot. Here ui.lessons.page's QTimer is a stand-in
 that keeps each single shot until the test fires it, so what is built when never depends on how
 long the machine took (a real 400 ms timer fires inside any wait once the machine is busy enough);
 that the delay asked for is WARM_AFTER_MS is checked on each."""
@@ -13,15 +13,15 @@ import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
-import ui.lessons
+import ui.lessons.page
 from model import Scenario
 from qt_events import deliver, drive
-from ui.app import build_window
-from ui.lessons import WARM_AFTER_MS
+from ui.shell.app import build_window
+from ui.lessons.page import WARM_AFTER_MS
 
 
 class HeldTimers:
-    """Stands in for QTimer in ui.lessons: a single shot waits for ``fire()``."""
+    """Stands in for QTimer in ui.lessons.page: a single shot waits for ``fire()``."""
 
     def __init__(self):
         self.pending: list[tuple[int, object]] = []
@@ -42,7 +42,7 @@ class HeldTimers:
 @pytest.fixture
 def timers(monkeypatch):
     held = HeldTimers()
-    monkeypatch.setattr(ui.lessons, "QTimer", held)
+    monkeypatch.setattr(ui.lessons.page, "QTimer", held)
     return held
 
 

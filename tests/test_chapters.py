@@ -34,7 +34,7 @@ from model.lessons.ch4_roofline import roofline_point
 from model.physics.sweep import sweep_batch
 from model.lessons.measured import error_text
 from ui.chapters.ch6_batching import BATCHES, batch_at
-from ui.screen_text import plain
+from ui.plotting.screen_text import plain
 from test_consistency_chapters import chart_drawn, chart_problems
 
 CHAPTERS = default_chapters()
@@ -53,7 +53,7 @@ def shared_window(qapp):
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtTest import QTest
     from model import Scenario
-    from ui.app import build_window
+    from ui.shell.app import build_window
     bad: list[str] = []
 
     def handler(kind, _context, message):
@@ -388,8 +388,8 @@ def _lines_at(text: str, width_px: float) -> list[str]:
 def test_a_unit_is_never_broken_at_its_slash_nor_parted_from_its_number(qapp):
     """The derivations on the lessons' side panel broke "3.35 TB/s" into "TB/" and "s" (seen on
     lesson 4's ridge), and "125" from "TFLOP/s" (lesson 1)."""
-    from ui.fit_text import keep_units
-    from ui.screen_text import plain
+    from ui.kit.fit_text import keep_units
+    from ui.plotting.screen_text import plain
     text = "ridge = 989 TFLOP/s ÷ 3.35 TB/s = 295 FLOP/byte; FLOP/s: 989 TFLOP/s ÷ 125 TFLOP/s = 7.92×"
     raw_breaks = set()
     for width in range(60, 400, 3):

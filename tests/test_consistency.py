@@ -2,7 +2,7 @@
 
 For 240 seeded random scenarios (both phases, 1–64 GPUs, PCIe and NVLink, fitting and not,
 MoE, every precision, with and without a comparison GPU) the controller gets the scenario,
-then ui.screen_text walks every visible text of the Explore page's panels (labels,
+then ui.plotting.screen_text walks every visible text of the Explore page's panels (labels,
 tooltips, plot texts, per-item hover texts, painted words, gauge title/number pairs) and:
 
   1. wherever a readout's label (or short label) is written with a number after it
@@ -28,7 +28,7 @@ from model.readouts import roofline as rr
 from model.catalog.active import default_catalog
 from model.readouts.numbers import readouts
 from model.physics.scenario import GPU_COUNTS, MAX_BATCH
-from ui.screen_text import shown_texts
+from ui.plotting.screen_text import shown_texts
 
 WORD_VALUES = ("memory-bound", "compute-bound", "communication-bound", "never", "fits", "does not fit")
 N_SCENARIOS = 240

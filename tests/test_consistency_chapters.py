@@ -4,7 +4,7 @@ For 240 seeded random scenarios (30 per chapter, the same generator as the Explo
 tests/test_consistency.py) the window opens a chapter at a random prepared state, then the
 controller gets the random scenario (chapters 2–8 follow the live scenario: 2–4 through its
 GPU, 5–8 through its Estimate; chapter 1 is the fixed line of generations), the Details
-toggle is opened, and ui.screen_text walks the chapter view (claim, key number and its
+toggle is opened, and ui.plotting.screen_text walks the chapter view (claim, key number and its
 label, chart titles, notes, plot texts, per-marker hover texts, details, tooltips):
 
   1. wherever a readout's label is written with a number after it, the number is that
@@ -31,7 +31,7 @@ from model.lessons.deck import chapter_chart, chapter_facts
 from model.lessons.chapters import default_chapters
 from model.readouts.numbers import readouts
 from test_consistency import labelled_checks, pair_check, random_scenarios
-from ui.screen_text import Shown, plain, shown_texts
+from ui.plotting.screen_text import Shown, plain, shown_texts
 
 CHAPTERS = default_chapters()
 PER_CHAPTER = 30

@@ -1,10 +1,10 @@
-"""The one hover engine (ui.hover): the roofline uses it; chapters switch with one import."""
+"""The one hover engine (ui.plotting.hover): the roofline uses it; chapters switch with one import."""
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 
-from ui.hover import LINE_PENALTY_PX, HoverTips, MarkerTips
+from ui.plotting.hover import LINE_PENALTY_PX, HoverTips, MarkerTips
 
 
 def plot(shown, log=True):

@@ -8,7 +8,7 @@ from model.readouts.flow import flow
 from model.readouts.numbers import readouts
 from model.readouts.sentences import fit_note
 from qt_events import deliver
-from ui.controls import slider_to_batch
+from ui.explore.controls import slider_to_batch
 
 
 def show(w, s: Scenario, compare: str | None = None):

@@ -10,14 +10,14 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from deck_drawing import check_view, contrast, counts
 from deck_walk import SIZES, open_state, settle_window, walk
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chapters.ch6_batching import ALONG_LINE
-from ui.pens import pen
+from ui.kit.pens import pen
 
 
 @pytest.fixture(scope="module")
 def presenting(qapp):
-    from ui.app import build_window
+    from ui.shell.app import build_window
     w = build_window(None, st=None)
     w.resize(1920, 1080)
     w.show()
@@ -41,7 +41,7 @@ def test_every_state_at_every_size_draws_its_numbers(presenting):
 
 def test_with_the_controls_open_every_state_still_draws_its_numbers(presenting):
     """The controls beside the slide at every size: at 1024×768 they leave it ~700 px, and the
-    slide's type shrinks to that room (ui.theme.slide_scale), tabs and all, rather than cut."""
+    slide's type shrinks to that room (ui.kit.theme.slide_scale), tabs and all, rather than cut."""
     w = presenting
     w.toggle_presenter_controls()
     try:
@@ -58,11 +58,11 @@ REHEARSAL_SIZES = ((1920, 1080), (1366, 768), (1280, 720), (1024, 768))
 
 
 def test_in_the_rehearsal_view_every_state_still_draws_its_numbers(presenting):
-    """S docks the speaker view beside the audience view (ui/stage.py): the audience view is
+    """S docks the speaker view beside the audience view (ui/present/stage.py): the audience view is
     ~64% of a laptop's width; under 1200 px it docks under it as a low strip, and the slide keeps
     the window's width. Still nothing is cut, crossed or overlapping (its claim may take two
     lines, as with the controls open)."""
-    from ui.stage import REHEARSAL_UNDER_FRACTION
+    from ui.present.stage import REHEARSAL_UNDER_FRACTION
     w = presenting
     stage = w.presenter.stage
     stage.toggle_rehearsal()
@@ -225,9 +225,9 @@ def test_a_thin_reference_line_and_a_two_line_title_are_caught(presenting):
 
 # ---------------------------------------------------------------- recordings
 def test_every_held_frame_of_a_recorded_glide_is_the_states_screenshot(qapp):
-    """ui/offscreen.py show_between: once a glide has landed (f = 1), the frame is the prepared
+    """ui/present/offscreen.py show_between: once a glide has landed (f = 1), the frame is the prepared
     state itself (lesson 6 held "batch of 63" where batch 64 was prepared)."""
-    from ui.offscreen import OffscreenChapter
+    from ui.present.offscreen import OffscreenChapter
     t = th.get_theme("dark", th.type_scale(360, False))
     glide, shot = OffscreenChapter(6, t, (640, 360)), OffscreenChapter(6, t, (640, 360))
     try:
@@ -267,7 +267,7 @@ def test_explore_keeps_the_users_scenario_across_a_visit_to_the_lessons(main_win
 
 def test_larger_text_at_1366x768_cuts_no_words(qapp):
     """Larger text on a 1366×768 laptop, presenting: no text is cut, crossed or overlapping."""
-    from ui.app import build_window
+    from ui.shell.app import build_window
     w = build_window(None, st=None, large_text=True)
     try:
         w.resize(1366, 768)

@@ -13,7 +13,7 @@ from model.readouts.flow import flows_on
 from qt_events import deliver
 from test_repaint import _change, _still, chip_on
 from ui.chip import warm
-from ui.idle_work import nearest_first
+from ui.kit.idle_work import nearest_first
 from ui.chip.pictures import FRAMES_KEPT, ChipPictures
 from ui.plotting.axes import SIAxis
 
@@ -33,7 +33,7 @@ def test_flows_on_leaves_out_a_part_that_cannot_run_the_scenario():
 
 
 def idle_pass(work) -> None:
-    """An IdleWork's pass (ui/idle_work.py), its turns called as the event loop would run them once idle."""
+    """An IdleWork's pass (ui/kit/idle_work.py), its turns called as the event loop would run them once idle."""
     work._begin()
     turns = 0
     while work._turn.isActive():

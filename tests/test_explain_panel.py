@@ -8,7 +8,7 @@ from PySide6.QtGui import QKeySequence
 
 from model import Scenario
 from model.readouts.derivations import all_readouts
-from ui.app import build_window
+from ui.shell.app import build_window
 
 
 def _window(qtbot, scenario=None):

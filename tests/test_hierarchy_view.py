@@ -151,7 +151,7 @@ def _corner_lightness(v) -> int:
 
 
 def test_theme_switches_the_picture_and_keeps_animating(view):
-    from ui.theme import DARK, LIGHT
+    from ui.kit.theme import DARK, LIGHT
     view.settle(60)
     assert _corner_lightness(view) < 60                 # dark by default
     view.set_theme(LIGHT)
@@ -170,7 +170,7 @@ def test_theme_switches_the_picture_and_keeps_animating(view):
 
 
 def test_multi_gpu_draws_in_the_light_theme(view):
-    from ui.theme import LIGHT
+    from ui.kit.theme import LIGHT
     view.set_theme(LIGHT)
     view.set_estimate(estimate(PCIE8), animate=False)
     view.settle(120)
@@ -179,7 +179,7 @@ def test_multi_gpu_draws_in_the_light_theme(view):
 
 
 def test_main_window_passes_its_theme_to_the_chip(qtbot, shown):
-    from ui.app import build_window
+    from ui.shell.app import build_window
     w = shown(build_window(Scenario(), st=None), (1280, 720))
     assert w.hierarchy.theme_name == "dark"
     w.toggle_theme()
@@ -275,7 +275,7 @@ def test_larger_text_enlarges_the_chips_type(main_window):
 
 
 def test_a_chip_alone_keeps_its_own_type_whatever_the_theme_scale(shown):
-    from ui.theme import get_theme
+    from ui.kit.theme import get_theme
     v = shown(HierarchyView(estimate_=estimate(SMALL)), (1280, 720))
     fs = v.lay.fs
     v.set_theme(get_theme("light", scale=1.0))

@@ -22,7 +22,7 @@ from model import Scenario
 from model.catalog.active import default_catalog, set_default_catalog, shipped_catalog
 from model.files.hardware_file import export_document, hardware_from_document
 from qt_events import deliver
-from ui import custom_store
+from ui.custom import store as custom_store
 
 CONFIGS = pathlib.Path(__file__).resolve().parent / "data" / "hf_configs"
 KINDS = ("hardware", "model", "scenario")
@@ -154,8 +154,8 @@ def _cli(kind: str, path: str, monkeypatch) -> list[list[str]]:
         return [["hardware", "check", path], ["estimate", "--hardware-file", path, "--gpu", "their-gpu"]]
     if kind == "model":
         return [["estimate", "--model-config", path]]
-    import ui.app
-    monkeypatch.setattr(ui.app, "run", lambda *a, **k: 0)      # the file is read; no window opens
+    import ui.shell.app
+    monkeypatch.setattr(ui.shell.app, "run", lambda *a, **k: 0)      # the file is read; no window opens
     return [[path]]
 
 
@@ -181,7 +181,7 @@ def _window_load(w, kind: str, path: str) -> bool:
         return w.open_scenario(path)
     if kind == "hardware":
         return w.custom_actions.open_hardware(path)
-    from ui.model_import import ModelImportDialog
+    from ui.custom.model_import import ModelImportDialog
     dialog = ModelImportDialog(path, w)
     try:
         used = dialog.add_button.isEnabled()

@@ -1,25 +1,17 @@
 """The floors of the house, as import contracts (the way napari declares its own).
 
 Every import counts, those inside functions too: they hide a circle from Python, not from a
-reader. The floors, lowest first (docs/architecture.md):
-
-    0  model.errors, model.units, model.values        the ground: imports nothing of ours
-    1  model.catalog                                    values: parts, engines, the active catalogue
-    2  model.physics                                    the equations
-    3  model.files                                      safe reading and writing, file formats
-    4  model.machine, model.serving, model.planning     measuring, simulating, planning
-    5  model.readouts                                   every number and sentence a person reads
-    6  model.lessons                                    the eight chapters' facts
-    7  model (its __init__: the public API)
-    8  ui                                               Qt: the window
-    9  cli                                              the command line (the window only when asked)
+reader. The floors, lowest first, are ``FLOORS`` below; docs/architecture.md draws them and each
+package's docstring opens with its own ("Floor 4 — …"): a test holds all three together.
 
 A module imports only from its own floor or below; nothing forms a circle; model never imports
-Qt, pyqtgraph, ui or cli; the chip and the chapters never import the window's pages.
+Qt, pyqtgraph, ui or cli; the chip and the chapters use the toolkit (ui.kit, ui.plotting) and
+never a page.
 """
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -30,12 +22,14 @@ FLOORS = {
     "model.errors": 0, "model.units": 0, "model.values": 0,
     "model.catalog": 1, "model.physics": 2, "model.files": 3,
     "model.machine": 4, "model.serving": 4, "model.planning": 4,
-    "model.readouts": 5, "model.lessons": 6, "model": 7, "ui": 8, "cli": 9,
+    "model.readouts": 5, "model.lessons": 6, "model": 7,
+    "ui": 8, "ui.kit": 8, "ui.plotting": 9, "ui.state": 10, "ui.chip": 11, "ui.chapters": 11,
+    "ui.explore": 12, "ui.serve": 12, "ui.plan": 12, "ui.lessons": 12, "ui.custom": 12,
+    "ui.present": 13, "ui.shell": 14, "cli": 15,
 }
 QT = ("PySide6", "PyQt5", "PyQt6", "pyqtgraph", "shiboken6")
 # what ui/chip and ui/chapters may use besides themselves and model/: the drawing toolkit, not a page
-UI_TOOLKIT = ("ui.theme", "ui.pens", "ui.plotting", "ui.hover", "ui.fit_text", "ui.steady_label",
-              "ui.page_catch_up", "ui.widgets", "ui.deliver", "ui.slider_maps", "ui.idle_work")
+UI_TOOLKIT = ("ui.kit", "ui.plotting")
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:
@@ -165,7 +159,7 @@ def test_every_module_has_a_floor():
      "floors never point upward"),
     ({"model/catalog/a.py": "import PySide6\n"}, "never imports Qt"),
     ({"ui/x.py": "from ui import y\n", "ui/y.py": "def f():\n    import ui.x\n"}, "circle"),
-    ({"ui/chapters/k.py": "from ui.main_window import MainWindow\n", "ui/main_window.py": ""}, "never a page"),
+    ({"ui/chapters/k.py": "from ui.shell.main_window import MainWindow\n", "ui/shell/main_window.py": ""}, "never a page"),
 ])
 def test_the_checker_catches_each_kind_of_break(tmp_path, planted, expected):
     for top in TOPS:
@@ -180,3 +174,43 @@ def test_the_checker_catches_each_kind_of_break(tmp_path, planted, expected):
         p.write_text(text)
     found = violations(graph(tmp_path))
     assert any(expected in v for v in found), found
+
+
+def stated_in_architecture(text: str) -> dict[str, int]:
+    """The floors docs/architecture.md draws: ``floor N  path/`` lines and the lines under them."""
+    out, current = {}, None
+    block = text.split("```")[1]
+    for line in block.splitlines():
+        m = re.match(r"^floor (\d+)\s+(\S+)", line) or re.match(r"^\s{9}(\S+)", line)
+        if not m:
+            continue
+        if line.startswith("floor"):
+            current = int(m.group(1))
+        path = m.group(m.lastindex)
+        name = path.removesuffix("/").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        out[name] = current
+    return out
+
+
+def stated_in_docstrings(root: Path = ROOT) -> dict[str, int | None]:
+    """Each package's floor as its docstring states it ("Floor N — …"); None where it states none."""
+    out = {}
+    for name in FLOORS:
+        path = root / name.replace(".", "/")
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        m = re.match(r"Floor (\d+) — ", doc)
+        out[name] = int(m.group(1)) if m else None
+    return out
+
+
+def test_floors_are_stated_once_and_agree():
+    """FLOORS, the map in docs/architecture.md and the packages' docstrings say the same."""
+    drawn = stated_in_architecture((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert drawn == FLOORS
+    assert stated_in_docstrings() == FLOORS
+
+
+def test_the_floor_readers_see_a_disagreement():
+    drawn = stated_in_architecture("```\nfloor 3  model/files/   x\n         model/serving/  y\n```")
+    assert drawn == {"model.files": 3, "model.serving": 3} != {k: FLOORS[k] for k in drawn}

@@ -109,7 +109,7 @@ def test_folder_bundle_smoke_on_x11(built, tmp_path):
 
 
 def test_frozen_app_reads_its_assets(built, tmp_path):
-    """model/catalog.py's ASSETS_DIR (parent of the model package + /assets) resolves inside
+    """model/files/assets.py's ASSETS_DIR (parent of the model package + /assets) resolves inside
     the bundle, away from the repo."""
     assert (INTERNAL / "assets" / "hardware.json").is_file()
     proc = run_frozen([str(built["folder"]), "list", "gpus", "--json"], cwd=tmp_path)

@@ -1,5 +1,5 @@
 """Explore's roofline and gauges skip estimates while the Lessons page hides them and catch up
-when Explore shows again, before its first paint (ui/page_catch_up.py; glide speed)."""
+when Explore shows again, before its first paint (ui/kit/page_catch_up.py; glide speed)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
@@ -44,7 +44,7 @@ def test_hidden_explore_panels_skip_estimates_and_catch_up_before_their_first_pa
 
 def test_a_window_not_on_screen_draws_every_estimate():
     from model import Scenario
-    from ui.app import build_window
+    from ui.shell.app import build_window
     w = build_window(Scenario(), st=None)                            # never shown (tests, offscreen renders)
     try:
         w.controller.set(gpu="b200-180gb")

@@ -1,4 +1,4 @@
-"""The plotting toolkit's pure parts (ui.plotting.coords, ui.plotting.placement, ui.slider_maps):
+"""The plotting toolkit's pure parts (ui.plotting.coords, ui.plotting.placement, ui.kit.slider_maps):
 no Qt, so no window: the one safe log, the one log–log transform, view ↔ pixels, boxes, and
 where a label goes."""
 from __future__ import annotations
@@ -16,13 +16,13 @@ from ui.plotting.coords import (LINEAR, LOG_LOG, Axes, Box, ViewPixels, clear_of
                                 headroom, log10, log10_array, padded, past, row, shift, slot_range, slots,
                                 wide_enough)
 from ui.plotting.placement import Avoid, Spot, around, place_label, spot, spots, text_box
-from ui.slider_maps import LogSlider, nearest_power_of_two, percent_slider, slider_fraction
+from ui.kit.slider_maps import LogSlider, nearest_power_of_two, percent_slider, slider_fraction
 
 VIEW = Box(0, 0, 800, 500)
 
 
 def test_the_pure_modules_import_no_qt():
-    code = ("import sys, ui.plotting.coords, ui.plotting.placement, ui.slider_maps; "
+    code = ("import sys, ui.plotting.coords, ui.plotting.placement, ui.kit.slider_maps; "
             "print(any(m.startswith(('PySide6', 'pyqtgraph')) for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

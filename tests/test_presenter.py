@@ -13,8 +13,8 @@ from model import Scenario
 from model.lessons.chapters import default_chapters
 from model.files.scenario_file import load_scenario_with_chapter
 from qt_events import drive
-from ui.app import run
-from ui.glide import glide_params, glide_scenario
+from ui.shell.app import run
+from ui.state.glide import glide_params, glide_scenario
 
 CHAPTERS = default_chapters()
 TOTAL_STATES = sum(len(c.states) for c in CHAPTERS)

@@ -1,4 +1,4 @@
-"""How the window starts (ui/quick_start.py): numpy and the model before Qt, one
+"""How the window starts (ui/kit/quick_start.py): numpy and the model before Qt, one
 OpenBLAS thread, no garbage collection until the first paint — and collection back on, with
 start-up's objects frozen, right after it. The commands start as before. Speed: benches/."""
 from __future__ import annotations
@@ -32,17 +32,17 @@ def first_step(self, step):                # the turn after the first paint
     step(self)
     seen.setdefault("gc_after_first_step", gc.isenabled())
 
-import ui.app
-build = ui.app.build_window
+import ui.shell.app
+build = ui.shell.app.build_window
 def spy(*a, **k):                          # just before the window is built: numpy, Qt, the model loaded
     seen["gc_while_building"] = gc.isenabled()
     names = list(sys.modules)
     seen["model_before_qt"] = names.index("model.physics.estimate") < names.index("PySide6.QtCore")
-    from ui import main_window
+    from ui.shell import main_window
     step = main_window.MainWindow._next_step
     main_window.MainWindow._next_step = lambda self: first_step(self, step)
     return build(*a, **k)
-ui.app.build_window = spy
+ui.shell.app.build_window = spy
 rc = main.main(["--first-paint"])
 print(json.dumps(dict(seen, rc=rc, gc_after=gc.isenabled(), frozen=gc.get_freeze_count(),
                       blas=os.environ.get("OPENBLAS_NUM_THREADS"))))
@@ -121,12 +121,12 @@ def test_a_recording_collects_garbage_while_it_runs():
     got = _run(r"""
 import gc, json, sys
 sys.path.insert(0, ".")
-import main, ui.recording
+import main, ui.present.recording
 seen = {}
 def fake(*a, **k):
     seen["gc"] = gc.isenabled()
     return 0
-ui.recording.record_cli = fake
+ui.present.recording.record_cli = fake
 rc = main.main(["--record", "x.gif"])
 print(json.dumps(dict(seen, rc=rc)))
 """)
@@ -137,7 +137,7 @@ def test_end_is_once_and_only_after_begin():
     got = _run(r"""
 import gc, json, sys
 sys.path.insert(0, ".")
-from ui import quick_start
+from ui.kit import quick_start
 quick_start.end()                                   # never paused: nothing to undo
 untouched = (gc.isenabled(), gc.get_freeze_count())
 quick_start.begin()
@@ -152,7 +152,7 @@ print(json.dumps(dict(untouched=untouched, paused=paused, after=(gc.isenabled(),
 BLAS = r"""
 import json, os, sys
 sys.path.insert(0, ".")
-from ui import quick_start
+from ui.kit import quick_start
 quick_start.begin()
 import numpy
 from threadpoolctl import threadpool_info
@@ -182,12 +182,12 @@ def test_the_window_measures_the_machine_with_every_core():
     got = _run(r"""
 import json, os, sys
 sys.path.insert(0, ".")
-from ui import quick_start
+from ui.kit import quick_start
 quick_start.begin()
-from ui.qt_app import ensure_app
+from ui.kit.qt_app import ensure_app
 app = ensure_app()
 from threadpoolctl import threadpool_info
-from ui.measure_dialog import MachineMeasurer
+from ui.custom.measure_dialog import MachineMeasurer
 seen = []
 class Step:
     label = "count the threads"

@@ -10,7 +10,7 @@ import sys
 import pytest
 from PIL import Image, ImageChops
 
-from ui.recording import (RecordingError, check_request, frame_count, gif_durations_ms, glide_plan, record)
+from ui.present.recording import (RecordingError, check_request, frame_count, gif_durations_ms, glide_plan, record)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -120,9 +120,9 @@ def test_recorded_chip_frames_leave_out_the_control_bar(qtbot):
     from PySide6.QtCore import QPoint
 
     from model import Scenario
-    from ui import theme as th
-    from ui.offscreen import OffscreenChip
-    from ui.recording import chip_frames, to_pil
+    from ui.kit import theme as th
+    from ui.present.offscreen import OffscreenChip
+    from ui.present.recording import chip_frames, to_pil
     size = (640, 360)
     frames = chip_frames(Scenario(), size, 10, 1, "dark")
     recorded = to_pil(next(frames))

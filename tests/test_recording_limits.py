@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import ui.recording as rec
+import ui.present.recording as rec
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -65,7 +65,7 @@ def test_a_recording_beyond_the_limit_is_refused_in_one_line(tmp_path, size, fps
 
 
 def test_the_largest_the_dialog_offers_is_within_the_limit(tmp_path):
-    from ui.record_dialog import SIZES
+    from ui.present.record_dialog import SIZES
     w, h = max(SIZES, key=lambda s: s[0] * s[1])
     assert rec.check_request(str(tmp_path / "x.gif"), (w, h), rec.MAX_SECONDS, rec.MAX_FPS) == ".gif"
 

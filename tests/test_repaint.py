@@ -5,13 +5,13 @@ redraws its frame only for a new layout.
 
 What is counted is counted by events, not by time: Qt's queue is delivered until it is empty
 (tests/qt_events.deliver) and no timer fires in between, so the chip's animation frames and a
-chapter page warmed 400 ms after a visit (ui/lessons.py) cannot land in a count however busy
+chapter page warmed 400 ms after a visit (ui/lessons/page.py) cannot land in a count however busy
 the machine is."""
 from PySide6.QtCore import QEvent, QObject
 
 from model.readouts import roofline as rr
 from qt_events import deliver
-from ui.controls import batch_to_slider
+from ui.explore.controls import batch_to_slider
 
 BATCHES = (2, 16, 32, 128, 256, 512, 1024, 4096, 1)   # across the fit limit and the footer's line count
 
@@ -158,12 +158,12 @@ def test_the_chip_draws_its_frame_once_per_layout(shared_window, qtbot):
 
 
 def test_a_wrapped_rich_label_measures_other_widths_as_qlabel_does(shared_window, qtbot):
-    """ui.steady_label answers a layout's question about a width the label does not have from a
+    """ui.kit.steady_label answers a layout's question about a width the label does not have from a
     document of its own (QLabel would re-lay its text out and ask for a paint): the same height,
     framed or not, with a style sheet's padding or not, for the window's and a chapter's labels."""
     from PySide6.QtWidgets import QLabel
 
-    from ui.steady_label import WrapLabel
+    from ui.kit.steady_label import WrapLabel
     w = shared_window
     w.show_chapter(1)                         # laid out at the page's width (the Explore page keeps its own)
     deliver()

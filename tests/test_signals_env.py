@@ -72,8 +72,8 @@ def test_ctrl_c_closes_the_window_and_saves_its_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     from model import Scenario
-    from ui import app as ui_app
-    from ui.qt_app import ensure_app
+    from ui.shell import app as ui_app
+    from ui.kit.qt_app import ensure_app
     from PySide6.QtCore import QTimer
     qapp = ensure_app()
     kill = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGINT))
@@ -110,7 +110,7 @@ def test_an_unreachable_display_is_one_line_and_exit_2(tmp_path):
 
 
 def test_a_display_that_answers_is_no_problem(monkeypatch):
-    from ui.qt_app import display_problem
+    from ui.kit.qt_app import display_problem
     n = _free_display_number()
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(f"\0/tmp/.X11-unix/X{n}")              # an abstract socket, as an X server has
@@ -143,7 +143,7 @@ def test_no_proper_home_writes_nothing_and_says_so(tmp_path, monkeypatch, home):
     from model.errors import ModelError
     from model.files.hardware_file import export_document
     from model.catalog.active import default_catalog
-    from ui import custom_store
+    from ui.custom import store as custom_store
     _unusable_home(monkeypatch, tmp_path, home, "XDG_DATA_HOME")
     with pytest.raises(custom_store.NoDataFolder) as exc:
         custom_store.data_dir()
@@ -159,7 +159,7 @@ def test_no_proper_home_writes_nothing_and_says_so(tmp_path, monkeypatch, home):
 
 @pytest.mark.parametrize("home", [None, "", "/", "relative/home"])
 def test_no_proper_home_keeps_no_settings(tmp_path, monkeypatch, home):
-    from ui.app_settings import open_settings
+    from ui.shell.settings import open_settings
     _unusable_home(monkeypatch, tmp_path, home, "XDG_CONFIG_HOME")
     st, note = open_settings()
     assert st is None and note and "\n" not in note

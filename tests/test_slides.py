@@ -11,7 +11,7 @@ from PIL import Image
 from PySide6.QtGui import QImage
 
 from model.lessons.chapters import default_chapters
-from ui.slide_export import SLIDE_SIZE, save_slide
+from ui.present.slides import SLIDE_SIZE, save_slide
 
 CHAPTERS = default_chapters()
 
@@ -77,7 +77,7 @@ def test_the_window_offers_slides_and_record(shared_window):
 
 
 def test_record_from_the_window(shared_window, tmp_path):
-    from ui.record_dialog import RecordDialog
+    from ui.present.record_dialog import RecordDialog
     w = shared_window
     w.show_chapter(4, 0)
     d = RecordDialog(w)

@@ -83,7 +83,7 @@ def test_in_a_narrow_window_the_speaker_view_rehearses_under_the_audience_view(w
     """A window narrower than REHEARSAL_BESIDE_MIN_PX: the speaker view docks under the audience
     view, which keeps the window's whole width (beside it, a 1024-px laptop left it 655 px);
     widened again, it goes back beside it."""
-    from ui.stage import REHEARSAL_BESIDE_MIN_PX
+    from ui.present.stage import REHEARSAL_BESIDE_MIN_PX
     window.enter_presenter(fullscreen=False)
     stage = window.presenter.stage
     stage.toggle_rehearsal()

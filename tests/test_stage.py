@@ -124,7 +124,7 @@ def _ring_pixels(strip, colour) -> int:
 
 
 def test_the_chapter_strip_is_keyboard_reachable_named_and_shows_a_focus_ring(shared_window, qtbot):
-    from ui.chapter_keys import ChapterKey
+    from ui.lessons.keys import ChapterKey
     w = shared_window
     w.show_lessons()
     w.activateWindow()

@@ -96,7 +96,7 @@ def test_a_closed_pipe_is_quiet():
 
 def test_a_file_that_names_a_chapter_keeps_its_scenario(tmp_path, monkeypatch):
     import main
-    import ui.app
+    import ui.shell.app
     from model import Scenario
     from model.files.scenario_file import save_scenario
     s = Scenario(gpu="h200", model="llama-3.1-8b", precision="fp8", batch=64)
@@ -105,7 +105,7 @@ def test_a_file_that_names_a_chapter_keeps_its_scenario(tmp_path, monkeypatch):
     import model.catalog.active
     monkeypatch.setattr(model.catalog.active, "_active", model.catalog.active._active)   # main() may install a catalogue
     got = {}
-    monkeypatch.setattr(ui.app, "run", lambda scenario, **kw: got.update(scenario=scenario, **kw) or 0)
+    monkeypatch.setattr(ui.shell.app, "run", lambda scenario, **kw: got.update(scenario=scenario, **kw) or 0)
     assert main.main([str(p)]) == 0
     assert got["scenario"] == s and got["chapter"] == 6
 

@@ -8,8 +8,8 @@ from PySide6.QtCore import QPoint
 from PySide6.QtGui import QColor, QImage
 
 from model import Scenario, estimate
-from ui import app as uiapp
-from ui import theme as th
+from ui.shell import app as uiapp
+from ui.kit import theme as th
 
 
 def _close(c1: QColor, c2: QColor, tol: int = 40) -> bool:

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 
 from model import Scenario
 from qt_events import deliver
-from ui import app as uiapp
+from ui.shell import app as uiapp
 
 ROOT = Path(__file__).resolve().parent.parent
 

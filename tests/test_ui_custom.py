@@ -240,7 +240,7 @@ def test_scenario_files_carry_custom_hardware_into_another_window(main_window, t
 
 
 def test_saved_entries_load_at_start_and_broken_ones_are_reported_not_deleted(shown, data_dir):
-    from ui.app import build_window, settings
+    from ui.shell.app import build_window, settings
     (data_dir / "hardware").mkdir(parents=True)
     doc = export_document(shipped_catalog().gpu("h200"))
     doc["id"] = "kept-h200"

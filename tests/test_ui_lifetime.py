@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from qt_events import deliver
-from ui.pens import brush, pen
+from ui.kit.pens import brush, pen
 
 
 def test_equal_pens_and_brushes_are_one_object():
@@ -66,10 +66,10 @@ def _alive(kind) -> int:
 
 def test_dialogs_from_menus_are_one_at_a_time_and_gone_when_closed(main_window, qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QDialog
-    from ui.hardware_editor import HardwareEditor
-    from ui.model_import import ModelImportDialog
-    from ui.record_dialog import RecordDialog
-    from ui.slide_export import _record_dialog
+    from ui.custom.hardware_editor import HardwareEditor
+    from ui.custom.model_import import ModelImportDialog
+    from ui.present.record_dialog import RecordDialog
+    from ui.present.slides import _record_dialog
     acts = main_window.custom_actions
     config = tmp_path / "config.json"
     config.write_text("{}")

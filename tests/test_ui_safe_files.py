@@ -14,7 +14,7 @@ from model import Scenario
 from model.catalog.active import default_catalog, set_default_catalog, shipped_catalog
 from model.files.hardware_file import export_document, hardware_from_document
 from qt_events import deliver
-from ui import custom_store
+from ui.custom import store as custom_store
 
 CONFIGS = pathlib.Path(__file__).resolve().parent / "data" / "hf_configs"
 
@@ -36,7 +36,7 @@ def _one_line(text: str) -> str:
 
 
 def test_a_crash_in_the_model_is_the_problem_state_and_controls_and_panels_agree(main_window, monkeypatch):
-    import ui.controller as controller_module
+    import ui.state.controller as controller_module
     c = main_window.controller
     good = c.estimate
     real = controller_module.estimate
@@ -102,7 +102,7 @@ def test_a_full_disk_keeps_the_old_export_and_never_says_exported(main_window, t
 
 
 def test_a_slide_never_replaces_a_file_without_asking(main_window, tmp_path):
-    from ui.slide_export import save_slide
+    from ui.present.slides import save_slide
     main_window.show_chapter(2, 0)
     mine = tmp_path / "deck.png"
     mine.write_bytes(b"my slide")
@@ -112,8 +112,8 @@ def test_a_slide_never_replaces_a_file_without_asking(main_window, tmp_path):
 
 
 def test_a_saved_scenario_on_your_own_hardware_survives_a_restart(data_dir, monkeypatch, capsys):
-    import ui.app as app
-    from ui.app_settings import open_settings
+    import ui.shell.app as app
+    from ui.shell.settings import open_settings
     custom_store.save_hardware(_my_gpu(), hardware_from_document(_my_gpu()))
     set_default_catalog(None)                         # a fresh start: only the shipped catalogue
     st, _ = open_settings()
@@ -136,8 +136,8 @@ def test_a_saved_scenario_on_your_own_hardware_survives_a_restart(data_dir, monk
 
 def test_stale_temporaries_in_the_app_folders_are_cleaned_at_start(data_dir, monkeypatch, capsys):
     import time
-    import ui.app as app
-    from ui.app_settings import open_settings
+    import ui.shell.app as app
+    from ui.shell.settings import open_settings
     hw = data_dir / "hardware"
     hw.mkdir(parents=True)
     stale, keep = hw / ".memory-wall-k1ll3d00.tmp", hw / "NAME.part.gif"
@@ -181,7 +181,7 @@ def test_names_are_plain_text_in_the_status_lines(main_window):
 
 
 def test_the_import_dialog_refuses_heads_that_do_not_divide_the_hidden_size(qtbot, tmp_path):
-    from ui.model_import import ModelImportDialog
+    from ui.custom.model_import import ModelImportDialog
     cfg = json.loads((CONFIGS / "llama-3.1-8b.json").read_text())
     for broken, needle in (({"hidden_size": 16, "num_attention_heads": 32}, "not a multiple"),
                            ({"hidden_size": 4100}, "not a multiple")):

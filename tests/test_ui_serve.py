@@ -131,7 +131,7 @@ def test_saving_keeps_the_serving_setup(main_window, qtbot, tmp_path):
 
 def test_record_the_serve_page(tmp_path):
     from model import Scenario
-    from ui.recording import record
+    from ui.present.recording import record
     rec = record(str(tmp_path / "serve.gif"), page="serve", scenario=Scenario(), seconds=0.5, size=(480, 270),
                  fps=10, serving=ServingSetup(requests=100))
     assert rec.frames == 5 and rec.what == "the Serve page" and rec.bytes > 0

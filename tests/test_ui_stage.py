@@ -10,8 +10,8 @@ import pytest
 
 from model import Scenario
 from qt_events import deliver
-from ui import app as uiapp
-from ui import app_settings
+from ui.shell import app as uiapp
+from ui.shell import settings as app_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,13 +17,13 @@ from model.readouts.sentences import explain
 from model import Scenario
 from model.files.safe_io import json_depth
 from qt_events import deliver
-from ui.app import build_window
+from ui.shell.app import build_window
 
 ROOT = Path(__file__).resolve().parent.parent
 
 # Modules the first screen does not need: none of them may load before the first paint.
-NOT_BEFORE_THE_FIRST_PAINT = ("ui.lessons", "ui.chapters", "model.lessons", "ui.speaker_view",
-                              "ui.hardware_editor", "ui.measure_dialog", "ui.model_import",
+NOT_BEFORE_THE_FIRST_PAINT = ("ui.lessons.page", "ui.chapters", "model.lessons", "ui.present.speaker_view",
+                              "ui.custom.hardware_editor", "ui.custom.measure_dialog", "ui.custom.model_import",
                               "model.machine")
 # The chip's packets take their random numbers on their first spawn: building the window does not
 # need numpy.random (a busy machine may run the chip's first tick before the first paint, though).
@@ -32,8 +32,8 @@ PROBE = r"""
 import json, sys
 sys.path.insert(0, %r)
 from PySide6.QtCore import QEvent, QObject
-from ui.app import build_window
-from ui.qt_app import ensure_app
+from ui.shell.app import build_window
+from ui.kit.qt_app import ensure_app
 later = %r
 out = {}
 
@@ -175,7 +175,7 @@ def test_what_is_built_after_the_first_paint_repaints_nothing_on_screen(qtbot, q
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QWidget
 
-    from ui.app import _set_icon
+    from ui.shell.app import _set_icon
 
     w = build_window(Scenario(), st=None)
     qtbot.addWidget(w)

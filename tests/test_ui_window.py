@@ -8,7 +8,7 @@ from model.readouts.sentences import explain
 from model import Scenario, estimate
 from model.readouts.format import duration, percent, si, sig3
 from qt_events import deliver
-from ui.controls import batch_to_slider, slider_to_batch
+from ui.explore.controls import batch_to_slider, slider_to_batch
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def test_search_boxes_are_editable_lists_without_popup_arrows(qtbot, window):
     """Each search box types and drops down a list, and carries none of the hidden scroll
     arrows of a popup-style list (setEditable would build two per box, polished at start)."""
     from PySide6.QtWidgets import QWidget
-    from ui.controls import SearchCombo
+    from ui.explore.controls import SearchCombo
     boxes = window.controls.findChildren(SearchCombo)
     assert len(boxes) >= 6
     for box in boxes:
@@ -296,8 +296,8 @@ def test_a_gauge_not_yet_laid_out_shows_its_full_title(qtbot):
     """Before its first layout a gauge has no width to fit to: it shows its readout's full label
     (and measures nothing); once sized it takes the longest form that fits."""
     from model.readouts.numbers import readouts
-    from ui.controller import Controller
-    from ui.gauges import GaugePanel
+    from ui.state.controller import Controller
+    from ui.explore.gauges import GaugePanel
     c = Controller()
     panel = GaugePanel(c.snapshot)
     qtbot.addWidget(panel)

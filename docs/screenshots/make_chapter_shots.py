@@ -41,7 +41,7 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "docs" / "screenshots" / "chapters"))
     args = ap.parse_args()
     from model.lessons.chapters import default_chapters
-    from ui.app import build_window, ensure_app, render_png
+    from ui.shell.app import build_window, ensure_app, render_png
     ensure_app()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,2 +1,2 @@
-"""Floor 0 — the parts as values: accelerators, models, precisions, engines and the catalogue
+"""Floor 1 — the parts as values: accelerators, models, precisions, engines and the catalogue
 that resolves their ids. No file reading (model/files/ reads assets/), no physics."""

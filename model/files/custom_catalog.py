@@ -17,7 +17,7 @@ from model.files.hardware_file import HardwareFileError, document_text, hardware
 from model.files.hf_config import llm_from_config, load_model_config
 
 EMBED_KEY = "custom_entries"
-MODEL_NAME_KEY = "memory_wall_name"     # the display name kept beside a saved config.json (ui/custom_store.py)
+MODEL_NAME_KEY = "memory_wall_name"     # the display name kept beside a saved config.json (ui/custom/store.py)
 MAX_NAME_CHARS = 80
 
 

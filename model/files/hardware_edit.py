@@ -1,6 +1,6 @@
 """What the hardware editor edits: fields in display units, and "what if" actions.
 
-The editor (ui/hardware_editor.py) only moves text: every field here says where it lives in
+The editor (ui/custom/hardware_editor.py) only moves text: every field here says where it lives in
 a hardware-file document, its display unit and scale (shown = stored / scale), and
 ``field_text`` / ``set_field_text`` do the conversion. "What if" actions scale numbers in a
 document (×2 HBM bandwidth: memory.hbm.bandwidth_bytes_per_s × 2) and say so in the

@@ -1,2 +1,2 @@
-"""Floor 1 — measuring: this machine's benchmarks, published measurements predicted by the
+"""Floor 4 — measuring: this machine's benchmarks, published measurements predicted by the
 model, the calibration of engine factors, and leave-one-source-out validation."""

@@ -1,6 +1,6 @@
 """Sentences about the current state, for the window (footer, badge, HBM bar) and the CLI.
 
-Every number in them is a readout's text (model/readouts.py), so a sentence can never show a
+Every number in them is a readout's text (model/readouts/numbers.py), so a sentence can never show a
 value that another panel shows differently. Where a sentence names a phase, it is the
 Estimate's phase, and the times it lists are that phase's.
 """

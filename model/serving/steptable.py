@@ -21,7 +21,7 @@ model/physics/step.py, each its own roofline, split where the serving mix change
 
 G, BW_kv, F and the per-token sizes are read off model.physics.step (decode_terms, prefill_terms,
 pass_cost), so a decode-only step at batch B and mean context c̄ is decode_pass(B, c̄) and a
-lone prompt of L tokens is prefill_pass(1, L) (tests/test_serving_steptable.py holds both). A
+lone prompt of L tokens is prefill_pass(1, L) (tests/test_serving.py holds both). A
 step with prompt tokens runs its GEMMs at the engine's prefill compute fraction, a decode-only
 step at its decode fraction. G is exact at every T up to EXACT_TOKENS and interpolated in
 between grid points 2% apart beyond (the weight kernels are piecewise linear in T).

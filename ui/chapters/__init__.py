@@ -1,4 +1,4 @@
-"""The eight lessons, one view per chapter (see base.ChapterView)."""
+"""Floor 11 — the eight lessons, one view per chapter (see base.ChapterView)."""
 from __future__ import annotations
 
 from ui.chapters.base import SHORT_TITLES, ChapterView

@@ -41,17 +41,17 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 
 from model.lessons.deck import axis_extent, chapter_chart, chapter_facts, chapter_heading, chart_name
 from model.lessons.explain import depends_on, key_why
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chapters.exports import ChartExports
 from ui.chapters.side import SidePanel, why_scroll
 from ui.chapters.look import chapter_style, style_plot
-from ui.deliver import deliver_now
-from ui.fit_text import keep_units
-from ui.hover import MarkerTips
+from ui.kit.deliver import deliver_now
+from ui.kit.fit_text import keep_units
+from ui.plotting.hover import MarkerTips
 from ui.plotting.axes import SIAxis
 from ui.plotting.keys import key_html
 from ui.plotting.labels import keep_inside
-from ui.steady_label import SteadyLabel, WrapLabel
+from ui.kit.steady_label import SteadyLabel, WrapLabel
 
 SHORT_TITLES = {1: "Compute", 2: "GPU shape", 3: "Memory", 4: "Roofline", 5: "Decode", 6: "Batching",
                 7: "Precision", 8: "Multi-GPU"}
@@ -202,7 +202,7 @@ class ChapterView(SidePanel, ChartExports, QWidget):
 
     # ---------------------------------------------------------------- drawing
     def show_snapshot(self, snap) -> None:
-        """A change of the controller (ui/controller.Snapshot): redraw from its estimate."""
+        """A change of the controller (ui/state/controller.Snapshot): redraw from its estimate."""
         self._on_estimate(snap.estimate)
 
     def _on_estimate(self, e) -> None:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout
 
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chapters.base import ChapterView
 from ui.chapters.look import LABEL, text_font
-from ui.pens import brush, pen
+from ui.kit.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import column, headroom, slot_range, slots
 from ui.plotting.labels import add_texts, set_fonts, show_texts
-from ui.widgets import Segmented
+from ui.kit.widgets import Segmented
 
 MAX_PARTS = 8
 GROWTH_W, FLOPS_AT, BANDWIDTH_AT = 0.38, -0.2, 0.2     # two bars a part, side by side

@@ -13,16 +13,16 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QSlider
 
 from model.lessons.ch2_gpu_shape import MAX_WARPS, divergence_control_text, warps_control_text
-from ui import theme as th
-from ui.steady_label import WrapLabel
+from ui.kit import theme as th
+from ui.kit.steady_label import WrapLabel
 from ui.chapters.base import ChapterView
 from ui.chapters.look import LABEL, text_font
-from ui.pens import brush, pen, set_symbol_style
+from ui.kit.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import padded, shift
 from ui.plotting.labels import (add_text, avoid_labels, avoid_line, avoid_marker, avoid_polyline, covers,
                                 place_in_forms, set_fonts, show_text, view_pixels)
 from ui.plotting.placement import spots
-from ui.slider_maps import percent_slider, slider_fraction
+from ui.kit.slider_maps import percent_slider, slider_fraction
 
 X_RANGE, Y_RANGE = padded(0, MAX_WARPS, above=1.2), (0, 118)    # room for half the last tick's number
 NEEDED_Y = 114                 # the "warps hide the wait" words, near the top,

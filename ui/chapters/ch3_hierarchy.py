@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chapters.base import ChapterView
 from ui.chapters.look import LABEL, text_font
-from ui.pens import brush, pen, set_symbol_style
+from ui.kit.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import clear_of_decade, extent, shift, slot_range
 from ui.plotting.labels import (add_text, add_texts, avoid_labels, avoid_marker, avoid_polyline, place, set_fonts,

@@ -11,16 +11,16 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QSlider
 
 from model.lessons.ch4_roofline import INTENSITY_RANGE
-from ui import theme as th
-from ui.steady_label import WrapLabel
+from ui.kit import theme as th
+from ui.kit.steady_label import WrapLabel
 from ui.chapters.base import ChapterView
 from ui.chapters.look import LABEL, text_font
-from ui.pens import brush, pen, set_symbol_style
+from ui.kit.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import Box, decades, padded, shift
 from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_labels, avoid_line, avoid_marker,
                                 avoid_polyline, covers, place_in_forms, show_text, view_pixels)
 from ui.plotting.placement import Avoid, Spot, spots
-from ui.slider_maps import LogSlider
+from ui.kit.slider_maps import LogSlider
 
 SLIDER = LogSlider(*INTENSITY_RANGE, 600)
 LO, HI = INTENSITY_RANGE

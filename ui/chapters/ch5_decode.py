@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chapters.base import ChapterView
 from ui.chapters.look import LABEL, text_font
-from ui.pens import brush, pen
+from ui.kit.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import headroom, row, shift, wide_enough
 from ui.plotting.labels import add_texts, set_fonts, show_text, show_texts

@@ -16,15 +16,15 @@ from PySide6.QtCore import Qt
 
 from model.lessons.ch6_batching import FRONTIER_LABEL_SLOTS, LESSON_BATCHES, FrontierPath
 from model.lessons.measured import source_line
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chapters.base import ChapterView
 from ui.chapters.look import LABEL, text_font
-from ui.pens import brush, pen, set_symbol_style
+from ui.kit.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import LOG_LOG, at_share, extent, padded
 from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_polyline, covers, fit_along_line,
                                 lift_above, narrow_below, nearer_than, place, set_fonts, show_text, view_pixels)
 from ui.plotting.placement import spots
-from ui.slider_maps import nearest_power_of_two
+from ui.kit.slider_maps import nearest_power_of_two
 
 BATCHES = LESSON_BATCHES
 CLICK_MAX_BATCH = 4096

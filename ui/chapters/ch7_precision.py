@@ -12,10 +12,10 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chapters.base import ChapterView
 from ui.chapters.look import LABEL, text_font
-from ui.pens import brush, pen
+from ui.kit.pens import brush, pen
 from ui.plotting.axes import NamesAxis
 from ui.plotting.coords import headroom, past, row, slot_range
 from ui.plotting.labels import (add_text, add_texts, avoid_labels, covers, inside, set_fonts, show_text, show_texts,

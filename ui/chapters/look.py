@@ -1,7 +1,7 @@
 """The lesson views' look: their type sizes, their plots' axes, their fonts and style sheet.
 
     SECONDARY, LABEL, KEY      design sizes (px at scale 1): secondary text, the plots' words, the key number
-    style_plot(plot, theme)    a chapter plot's background and axes (ui.theme.style_plot_axes), the
+    style_plot(plot, theme)    a chapter plot's background and axes (ui.kit.theme.style_plot_axes), the
                                bottom axis as tall as its lines of tick text
     text_font(theme, base)     a font of ``base`` design px at the theme's scale
     chapter_style(theme)       the style sheet of a chapter view (ui.chapters.base.ChapterView)
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtGui import QFont
 
-from ui import theme as th
+from ui.kit import theme as th
 from ui.plotting.axes import line_height
 
 SECONDARY = 18          # design size of secondary text: 24 px in presenter mode at 1080 px (×1.35)
@@ -38,7 +38,7 @@ def text_font(t: th.Theme, base: float = 13, bold: bool = False) -> QFont:
     return f
 
 
-focus_style = th.focus_style          # (in ui.theme: the mode bar needs it before any chapter)
+focus_style = th.focus_style          # (in ui.kit.theme: the mode bar needs it before any chapter)
 
 
 def chapter_style(t: th.Theme) -> str:

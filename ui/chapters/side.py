@@ -9,8 +9,8 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from ui.chapters.look import KEY, SECONDARY, text_font
-from ui.fit_text import fitting_px
-from ui.steady_label import WrapLabel
+from ui.kit.fit_text import fitting_px
+from ui.kit.steady_label import WrapLabel
 
 WHY_MIN_SHARE = 0.75      # the derivation's type steps down to this share of its size before it scrolls
 

@@ -5,7 +5,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from ui.chip.paint.common import Palette
-from ui.fit_text import first_fitting
+from ui.kit.fit_text import first_fitting
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 

@@ -31,7 +31,7 @@ from model.catalog.active import default_catalog
 from model.readouts.chip import packet_scale, scale_forms, step_word, tiles_drawn
 from model.readouts.derivations import derivations
 from model.readouts.flow import Flow, chip_readouts, flow, is_unified
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chip.animator import MAX_DT, POOL, Animator
 from ui.chip.control_bar import SPEEDS, ControlBar
 from ui.chip.layout import MAX_SMS, ChipLayout, chip_layout, chip_routes, font_px
@@ -153,7 +153,7 @@ class HierarchyView(ChipPictures, QWidget):
 
     # ---------------------------------------------------------------- the panel protocol
     def show_snapshot(self, snap) -> None:
-        """A controller's change (ui/controller.Snapshot): re-target to its estimate."""
+        """A controller's change (ui/state/controller.Snapshot): re-target to its estimate."""
         self.menu_snapshot = snap
         if snap.estimate is not self.estimate and (self._pending is None or snap.estimate is not self._pending[0]):
             self.set_estimate(snap.estimate)
@@ -412,7 +412,7 @@ class HierarchyView(ChipPictures, QWidget):
                 self._timer.start()
 
     def shown_texts(self) -> list[str]:
-        """Every string the chip paints now (ui.screen_text walks it with the window's labels)."""
+        """Every string the chip paints now (ui.plotting.screen_text walks it with the window's labels)."""
         self._apply()
         if self.scene is None:
             self._relayout(force=True)

@@ -15,7 +15,7 @@ shape) or size; the words kept of other GPUs stay good across a change of GPU al
 from __future__ import annotations
 
 from model.readouts.flow import flows_on
-from ui.idle_work import IDLE_AFTER_MS, IdleWork, nearest_first
+from ui.kit.idle_work import IDLE_AFTER_MS, IdleWork, nearest_first
 
 WARM_AFTER_MS = IDLE_AFTER_MS       # idle this long after a change before the first frame is drawn ahead
 

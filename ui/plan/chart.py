@@ -10,8 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ui import theme as th
-from ui.pens import brush, pen, set_symbol_style
+from ui.kit import theme as th
+from ui.kit.pens import brush, pen, set_symbol_style
 from ui.plotting.axes import SIAxis
 from ui.plotting.coords import LOG_LOG, log10_array
 

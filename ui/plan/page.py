@@ -22,10 +22,10 @@ from model.planning.explore import current_path, point_scenario
 from model.planning.plan import make_plan
 from model.planning.space import PlanRequest, parse_available
 from model.readouts.planning import plan_chart
-from ui import theme as th
+from ui.kit import theme as th
 from ui.plan.chart import FrontierChart
-from ui.serve.flow_layout import FlowLayout
-from ui.lazy_page import LazyPage
+from ui.kit.flow_layout import FlowLayout
+from ui.kit.lazy_page import LazyPage
 
 DEFAULT_AVAILABLE = "h100:8,h200:8,mi300x:8"
 DEFAULT_TTFT_MS = 500.0

@@ -1,4 +1,4 @@
-"""One plotting toolkit for every plot (the roofline, the lessons' charts, the hover engine).
+"""Floor 9 — one plotting toolkit for every plot (the roofline, the lessons' charts, the hover engine).
 
     coords     the one safe log10, the one log–log transform (Axes), view ↔ pixels, boxes,
                range and bar helpers                                    (pure: no Qt)

@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPen, QPicture
 
-from ui.fit_text import balanced_break
+from ui.kit.fit_text import balanced_break
 
 _PREFIXES = ("", "k", "M", "G", "T", "P", "E")
 

@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from ui.fit_text import balanced_break
+from ui.kit.fit_text import balanced_break
 from ui.plotting.coords import Box, ViewPixels
 from ui.plotting.placement import Avoid, Placement, Spot, place_label, text_box
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui import theme as th
+from ui.kit import theme as th
 
 MARK_COLOURS = {"p50": th.SKY_BLUE, "p90": th.YELLOW, "p99": th.VERMILLION}
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from model.serving.setup import ServingSetup
-from ui.serve.flow_layout import FlowLayout
+from ui.kit.flow_layout import FlowLayout
 
 LOADS = (("rate", "Poisson rate (req/s)"), ("concurrency", "Clients (concurrency)"), ("burst", "All at once (burst)"))
 LENGTHS = (("fixed", "The scenario's lengths"), ("uniform", "Uniform ±50%"), ("sharegpt", "ShareGPT-like"))

@@ -21,11 +21,11 @@ from model.readouts.serving import explain
 from model.readouts.serving_page import distributions, over_time, tiles
 from model.serving.results import summarize
 from model.serving.run import serve
-from ui import theme as th
+from ui.kit import theme as th
 from ui.serve.charts import DistributionChart, OverTimeChart
 from ui.serve.controls import DEFAULT, ServeControls
 from ui.serve.queue_view import QueueView
-from ui.lazy_page import LazyPage
+from ui.kit.lazy_page import LazyPage
 
 TILES = 5
 

@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from model.readouts.serving_page import LANES, STATE_WORDS, clock, lane_counts
-from ui import theme as th
+from ui.kit import theme as th
 
 FRAME_MS = 16
 MAX_DT = 0.05

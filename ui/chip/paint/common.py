@@ -14,7 +14,7 @@ from model.readouts.chip import PacketScale
 from model.physics.estimate import Estimate
 from model.readouts.flow import Flow
 from model.values import frozen
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chip.layout import ChipLayout, Rect
 
 K_WEIGHTS, K_KV, K_ACT, K_AR = 0, 1, 2, 3
@@ -24,7 +24,7 @@ WARNING = QColor(th.VERMILLION)
 
 
 class Palette:
-    """ui.theme.ChipColours as QColors, made once per theme (packet colours, text shades, rims)."""
+    """ui.kit.theme.ChipColours as QColors, made once per theme (packet colours, text shades, rims)."""
 
     def __init__(self, name: str, colours: th.ChipColours):
         self.name = name
@@ -96,7 +96,7 @@ def advance(f: QFont, s: str) -> int:
 
 
 def first_fit(forms, f: QFont, width: float) -> str:
-    """The first of ``forms`` whose width fits; else the last, elided (ui.fit_text.first_fitting,
+    """The first of ``forms`` whose width fits; else the last, elided (ui.kit.fit_text.first_fitting,
     with remembered widths)."""
     forms = [t for t in forms if t] or [""]
     for t in forms:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter
 
-from ui import theme as th
+from ui.kit import theme as th
 from ui.chip.animator import Targets
 from ui.chip.paint.cluster import link_bar
 from ui.chip.paint.common import INTERCONNECT, TC_BUSY, WARNING, Scene, advance, font, text
