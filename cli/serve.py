@@ -4,6 +4,8 @@
     main.py serve --concurrency 64 | --burst 500 | --trace requests.csv   [--lengths sharegpt]
                   [--prefix-hit 0.5 | --prefix-len 512] [--spec-k 3 --spec-accept 0.7 [--spec-draft ngram]]
                   [--replicas 2] [--ttft-p90-ms 500 --tpot-p90-ms 50] [--json] [--per-request out.csv]
+                  [--scheduler-steps 10] [--gpu-memory-utilization 0.9 | --kv-free-fraction 0.9]
+                  [--ep 8 --dp-attention] [--metrics vllm|sglang|genai-perf|llmperf|mlperf]
     main.py serve my-talk.json        the scenario and serving setup a saved file holds (flags override)
 The model is imported inside the command, so `estimate` does not pay for it.
 """
@@ -58,6 +60,24 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
     e.add_argument("--prefill", choices=("chunked", "mixed", "separate"))
     e.add_argument("--block-tokens", type=positive_int("--block-tokens"))
     e.add_argument("--preemption", choices=("recompute", "swap", "none"))
+    e.add_argument("--scheduler-steps", type=positive_int("--scheduler-steps"), metavar="N",
+                   help="multi-step scheduling: N decode steps per scheduler call, new prompts join only between "
+                        "them (vLLM 0.6 --num-scheduler-steps)")
+    e.add_argument("--gpu-memory-utilization", type=_float("--gpu-memory-utilization"), metavar="U",
+                   help="share of GPU memory the engine takes for weights and KV cache (vLLM "
+                        "--gpu-memory-utilization, SGLang --mem-fraction-static; default: the engine's)")
+    e.add_argument("--kv-free-fraction", type=_float("--kv-free-fraction"), metavar="F",
+                   help="share of the memory the weights leave that holds the KV cache (TensorRT-LLM "
+                        "free_gpu_memory_fraction)")
+    e.add_argument("--ep", type=positive_int("--ep"), metavar="N",
+                   help="expert parallelism: the experts spread over N GPUs of the group (all-to-all instead of "
+                        "the MoE all-reduce)")
+    e.add_argument("--dp-attention", action="store_true", default=None,
+                   help="attention data-parallel over the group: each GPU keeps its own sequences' KV cache "
+                        "(SGLang --enable-dp-attention)")
+    m = sv.add_argument_group("metrics")
+    m.add_argument("--metrics", choices=("vllm", "sglang", "genai-perf", "llmperf", "mlperf"),
+                   help="compute TTFT, TPOT and ITL the way this benchmark tool does (default vllm)")
     o = sv.add_argument_group("output")
     o.add_argument("--json", action="store_true")
     o.add_argument("--per-request", metavar="CSV", help="write one line per request (never replaces a file)")
@@ -66,7 +86,8 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
 
 _SETUP_FLAGS = ("requests", "lengths", "range_ratio", "seed", "prefix_hit", "prefix_len", "spec_k", "spec_accept",
                 "spec_draft", "replicas", "ttft_p90_ms", "tpot_p90_ms", "max_running", "max_tokens_per_step",
-                "prefill", "block_tokens", "preemption")
+                "prefill", "block_tokens", "preemption", "scheduler_steps", "gpu_memory_utilization",
+                "kv_free_fraction", "ep", "dp_attention", "metrics")
 
 
 def setup_from_args(args, base=None):

@@ -289,10 +289,11 @@ FACTS: list[Fact] = [
                   _readouts(gpu="h100-sxm5-80gb")["peak_bandwidth"].text,
                   _readouts(gpu="rtx-4090-24gb")["peak_bandwidth"].text)),
     Fact("the opening scenario's band", r"\(`± (\d+)%` beside (\S+ ms) for the opening scenario\)", lambda: _band()),
-    Fact("serving validation", r"simulates (\d+) published serving results \((\d+) sources: [^)]*\)\s+under their "
-         r"published loads, leave-one-source-out: median error ([\d.]+%) on throughput \((\d+) rows\),\s+([\d.]+%) "
-         r"on TPOT/ITL \((\d+)\), ([\d.]+%) on TTFT medians and means \((\d+); too (?:fast|slow) on average\), "
-         r"([\d.]+%) end to\s+end \((\d+)\)", lambda: _serving_facts()),
+    Fact("serving validation", r"simulates (\d+) published serving results \((\d+) runs from (\d+) documents by (\d+) "
+         r"publishers\) under their\s+published loads, leave-one-publisher-out: median error ([\d.]+%) on throughput "
+         r"\((\d+) results\),\s+([\d.]+%) on TPOT/ITL medians and means \((\d+)\), ([\d.]+%) on TTFT medians and "
+         r"means \((\d+)\), ([\d.]+%) on\s+TTFT `p90`–`p99` \((\d+)\), ([\d.]+%) end to end \((\d+)\); `DeepSeek-V3`/`R1` "
+         r"alone: ([\d.]+%) on throughput, ([\d.]+%) on\s+TPOT \(too (fast|slow)\)", lambda: _serving_facts()),
     Fact("the band's quantile", r"the (\d+)th percentile of the leave-one-publisher-out", lambda: (_quantile(),)),
 ]
 
@@ -328,11 +329,12 @@ def _serving() -> dict:
 
 def _serving_facts() -> tuple[str, ...]:
     rep = _serving()
-    g = rep["by_group"]
-    out = [str(rep["all"]["rows"]), str(len(rep["by_source"]))]
-    for key in ("throughput", "tpot", "ttft", "e2e"):
+    g, d = rep["by_family"], rep["deepseek"]
+    out = [str(rep["all"]["rows"]), str(rep["runs"]), str(rep["documents"]), str(rep["publishers"])]
+    for key in ("throughput", "tpot", "ttft", "ttft_tail", "e2e"):
         out += [_pct(g[key]["median_abs_error"]), str(g[key]["rows"])]
-    return tuple(out)
+    return tuple(out) + (_pct(d["throughput"]["median_abs_error"]), _pct(d["tpot"]["median_abs_error"]),
+                         "fast" if d["tpot"]["mean_log_error"] < 0 else "slow")
 
 
 def _summary(key: str) -> tuple[str, str]:

@@ -11,7 +11,8 @@ from model.catalog.active import default_catalog
 from model.errors import ScenarioError, UnknownIdError
 from model.planning.disagg import pair_points
 from model.planning.frontier import meets_steady, pareto_mask, point_table
-from model.planning.links import all_to_all_bytes, all_to_all_s, kv_bytes_per_request, kv_transfer_s
+from model.planning.links import kv_bytes_per_request, kv_transfer_s
+from model.serving.parallel import all_to_all_bytes, all_to_all_s
 from model.planning.plan import make_plan, serve_point
 from model.planning.space import Group, PlanRequest, check_request, parse_available
 from model.planning.steady import group_points
@@ -181,7 +182,9 @@ def test_measured_points_are_the_published_runs_that_match_the_plan():
     r = check_request(PlanRequest("llama-3.1-70b", 5000, 500, (("h100", 8),)))
     pts = measured_points(r, simulate=False)
     assert pts
-    rows = [x for x in load_serving_rows() if x.metric == "serve_output_tokens_per_s"
+    from model.planning.measured import SPEED_METRICS
+    timed = {x.run for x in load_serving_rows() if x.metric in SPEED_METRICS}      # runs that give a speed per user
+    rows = [x for x in load_serving_rows() if x.metric == "serve_output_tokens_per_s" and x.run in timed
             and dict(zip(("model", "gpu"), x.run[:2])) == {"model": "llama-3.1-70b", "gpu": "h100-sxm5-80gb"}
             and x.run[5:7] == ("5000", "500")]
     assert sorted(p.tokens_per_s_per_gpu * p.gpus for p in pts) == pytest.approx(sorted(x.value for x in rows))

@@ -128,4 +128,5 @@ def test_serving_rows_are_predicted_under_their_load():
 
 def test_validate_serving_prints_its_summary():
     out = run("validate", "--serving")
-    assert "serving, leave-one-source-out" in out.stdout and "throughput" in out.stdout and "s001" in out.stdout
+    assert "serving, leave-one-publisher-out" in out.stdout and "throughput" in out.stdout and "s001" in out.stdout
+    assert "DeepSeek" in out.stdout and "by engine" in out.stdout and "by load" in out.stdout

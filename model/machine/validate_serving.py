@@ -1,56 +1,38 @@
-"""Published serving runs (the rows of assets/measured.csv with a ``load``) against the simulator.
+"""Published serving runs (model/machine/serving_rows.py) against the simulator, leave one publisher out.
 
-Each run is simulated under its published load (rate or concurrency, number of prompts, lengths or
-dataset, engine and its published scheduler settings) with model/serving, and its metrics are read
-off the run as the benchmark computes them (model/serving/results.py). The headline is leave one
-source out: a source's serving runs are simulated with engine factors fitted on every *other*
-source's step-level rows (model.machine.calibrate.fit) — the simulator itself has nothing fitted.
+Each run is simulated under its published load (rate, concurrency or burst, number of prompts,
+lengths or dataset, engine and its published scheduler settings, the benchmark tool's metric
+definitions) with model/serving, and its metrics are read off the run as that tool computes them.
+The headline is leave one publisher out: a publisher's runs are simulated with engine factors
+fitted on every *other* publisher's step-level rows (model.machine.calibrate.fit) — the simulator
+itself has nothing fitted, and no serving row is ever fitted on.
 
-    error = predicted / measured − 1          grouped: throughput (output tokens/s, requests/s),
-                                              TPOT (TPOT and ITL, medians and means), TTFT (median or
-                                              mean), TTFT tail (p90, p99), end to end
+    error = predicted / measured − 1     grouped by family (serving_rows.FAMILIES), engine, load
+                                         kind, and DeepSeek's runs on a line of their own
     python -m model.machine.validate_serving [--json]    or    main.py validate --serving
 """
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
+import sys
+from typing import Callable
+
 import numpy as np
 
 from model.catalog.active import default_efficiency
 from model.catalog.engines import EfficiencyTable
-from model.errors import AssetError, ModelError
-from model.files.assets import ASSETS_DIR
+from model.errors import ModelError
 from model.machine.calibrate import all_plans, design, fit
-from model.machine.measured import is_serving_row
-from model.physics.scenario import Scenario
+from model.machine.serving_rows import (FAMILIES, METRICS, RUN_KEYS, ServingRow, load_serving_rows,  # noqa: F401
+                                        metric_of, run_inputs)
 from model.serving.results import Summary, summarize
 from model.serving.run import serve
-from model.serving.setup import ServingSetup
 from model.values import frozen
 
-GROUPS = {"throughput": ("serve_output_tokens_per_s", "serve_request_per_s"),
-          "tpot": ("serve_tpot_median_ms", "serve_tpot_mean_ms", "serve_itl_median_ms", "serve_itl_mean_ms"),
-          "ttft": ("serve_ttft_median_ms", "serve_ttft_mean_ms"),
-          "ttft_tail": ("serve_ttft_p90_ms", "serve_ttft_p99_ms"),
-          "e2e": ("serve_e2e_median_ms", "serve_e2e_mean_ms")}
-METRICS = tuple(m for ms in GROUPS.values() for m in ms)
-RUN_KEYS = ("model", "gpu", "n_gpus", "precision", "kv_precision", "input_len", "output_len", "engine", "load",
-            "load_value", "num_prompts", "dataset", "input_min", "output_min", "serving_flags", "source_id")
-OVERRIDES = {"prefill": str, "preemption": str, "max_running": int, "max_tokens_per_step": int, "block_tokens": int}
-
-
-@frozen
-class ServingRow:
-    row_id: str
-    source_id: str
-    engine: str
-    metric: str
-    value: float
-    run: tuple                 # RUN_KEYS values: rows of one run share it
-    label: str
+GOALS = {"throughput": 0.15, "tpot": 0.15, "ttft": 0.25, "ttft_tail": 0.25}    # median |error| at most
+GOAL_ROWS = 20
 
 
 @frozen
@@ -62,65 +44,13 @@ class ServingComparison:
     def error(self) -> float:
         return self.predicted / self.row.value - 1.0
 
-
-def load_serving_rows(path=None) -> tuple[ServingRow, ...]:
-    p = path or ASSETS_DIR / "measured.csv"
-    out = []
-    with open(p, encoding="utf-8", newline="") as fh:
-        for r in csv.DictReader(fh):
-            if not is_serving_row(r):
-                continue
-            if r["metric"] not in METRICS:
-                raise AssetError(f"measured.csv: serving row {r['row_id']} has unknown metric '{r['metric']}'")
-            run = tuple((r.get(k) or "").strip() for k in RUN_KEYS)
-            label = (f"{r['model']} {r['precision']} on {r['n_gpus']}× {r['gpu']}, {r['load']} {r['load_value']}, "
-                     f"{r['num_prompts']} prompts, {r['dataset']} ({r['engine']})")
-            out.append(ServingRow(r["row_id"], r["source_id"], r["engine"], r["metric"], float(r["value"]), run, label))
-    return tuple(out)
+    @property
+    def ok(self) -> bool:
+        return math.isfinite(self.predicted) and self.predicted > 0
 
 
-def run_inputs(run: tuple) -> tuple[Scenario, ServingSetup]:
-    """The scenario and serving setup a row's published conditions describe."""
-    k = dict(zip(RUN_KEYS, run))
-    inp, out = int(k["input_len"] or 0), int(k["output_len"] or 0)
-    sc = Scenario(gpu=k["gpu"], model=k["model"], precision=k["precision"], kv_precision=k["kv_precision"] or None,
-                  gpus=int(k["n_gpus"]), engine=k["engine"], input_len=max(inp, 1), output_len=max(out, 1))
-    n = int(k["num_prompts"])
-    if k["load"] == "rate":
-        setup = ServingSetup(load="rate", rate_per_s=float(k["load_value"]), requests=n)
-    elif k["load"] == "concurrency":
-        setup = ServingSetup(load="concurrency", concurrency=int(float(k["load_value"])), requests=n)
-    else:
-        setup = ServingSetup(load="burst", requests=n)
-    if k["dataset"] == "sharegpt":
-        setup = setup.with_(lengths="sharegpt")
-    elif k["dataset"] == "uniform":               # lengths uniform in [min, max]: centre L, ± r of it
-        lo_i, lo_o = int(k["input_min"] or 1), int(k["output_min"] or 1)
-        c_i, c_o = (lo_i + inp) / 2.0, (lo_o + out) / 2.0
-        setup = setup.with_(lengths="uniform", input_len=int(round(c_i)), output_len=int(round(c_o)),
-                            range_ratio=min(1.0, (inp - c_i) / c_i))
-    else:
-        setup = setup.with_(input_len=inp, output_len=out)
-    for item in filter(None, k["serving_flags"].split(";")):
-        name, _, value = item.partition("=")
-        if name not in OVERRIDES:
-            raise AssetError(f"measured.csv: unknown serving flag '{name}'")
-        setup = setup.with_(**{name: OVERRIDES[name](value)})
-    return sc, setup
-
-
-def metric_of(sm: Summary, metric: str) -> float:
-    """A run's value of ``metric``: serve_output_tokens_per_s, serve_request_per_s, or serve_WHAT_STAT_ms."""
-    if metric == "serve_output_tokens_per_s":
-        return sm.output_tokens_per_s
-    if metric == "serve_request_per_s":
-        return sm.request_throughput_per_s
-    _, what, stat, _ = metric.split("_")
-    spread = {"ttft": sm.ttft, "tpot": sm.tpot, "itl": sm.itl, "e2e": sm.e2e}[what]
-    return getattr(spread, {"median": "p50_ms", "mean": "mean_ms", "p90": "p90_ms", "p99": "p99_ms"}[stat])
-
-
-def predict_rows(rows, table: EfficiencyTable) -> list[ServingComparison]:
+def predict_rows(rows, table: EfficiencyTable, progress: Callable[[int], None] | None = None) -> list[ServingComparison]:
+    """Each row's run simulated once with ``table``'s factors (rows of one run share it)."""
     runs: dict[tuple, Summary | None] = {}
     out = []
     for r in rows:
@@ -130,28 +60,41 @@ def predict_rows(rows, table: EfficiencyTable) -> list[ServingComparison]:
                 runs[r.run] = summarize(serve(sc, setup, efficiency=table))
             except ModelError:
                 runs[r.run] = None
+            if progress:
+                progress(1)
         sm = runs[r.run]
         out.append(ServingComparison(r, metric_of(sm, r.metric) if sm is not None else math.nan))
     return out
 
 
-def leave_one_source_out(rows=None) -> list[ServingComparison]:
-    """Each source's serving runs simulated with factors fitted on every other source's step-level rows."""
-    rows = rows if rows is not None else load_serving_rows()
+def held_out(rows, key: Callable[[ServingRow], str], step_key: Callable, progress=None) -> list[ServingComparison]:
+    """Each group's runs (``key``) simulated with factors fitted on the step-level rows of every
+    other group (``step_key`` names a step-level row's group the same way)."""
     table = default_efficiency()
     plans = all_plans(None, table)
     shared = design(plans, table)
-    sources = np.array([p.row.source_id for p in plans])
+    groups = np.array([step_key(p.row) for p in plans])
     by_id: dict[str, ServingComparison] = {}
-    for source in sorted({r.source_id for r in rows}):
-        fitted = table.with_fits(fit(plans, table, shared=shared, active=sources != source))
-        for c in predict_rows([r for r in rows if r.source_id == source], fitted):
+    for g in sorted({key(r) for r in rows}):
+        fitted = table.with_fits(fit(plans, table, shared=shared, active=groups != g))
+        for c in predict_rows([r for r in rows if key(r) == g], fitted, progress):
             by_id[c.row.row_id] = c
     return [by_id[r.row_id] for r in rows]
 
 
+def leave_one_publisher_out(rows=None, progress=None) -> list[ServingComparison]:
+    """The headline: each publisher's serving runs with factors fitted without anything it published."""
+    rows = rows if rows is not None else load_serving_rows()
+    return held_out(rows, lambda r: r.publisher, lambda m: m.publisher, progress)
+
+
+def leave_one_source_out(rows=None, progress=None) -> list[ServingComparison]:
+    rows = rows if rows is not None else load_serving_rows()
+    return held_out(rows, lambda r: r.source_id, lambda m: m.source_id, progress)
+
+
 def summary(cs) -> dict:
-    ok = [c for c in cs if math.isfinite(c.predicted) and c.predicted > 0]
+    ok = [c for c in cs if c.ok]
     if not ok:
         return {"rows": 0, "median_abs_error": None, "within_25": None, "mean_log_error": None, "unpredicted": len(cs)}
     errs = np.abs([c.error for c in ok])
@@ -160,55 +103,118 @@ def summary(cs) -> dict:
             "unpredicted": len(cs) - len(ok)}
 
 
-def report(rows=None) -> dict:
+def is_deepseek(r: ServingRow) -> bool:
+    return r.model.startswith(("deepseek", "kimi"))
+
+
+def _engine(r: ServingRow) -> str:
+    return r.engine.partition("@")[0]
+
+
+def breakdown(cs, key: Callable[[ServingRow], str]) -> dict:
+    """family → key value → summary."""
+    out = {}
+    for fam, metrics in FAMILIES.items():
+        mine = [c for c in cs if c.row.metric in metrics]
+        out[fam] = {k: summary([c for c in mine if key(c.row) == k]) for k in sorted({key(c.row) for c in mine})}
+    return out
+
+
+def report(rows=None, progress=None) -> dict:
     rows = rows if rows is not None else load_serving_rows()
-    loso = leave_one_source_out(rows)
-    stored_cs = predict_rows(rows, default_efficiency())
-    stored = {c.row.row_id: c.predicted for c in stored_cs}
-    groups = {g: summary([c for c in loso if c.row.metric in ms]) for g, ms in GROUPS.items()}
-    sources = {s: summary([c for c in loso if c.row.source_id == s]) for s in sorted({r.source_id for r in rows})}
-    return {"headline": "leave-one-source-out (serving runs, simulated)", "all": summary(loso), "by_group": groups,
-            "stored_factors": summary(stored_cs),
-            "by_source": sources,
-            "rows": [{"row_id": c.row.row_id, "source_id": c.row.source_id, "label": c.row.label,
-                      "metric": c.row.metric, "measured": c.row.value, "predicted_loso": c.predicted,
-                      "error_loso": c.error if math.isfinite(c.predicted) else None,
-                      "predicted_stored_factors": stored[c.row.row_id]} for c in loso]}
+    lopo = leave_one_publisher_out(rows, progress)
+    fam = {f: summary([c for c in lopo if c.row.metric in ms]) for f, ms in FAMILIES.items()}
+    deepseek = {f: summary([c for c in lopo if c.row.metric in ms and is_deepseek(c.row)]) for f, ms in FAMILIES.items()}
+    goal = {f: {"median": fam[f]["median_abs_error"], "goal": g, "rows": fam[f]["rows"],
+                "met": bool(fam[f]["rows"] >= GOAL_ROWS and fam[f]["median_abs_error"] is not None
+                            and fam[f]["median_abs_error"] <= g)} for f, g in GOALS.items()}
+    return {"headline": "leave-one-publisher-out (serving runs, simulated)", "all": summary(lopo), "by_family": fam,
+            "deepseek": deepseek, "goal": goal,
+            "by_engine": breakdown(lopo, _engine), "by_load": breakdown(lopo, lambda r: r.load),
+            "by_publisher": {p: summary([c for c in lopo if c.row.publisher == p]) for p in sorted({r.publisher for r in rows})},
+            "documents": len({r.source_id for r in rows}), "publishers": len({r.publisher for r in rows}),
+            "runs": len({r.run for r in rows}),
+            "rows": [{"row_id": c.row.row_id, "source_id": c.row.source_id, "publisher": c.row.publisher,
+                      "label": c.row.label, "metric": c.row.metric, "family": c.row.family, "load": c.row.load,
+                      "engine": _engine(c.row), "measured": c.row.value, "predicted_lopo": c.predicted,
+                      "error_lopo": c.error if c.ok else None} for c in lopo]}
 
 
 def _pct(x) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def lines(rep: dict) -> list[str]:
-    out = [f"{'row':5s} {'source':24s} {'metric':26s} {'run':70s} {'measured':>10s} {'LOSO':>10s} {'error':>6s}"]
-    for r in rep["rows"]:
-        err = "   n/a" if r["error_loso"] is None else f"{100 * r['error_loso']:+5.0f}%"
-        out.append(f"{r['row_id']:5s} {r['source_id'][:24]:24s} {r['metric'][6:][:26]:26s} {r['label'][:70]:70s} "
-                   f"{r['measured']:>10.4g} {r['predicted_loso']:>10.4g} {err}")
+def _line(name: str, s: dict, width: int = 30) -> str:
+    if not s["rows"]:
+        return f"  {name[:width]:{width}s}    0 rows"
+    return (f"  {name[:width]:{width}s} {s['rows']:5d} rows  median {_pct(s['median_abs_error']):>6s}  "
+            f"{_pct(s['within_25']):>6s} within ±25%  mean ln {s['mean_log_error']:+.2f}")
+
+
+def summary_lines(rep: dict) -> list[str]:
     a = rep["all"]
-    out += ["", f"serving, leave-one-source-out: {a['rows']} rows, median |error| {_pct(a['median_abs_error'])}, "
-                f"{_pct(a['within_25'])} within ±25%"]
-    b = rep["stored_factors"]
-    out.append(f"for scale, with the stored factors (fitted on every step-level row): median |error| "
-               f"{_pct(b['median_abs_error'])}, {_pct(b['within_25'])} within ±25%")
-    for name, block in (("by metric", rep["by_group"]), ("by source", rep["by_source"])):
-        out.append(f"{name}:")
-        for g, s in block.items():
-            if s["rows"]:
-                out.append(f"  {g:34s} {s['rows']:4d} rows  median {_pct(s['median_abs_error']):>6s}  "
-                           f"{_pct(s['within_25']):>6s} within ±25%  mean ln {s['mean_log_error']:+.2f}")
-            else:
-                out.append(f"  {g:34s}    0 rows  (none published)")
+    out = [f"serving, leave-one-publisher-out: {a['rows']} results of {rep['runs']} runs from {rep['documents']} "
+           f"documents by {rep['publishers']} publishers; median |error| {_pct(a['median_abs_error'])}, "
+           f"{_pct(a['within_25'])} within ±25%", "by family (goal: median |error|, at least "
+           f"{GOAL_ROWS} results):"]
+    for f, s in rep["by_family"].items():
+        g = rep["goal"].get(f)
+        goal = "" if g is None else f"  goal ≤ {100 * g['goal']:.0f}%: {'met' if g['met'] else 'not met'}"
+        out.append(_line(f, s) + goal)
+    out.append("DeepSeek-V3/R1-class models (MLA, many experts) on their own:")
+    out += [_line(f, s) for f, s in rep["deepseek"].items() if s["rows"]]
+    for title, key in (("by engine", "by_engine"), ("by load", "by_load")):
+        out.append(f"{title}:")
+        for f, groups in rep[key].items():
+            out += [_line(f"{f} · {k}", s) for k, s in groups.items() if s["rows"]]
+    out.append("by publisher:")
+    out += [_line(p, s) for p, s in rep["by_publisher"].items()]
     return out
+
+
+def row_lines(rep: dict, width: int = 100) -> list[str]:
+    label = max(20, width - 60)
+    out = [f"{'row':6s} {'metric':18s} {'run':{label}s} {'measured':>10s} {'LOPO':>10s} {'error':>6s}"]
+    for r in rep["rows"]:
+        err = "   n/a" if r["error_lopo"] is None else f"{100 * r['error_lopo']:+5.0f}%"
+        text = r["label"] if len(r["label"]) <= label else r["label"][:label - 1].rsplit(" ", 1)[0] + "…"
+        out.append(f"{r['row_id']:6s} {r['metric'][6:][:18]:18s} {text:{label}s} {r['measured']:>10.4g} "
+                   f"{r['predicted_lopo']:>10.4g} {err}")
+    return out
+
+
+class Progress:
+    """Runs simulated so far, on stderr: one overwritten line on a terminal, a few lines otherwise."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.done, self.stream = total, 0, stream or sys.stderr
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+        self._next = 0.0
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        share = self.done / max(self.total, 1)
+        if self.tty:
+            self.stream.write(f"\rsimulating published serving runs: {self.done}/{self.total}")
+            if self.done >= self.total:
+                self.stream.write("\n")
+        elif share >= self._next:
+            self.stream.write(f"simulating published serving runs: {self.done}/{self.total}\n")
+            self._next += 0.25
+        self.stream.flush()
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Published serving runs against the request-level simulator.")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--summary", action="store_true", help="the tables only, not every result")
     args = ap.parse_args(argv)
-    rep = report()
-    print(json.dumps(rep, indent=2) if args.json else "\n".join(lines(rep)))
+    rows = load_serving_rows()
+    rep = report(rows, Progress(len({r.run for r in rows})))
+    if args.json:
+        print(json.dumps(rep, indent=2))
+    else:
+        print("\n".join(([] if args.summary else row_lines(rep) + [""]) + summary_lines(rep)))
     return 0
 
 

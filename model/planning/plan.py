@@ -23,7 +23,7 @@ from model.errors import ModelError
 from model.planning.frontier import (PointTable, cost_order, frontier_indices, meets_steady, pareto_mask,
                                      point_table, shortfall)
 from model.planning.disagg import DisaggPoints
-from model.planning.links import expert_parallel_table
+from model.serving.parallel import expert_parallel_table
 from model.planning.measured import gaps, measured_points
 from model.planning.space import PlanRequest, axis, check_request
 from model.serving.limits import mtp_heads

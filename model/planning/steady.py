@@ -25,7 +25,7 @@ from model.catalog.parts import Catalog
 from model.errors import ScenarioError
 from model.physics.memory import kv_bytes_per_sequence
 from model.physics.scenario import ResolvedScenario
-from model.planning.links import expert_parallel_table
+from model.serving.parallel import expert_parallel_table
 from model.planning.space import Group, PlanRequest, axis, resolve_group
 from model.serving.limits import mtp_heads
 from model.serving.run import kv_room

@@ -20,6 +20,10 @@ SMALL_JUMP = 24           # jumps this short run in plain Python
 
 
 class DecodeJumps:
+    def _take_stall(self) -> float:
+        stall, self.stall = self.stall, 0.0
+        return stall
+
     def can_jump(self) -> bool:
         if self.prefilling or not self.B:
             return False
@@ -44,6 +48,9 @@ class DecodeJumps:
             c0 = float(tb.cap(self.K0 + B * tau, B))
             dt0 = tb.finish_s(g + float(tb.attention(c0 + B * q, q * c0 + B * q * (q - 1) / 2.0, q * c0, False)))
             horizon = min(horizon, int(wait / dt0) + 2)
+        n_steps = self.lim.scheduler_steps
+        if n_steps > 1 and (self.waiting or arrival):
+            horizon = min(horizon, n_steps - self.wpos)       # the scheduler may admit at the window's end
         limit = int(min(JUMP_CAP, max(1, horizon)))
         if limit <= SMALL_JUMP and spec.draft in ("none", "ngram"):
             return self._short_jump(limit, k_fin, g, wait if arrival else None)
@@ -73,7 +80,8 @@ class DecodeJumps:
             need = int(opened[k - 1])
         span = float(cum[k - 1])
         gained = int(taus[k] - tau)
-        self._log(span, k, B, 0, B * gained, B)
+        self._log(span, k, B, 0, B * gained, B, self._take_stall())
+        self.wpos = (self.wpos + k) % self.lim.scheduler_steps
         self.t += span
         self.free -= need
         self.ns += k
@@ -108,7 +116,8 @@ class DecodeJumps:
         if k == 0:
             return False
         gained = tau - self.tau
-        self._log(span, k, B, 0, B * gained, B)
+        self._log(span, k, B, 0, B * gained, B, self._take_stall())
+        self.wpos = (self.wpos + k) % self.lim.scheduler_steps
         self.t += span
         self.free -= need
         self.ns = ns

@@ -19,6 +19,7 @@ from model.values import frozen
 
 GIB = 2 ** 30
 KEYS = ("max_running", "max_tokens_per_step", "prefill", "batching", "block_tokens", "preemption")
+OPTIONAL = {"scheduler_steps": 1, "watermark": 0.0}     # keys an engine may leave out, with their defaults
 
 
 @frozen
@@ -33,6 +34,8 @@ class SchedulerLimits:
     block_tokens: int
     preemption: str                  # recompute | swap | none
     sources: tuple[tuple[str, str], ...] = ()   # key → where the value comes from (or "your setting")
+    scheduler_steps: int = 1         # decode steps per scheduler call: new prompts join only every N steps
+    watermark: float = 0.0           # share of the KV blocks a new prompt must leave free to be admitted
 
 
 @frozen
@@ -75,35 +78,39 @@ def engine_limits(engine: str, hw: Hardware, doc: Mapping[str, Any] | None = Non
     """The engine's documented defaults on ``hw`` (engines without an entry: the default's engine)."""
     doc = doc or serving_table()
     engines = doc["engines"]
-    eid = engine if engine in engines else str(doc.get("default", {}).get("same_as", "vllm"))
+    base = engine.partition("@")[0]       # vllm@0.6: its own entry if it has one, else the engine's newest
+    eid = engine if engine in engines else base if base in engines else str(doc.get("default", {}).get("same_as", "vllm"))
     entry = engines.get(eid)
     if not isinstance(entry, Mapping):
         raise AssetError(f"serving.json: no limits for engine '{eid}'")
     values, sources = {}, {}
     for k in KEYS:
         values[k], sources[k] = _value(entry, k, eid)
+    for k, default in OPTIONAL.items():
+        values[k], sources[k] = _value(entry, k, eid) if k in entry else (default, "no such setting")
     for rule in entry.get("rules", ()):
         if _matches(rule.get("when", {}), hw):
-            for k in KEYS:
+            for k in (*KEYS, *OPTIONAL):
                 if k in rule:
                     values[k], sources[k] = _value(rule, k, f"{eid} rule")
     if values["prefill"] not in PREFILL_MODES or values["preemption"] not in PREEMPTIONS:
         raise AssetError(f"serving.json: {eid} has an unknown prefill or preemption mode")
     if values["batching"] not in ("continuous", "static"):
         raise AssetError(f"serving.json: {eid} batching must be continuous or static")
-    if eid != engine:
+    if eid not in (engine, base):
         sources = {k: f"{v} (the default: {engine} has no entry)" for k, v in sources.items()}
     mr = values["max_running"]
     return SchedulerLimits(engine, None if mr is None else int(mr), int(values["max_tokens_per_step"]),
                            values["prefill"], values["batching"], int(values["block_tokens"]),
-                           values["preemption"], tuple(sources.items()))
+                           values["preemption"], tuple(sources.items()), int(values["scheduler_steps"]),
+                           float(values["watermark"]))
 
 
 def limits_for(engine: str, hw: Hardware, setup: ServingSetup) -> SchedulerLimits:
     """The engine's limits with the setup's overrides."""
     base = engine_limits(engine, hw)
     changes, sources = {}, dict(base.sources)
-    for k in ("max_running", "max_tokens_per_step", "prefill", "block_tokens", "preemption"):
+    for k in ("max_running", "max_tokens_per_step", "prefill", "block_tokens", "preemption", "scheduler_steps"):
         v = getattr(setup, k)
         if v is not None:
             changes[k] = v

@@ -2,9 +2,21 @@
 
     TTFT      = first token − sent                   (the client's clock starts when it sends)
     TPOT      = (finish − first token) / (output − 1)     (requests with more than one output token)
-    ITL       = the gap between consecutive tokens of a request: the steps' durations, one per token
-                each running decode gains in them (a jump of decode-only steps: its mean step)
+    ITL       = the gap between consecutive chunks a client receives, pooled over every request: the
+                steps' durations, one per token each running decode gains in them (a jump of
+                decode-only steps: its mean step); a step of prompts alone that the decodes waited
+                through is added to their next gap; with multi-step scheduling (N steps per call)
+                the server streams N tokens at once: one gap of N steps
     E2E       = finish − sent
+    whose definitions (ServingSetup.metrics; the tools differ, so a comparison uses the one the
+    numbers were made with):
+      vllm, sglang   as above (benchmark_serving.py, bench_serving.py)
+      genai-perf     ITL is per request, (finish − first token) / (output − 1): the TPOT above
+                     (NVIDIA GenAI-Perf and AIPerf "inter_token_latency")
+      llmperf        TPOT and ITL are per request E2E / output tokens: the first token included
+                     (Anyscale LLMPerf "inter_token_latency")
+      mlperf         TTFT and E2E from the query's scheduled arrival, not from a send a client
+                     cap held back (MLPerf LoadGen)
     duration  = last finish − first send;  throughput = requests (output tokens) / duration
     percentiles: numpy's linear interpolation (as vLLM's and SGLang's benchmark scripts)
     goodput   = requests meeting TTFT ≤ target and TPOT ≤ target, per second of the duration
@@ -20,23 +32,24 @@ import numpy as np
 from model.serving.run import ServingRun
 from model.values import frozen
 
-PERCENTILES = (50.0, 90.0, 99.0)
+PERCENTILES = (50.0, 90.0, 95.0, 99.0)
 
 
 @frozen
 class Spread:
-    """Mean and p50/p90/p99 of one quantity (ms)."""
+    """Mean and p50/p90/p95/p99 of one quantity (ms)."""
 
     mean_ms: float
     p50_ms: float
     p90_ms: float
+    p95_ms: float
     p99_ms: float
 
     @staticmethod
     def of(values_s: np.ndarray, weights: np.ndarray | None = None) -> "Spread":
         v = np.asarray(values_s, dtype=float) * 1e3
         if v.size == 0:
-            return Spread(math.nan, math.nan, math.nan, math.nan)
+            return Spread(math.nan, math.nan, math.nan, math.nan, math.nan)
         if weights is None:
             p = np.percentile(v, PERCENTILES)
             return Spread(float(v.mean()), *(float(x) for x in p))
@@ -44,7 +57,7 @@ class Spread:
         keep = w > 0
         v, w = v[keep], w[keep]
         if v.size == 0:
-            return Spread(math.nan, math.nan, math.nan, math.nan)
+            return Spread(math.nan, math.nan, math.nan, math.nan, math.nan)
         order = np.argsort(v, kind="stable")
         v, w = v[order], w[order]
         cum = np.cumsum(w) / w.sum()
@@ -76,13 +89,35 @@ class Summary:
 
 
 def per_request(run: ServingRun) -> dict[str, np.ndarray]:
-    """TTFT, TPOT, E2E (s) per request; TPOT NaN for single-token outputs."""
+    """TTFT, TPOT, E2E (s) per request, by the run's metric definitions; TPOT NaN for single-token outputs."""
     out = run.requests.output_len
-    ttft = run.first_token_s - run.sent_s
-    e2e = run.finish_s - run.sent_s
+    start = run.requests.arrival_s if run.setup.metrics == "mlperf" else run.sent_s
+    ttft = run.first_token_s - start
+    e2e = run.finish_s - start
     with np.errstate(invalid="ignore", divide="ignore"):
-        tpot = np.where(out > 1, (run.finish_s - run.first_token_s) / np.maximum(out - 1, 1), np.nan)
+        if run.setup.metrics == "llmperf":
+            tpot = (run.finish_s - run.sent_s) / np.maximum(out, 1)
+        else:
+            tpot = np.where(out > 1, (run.finish_s - run.first_token_s) / np.maximum(out - 1, 1), np.nan)
     return {"ttft_s": ttft, "tpot_s": tpot, "e2e_s": e2e}
+
+
+def itl_spread(run: ServingRun, tpot_s: np.ndarray) -> "Spread":
+    """ITL by the run's definitions: per request for GenAI-Perf and LLMPerf (their TPOT), else the
+    pooled gaps between streamed chunks (see the module's docstring)."""
+    if run.setup.metrics in ("genai-perf", "llmperf"):
+        return Spread.of(tpot_s[np.isfinite(tpot_s)])
+    n = max(1, run.limits.scheduler_steps)
+    steps = np.maximum(run.log_steps, 1)
+    gap = run.log_s / steps * n
+    weight = run.log_decode_steps / n
+    stalled = (run.log_stall_s > 0) & (run.log_decode_steps > 0)
+    if not stalled.any():
+        return Spread.of(gap, weight)
+    first = run.log_decode_steps[stalled] / steps[stalled] / n       # the decodes' first gap after the stall
+    values = np.concatenate((gap, gap[stalled] + run.log_stall_s[stalled]))
+    weights = np.concatenate((weight - np.where(stalled, run.log_decode_steps / steps / n, 0.0), first))
+    return Spread.of(values, weights)
 
 
 def in_system(run: ServingRun, times: np.ndarray) -> np.ndarray:
@@ -120,7 +155,7 @@ def summarize(run: ServingRun) -> Summary:
     mean_running = float(np.sum(run.log_running * running_w) / max(np.sum(running_w), 1e-12))
     mean_sys, _ = _time_average(run, in_system, t0, t1)
     mean_wait, max_wait = _time_average(run, waiting, t0, t1)
-    itl = Spread.of(run.log_s / np.maximum(run.log_steps, 1), run.log_decode_steps)
+    itl = itl_spread(run, pr["tpot_s"])
     s = run.setup
     goodput = met = ok = None
     if s.ttft_p90_ms is not None or s.tpot_p90_ms is not None:

@@ -1,7 +1,12 @@
 """A serving run: the scenario's step table, the engine's scheduler, the requests, the replicas.
 
-    KV cache (blocks)  = ⌊(HBM − workspace − weights − draft weights) / (block × KV bytes per token)⌋
-                         per GPU: the room model/physics/memory.py leaves after the weights
+    KV cache (blocks)  = ⌊room × n_dp / (block × KV bytes per token)⌋, room per GPU =
+                           HBM − workspace − weights − draft weights   the engine's default (the room
+                                                                       model/physics/memory.py leaves)
+                           u × HBM − weights − draft weights          --gpu-memory-utilization u
+                           f × (HBM − weights − draft weights)        --kv-free-fraction f (TensorRT-LLM)
+                         n_dp = the group's GPUs with data-parallel attention (each holds its own
+                         sequences' whole KV), else 1 (KV bytes per token: that GPU's shard)
     capacity (req/s)   = 1 / (prefill(L̄) + (Ō − 1) · t_decode(B*, L̄ + Ō/2) / B*)      per replica,
                          B* = the largest running batch: min(max running, KV tokens / (L̄ + Ō/2))
     rate 0 ("auto")    = 0.8 × capacity × replicas, to two significant figures
@@ -24,7 +29,8 @@ from model.physics.memory import footprint, kv_bytes_per_sequence
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.serving.limits import SchedulerLimits, limits_for, mtp_heads
 from model.serving.setup import ServingSetup, check, expected_tokens_per_step
-from model.serving.simulate import ReplicaRun, Speculation, simulate_replica
+from model.serving.parallel import parallel_table
+from model.serving.simulate import Speculation, simulate_replica
 from model.serving.steptable import StepTable, step_table
 from model.serving.workload import Requests, make_requests
 from model.values import frozen
@@ -58,19 +64,24 @@ class ServingRun:
     log_prompt_tokens: np.ndarray
     log_output_tokens: np.ndarray
     log_decode_steps: np.ndarray
+    log_stall_s: np.ndarray             # prompt-only steps its decodes waited through just before it
     kv_blocks: int                      # per replica
     kv_tokens: int
     capacity_req_per_s: float           # per replica, steady state at the largest running batch
     largest_batch: int
 
 
-def kv_room(rs: ResolvedScenario, table: EfficiencyTable, draft: ResolvedScenario | None = None) -> float:
-    """Bytes per GPU left for the KV cache: HBM − workspace − weights (− a draft model's weights)."""
+def kv_room(rs: ResolvedScenario, table: EfficiencyTable, draft: ResolvedScenario | None = None,
+            setup: ServingSetup | None = None) -> float:
+    """Bytes per GPU left for the KV cache (the module's docstring): by default HBM − workspace −
+    weights (− a draft model's weights); with the setup's KV budget, as the engine counts it."""
     fp = footprint(rs, table.workspace_fraction)
-    room = fp.capacity_bytes - fp.workspace_bytes - fp.weight_bytes
-    if draft is not None:
-        room -= footprint(draft, table.workspace_fraction).weight_bytes
-    return room
+    weights = fp.weight_bytes + (footprint(draft, table.workspace_fraction).weight_bytes if draft is not None else 0.0)
+    if setup is not None and setup.gpu_memory_utilization is not None:
+        return setup.gpu_memory_utilization * fp.capacity_bytes - weights
+    if setup is not None and setup.kv_free_fraction is not None:
+        return setup.kv_free_fraction * (fp.capacity_bytes - weights)
+    return fp.capacity_bytes - fp.workspace_bytes - weights
 
 
 def _speculation(rs: ResolvedScenario, s: ServingSetup, table: EfficiencyTable, cat: Catalog,
@@ -142,6 +153,9 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
     table = efficiency or default_efficiency()
     rs = resolved if resolved is not None else resolve(scenario, cat)
     s = check(setup)
+    if (s.ep or 1) > rs.tp:
+        raise ScenarioError(f"experts spread over {s.ep} GPUs need a group of at least {s.ep} (--gpus {s.ep}): "
+                            f"this replica has {rs.tp}")
     lim = limits_for(rs.engine, rs.hw, s)
     req = make_requests(s, rs.scenario.input_len, rs.scenario.output_len)
     q = s.spec_k + 1
@@ -150,10 +164,13 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
     rough = int(min(MAX_TABLE_TOKENS, lim.max_tokens_per_step + int(req.input_len.max())
                     + q * min(lim.max_running or 1 << 20, 1 << 20)))
     spec, drs = _speculation(rs, s, table, cat, rough)
-    room = kv_room(rs, table, drs)
+    room = kv_room(rs, table, drs, s)
     if room <= 0:
         raise ScenarioError(f"{rs.llm.name} in {rs.precision.name} leaves no room for a KV cache on {rs.scenario.gpus} "
-                            f"{rs.hw.short_name}: more GPUs or a smaller precision")
+                            f"{rs.hw.short_name}" + (": a larger memory share, " if s.gpu_memory_utilization or
+                                                     s.kv_free_fraction else ": ") + "more GPUs or a smaller precision")
+    if s.dp_attention and rs.tp > 1:         # each GPU holds its own sequences' whole KV cache
+        room, kv_per_token = room * rs.tp, kv_per_token * rs.tp_kv
     blocks = int(room // (lim.block_tokens * kv_per_token)) if room > 0 else 0
     kv_tokens = blocks * lim.block_tokens
     if kv_tokens < longest:
@@ -162,6 +179,8 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
     max_tokens = int(min(MAX_TABLE_TOKENS, max(lim.max_tokens_per_step, int(req.input_len.max()))
                          + q * min(lim.max_running or kv_tokens, kv_tokens)))
     tb = step_table(rs, table.efficiency(rs.engine, rs.hw), max_tokens)
+    if (s.ep or 1) > 1 or s.dp_attention:
+        tb = parallel_table(tb, rs, s.ep or 1, s.dp_attention)
     if table_hook is not None:
         tb = table_hook(tb)
     cap, largest = capacity(tb, lim, kv_tokens, float(req.input_len.mean()), float(req.output_len.mean()),
@@ -183,14 +202,15 @@ def _merge(scenario, s, lim, rs, tb, spec, req, blocks, kv_tokens, cap, largest,
     out = {k: np.full(n, math.nan) for k in ("sent", "admitted", "first", "finish")}
     pre = np.zeros(n, dtype=np.int64)
     replica = np.zeros(n, dtype=np.int64)
-    logs: list[list[np.ndarray]] = [[] for _ in range(8)]
+    logs: list[list[np.ndarray]] = [[] for _ in range(9)]
     for r, (ids, run) in enumerate(parts):
         for k, arr in zip(out, (run.sent_s, run.admitted_s, run.first_token_s, run.finish_s)):
             out[k][ids] = arr
         pre[ids] = run.preemptions
         replica[ids] = r
         for j, arr in enumerate((np.full(run.step_s.size, r), run.step_start_s, run.step_s, run.step_count,
-                                 run.step_running, run.step_prompt_tokens, run.step_output_tokens, run.step_decode_steps)):
+                                 run.step_running, run.step_prompt_tokens, run.step_output_tokens, run.step_decode_steps,
+                                 run.step_stall_s)):
             logs[j].append(arr)
     cat = [np.concatenate(x) if x else np.zeros(0) for x in logs]
     return ServingRun(scenario, s, lim, rs, tb, spec, req, replica, out["sent"], out["admitted"], out["first"],

@@ -9,7 +9,18 @@
     knobs         prefix caching (a shared prefix of P tokens, or a hit rate h of each prompt's
                   tokens), speculative decoding (k drafts accepted with probability α, drafted by
                   an n-gram lookup, the model's MTP heads or a draft model), R data-parallel replicas
-    engine limits the scheduler's (assets/serving.json), each overridable
+    engine limits the scheduler's (assets/serving.json), each overridable: max running sequences,
+                  tokens per step, prefill mode, KV block size, preemption, multi-step scheduling
+                  (``scheduler_steps``: new prompts join only every N decode steps)
+    KV budget     the share of GPU memory the engine takes for weights, activations and KV cache
+                  (``gpu_memory_utilization``: vLLM --gpu-memory-utilization, SGLang
+                  --mem-fraction-static) or the share of what the weights leave that goes to the KV
+                  cache (``kv_free_fraction``: TensorRT-LLM's free_gpu_memory_fraction)
+    parallelism   ``ep``: experts spread over E GPUs (all-to-all instead of the MoE all-reduce);
+                  ``dp_attention``: attention data-parallel over the group (each GPU holds its own
+                  sequences' KV cache: SGLang --enable-dp-attention, vLLM/TensorRT-LLM attention DP)
+    metrics       how TTFT, TPOT and ITL are computed: the benchmark tool whose numbers they are
+                  compared with (model/serving/results.py: vllm, sglang, genai-perf, llmperf, mlperf)
     targets       TTFT p90 and TPOT p90 in ms (goodput counts the requests that meet both)
 
 Every value is checked here (ScenarioError, one line); model/serving/simulate.py trusts them.
@@ -27,6 +38,7 @@ LOADS = ("rate", "concurrency", "burst", "trace")
 LENGTHS = ("fixed", "uniform", "sharegpt")
 PREFILL_MODES = ("chunked", "mixed", "separate")
 PREEMPTIONS = ("recompute", "swap", "none")
+METRIC_TOOLS = ("vllm", "sglang", "genai-perf", "llmperf", "mlperf")
 MAX_REQUESTS = 1_000_000
 MAX_RATE = 1e6
 MAX_REPLICAS = 64
@@ -61,6 +73,12 @@ class ServingSetup:
     prefill: str | None = None
     block_tokens: int | None = None
     preemption: str | None = None
+    scheduler_steps: int | None = None     # multi-step scheduling: decode steps per scheduler call (None: the engine's)
+    gpu_memory_utilization: float | None = None   # share of GPU memory the engine takes (None: the engine's)
+    kv_free_fraction: float | None = None  # share of the memory the weights leave that holds KV (TensorRT-LLM)
+    ep: int | None = None                  # expert-parallel degree (None or 1: experts split by tensor parallelism)
+    dp_attention: bool = False             # attention data-parallel over the GPU group
+    metrics: str = "vllm"                  # whose definitions TTFT, TPOT and ITL follow (METRIC_TOOLS)
     trace: tuple = ()                  # ((arrival_s, input, output), …) from a trace file
 
     def with_(self, **changes: Any) -> "ServingSetup":
@@ -135,6 +153,18 @@ def check(s: ServingSetup) -> ServingSetup:
     c["block_tokens"] = None if s.block_tokens is None else _number("KV block size", s.block_tokens, 1, 4096, whole=True)
     c["prefill"] = None if s.prefill is None else _choice("prefill", s.prefill, PREFILL_MODES)
     c["preemption"] = None if s.preemption is None else _choice("preemption", s.preemption, PREEMPTIONS)
+    c["scheduler_steps"] = (None if s.scheduler_steps is None
+                            else _number("scheduler steps", s.scheduler_steps, 1, 64, whole=True))
+    c["gpu_memory_utilization"] = (None if s.gpu_memory_utilization is None else
+                                   _number("GPU memory utilization", s.gpu_memory_utilization, 0.0, 1.0, lo_open=True))
+    c["kv_free_fraction"] = (None if s.kv_free_fraction is None else
+                             _number("KV free-memory fraction", s.kv_free_fraction, 0.0, 1.0, lo_open=True))
+    c["ep"] = None if s.ep is None else _number("expert-parallel degree", s.ep, 1, 1024, whole=True)
+    if not isinstance(s.dp_attention, bool):
+        raise ScenarioError(f"dp_attention must be true or false, got {s.dp_attention!r}")
+    c["metrics"] = _choice("metrics", s.metrics, METRIC_TOOLS)
+    if c["gpu_memory_utilization"] is not None and c["kv_free_fraction"] is not None:
+        raise ScenarioError("give the KV budget one way: a GPU memory utilization or a free-memory fraction")
     if load == "rate" and c["rate_per_s"] < 0:
         raise ScenarioError("the rate must not be negative")
     if load == "concurrency" and c["concurrency"] < 1:

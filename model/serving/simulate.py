@@ -5,14 +5,20 @@ Each step the scheduler (vLLM V1's order, which the other engines' in-flight bat
      need, it preempts the newest running request (recompute: its blocks are freed and it goes
      back to the head of the queue, to be prefilled again with what it generated; swap: its KV
      moves to host memory over the host link and back later);
-  2. continues the prompts being prefilled, then admits waiting requests in arrival order while
-     fewer than max_running run, the step's token budget lasts and their blocks fit (chunked:
+  2. continues the prompts being prefilled, then — unless step 1 preempted something (vLLM V0 and V1,
+     SGLang: a step that had to evict admits nothing new, so an evicted request is not re-admitted
+     at once to be evicted again) and, with multi-step scheduling, only at the end of each window of
+     N decode steps — admits waiting requests in arrival order while
+     fewer than max_running run, the step's token budget lasts and their blocks fit leaving the
+     engine's watermark of blocks free (vLLM V0: 1%) (chunked:
      a prompt takes what is left of the budget; mixed: whole prompts join the decodes; separate:
      a step of prompts alone, before any decode; preemption "none": a request is admitted only
      when its prompt and whole output fit, so nothing is ever evicted);
   3. costs the step (model/serving/steptable.py) and advances the clock: a prompt whose last
      chunk ran emits its first token at the end of the step; a decode gains a tokens
      (a = 1, or ⌊(n+1)E⌋ − ⌊nE⌋ with speculation, E the expected tokens per verified step).
+     A step of prompts alone (prefill "separate") while decodes wait is a stall: its time is added
+     to the gap before those decodes' next token (their ITL), as a streaming client sees it.
 
 Runs of decode-only steps with nothing to admit are taken in one jump to the next event (a finish,
 an arrival that could be admitted, the KV cache running out): model/serving/jumps.py. The decodes are never walked one by one: the running batch is
@@ -83,6 +89,7 @@ class ReplicaRun:
     step_prompt_tokens: np.ndarray
     step_output_tokens: np.ndarray
     step_decode_steps: np.ndarray   # decodes × steps: the tokens whose gap is this entry's mean step
+    step_stall_s: np.ndarray      # prompt-only steps the decodes of this entry waited through before it
     kv_blocks: int
 
 
@@ -139,8 +146,12 @@ class _Sim(DecodeJumps):
         self.in_flight = 0
         self.freed_at = 0.0
         self.finished = 0
-        self.log = [array("d") for _ in range(7)]
+        self.log = [array("d") for _ in range(8)]
         self._swap_time = 0.0
+        self.stall = 0.0               # prompt-only steps run while decodes waited (added to their next gap)
+        self.wpos = 0                  # multi-step: decode steps into the scheduler's window (admits at 0)
+        self.preempted_now = False     # this step evicted a request: it admits nothing new
+        self.reserve = lim.watermark * kv_blocks
 
     # ------------------------------------------------------------------ arrivals and finishes
     def release(self) -> None:
@@ -253,13 +264,15 @@ class _Sim(DecodeJumps):
         return self.B + len(self.prefilling)
 
     def can_admit(self, budget_left: int) -> bool:
-        if not self.waiting or self.running() >= self.max_running:
+        if not self.waiting or self.running() >= self.max_running or self.preempted_now:
+            return False
+        if self.wpos and self.B:
             return False
         if self.lim.batching == "static" and self.running():
             return False
         i = self.waiting[0]
         if self.swapped[i]:
-            return self._admit_blocks(i, 0) <= self.free
+            return self._admit_blocks(i, 0) <= self.free - self.reserve
         need = self.need[i]
         mode = self.lim.prefill
         if mode == "chunked":
@@ -270,7 +283,7 @@ class _Sim(DecodeJumps):
             chunk = need
             if need > budget_left and self.running():
                 return False
-        return self._admit_blocks(i, chunk) <= self.free
+        return self._admit_blocks(i, chunk) <= self.free - self.reserve
 
     def resume_swapped(self, i: int) -> None:
         """A swapped-out decode comes back: its KV is copied in; it decodes on from where it was."""
@@ -305,8 +318,11 @@ class _Sim(DecodeJumps):
         lim, q = self.lim, self.spec.q
         self._swap_time = 0.0
         a = self.advance_tokens()
+        if not self.B:
+            self.wpos = 0              # nothing decoding: a new multi-step window starts with the next decodes
         need = self.decode_blocks(a)
         while need > self.free and self.preempt():
+            self.preempted_now = True
             need = self.decode_blocks(a)
         separate = lim.prefill == "separate"
         budget = self.budget - (0 if separate else self.B * q)
@@ -347,6 +363,7 @@ class _Sim(DecodeJumps):
             chunks.append((i, n, self.L[i] + self.gen[i] - self.need[i]))
             budget -= n
             new_prompts += 1
+        self.preempted_now = False
         dec = 0 if (separate and chunks) else self.B
         self.cost_and_advance(dec, a, chunks, new_prompts, need if dec else 0)
 
@@ -367,7 +384,12 @@ class _Sim(DecodeJumps):
         if dec and self.spec.k:
             dt += float(self.spec.draft_s(tb, float(dec), ctx))
         dt += self._swap_time
-        self._log(dt, 1, dec + len(chunks), prompt_tokens, dec * a + len(chunks), dec)
+        stall = 0.0
+        if dec:
+            stall, self.stall = self.stall, 0.0
+        elif self.B:                  # prompts alone while decodes wait: their next token comes later
+            self.stall += dt
+        self._log(dt, 1, dec + len(chunks), prompt_tokens, dec * a + len(chunks), dec, stall)
         self.t += dt
         for i, n, _ in chunks:
             self.done[i] += n
@@ -378,9 +400,11 @@ class _Sim(DecodeJumps):
             self.free -= need
             self.ns += 1
             self.tau += a
+            self.wpos = (self.wpos + 1) % self.lim.scheduler_steps
             self.pop_finished()
 
-    def _log(self, dt: float, steps: int, running: int, prompt_tokens: int, out_tokens: float, decodes: int) -> None:
+    def _log(self, dt: float, steps: int, running: int, prompt_tokens: int, out_tokens: float, decodes: int,
+             stall: float = 0.0) -> None:
         lg = self.log
         lg[0].append(self.t)
         lg[1].append(dt)
@@ -389,6 +413,7 @@ class _Sim(DecodeJumps):
         lg[4].append(prompt_tokens)
         lg[5].append(out_tokens)
         lg[6].append(decodes * steps)
+        lg[7].append(stall)
 
     # ------------------------------------------------------------------ the run
     def run(self) -> None:
@@ -421,4 +446,4 @@ def simulate_replica(table: StepTable, lim: SchedulerLimits, req: Requests, kv_b
         return np.frombuffer(a, dtype=dtype).copy() if len(a) else np.zeros(0, dtype=dtype)
     lg = [f(x) for x in sim.log]
     return ReplicaRun(f(sim.sent), f(sim.admit), f(sim.first), f(sim.fin), f(sim.pre, np.int64),
-                      lg[0], lg[1], lg[2], lg[3], lg[4], lg[5], lg[6], kv_blocks)
+                      lg[0], lg[1], lg[2], lg[3], lg[4], lg[5], lg[6], lg[7], kv_blocks)

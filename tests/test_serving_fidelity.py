@@ -1,0 +1,139 @@
+"""What the serving simulator does the way engines do (issue 38): each rule here failed before it.
+
+Stalls count in ITL; a step that evicted admits nothing; multi-step scheduling; the KV budget as a
+knob; expert parallelism's all-to-all bytes; data-parallel attention's KV room; the benchmark
+tools' metric definitions.
+"""
+import numpy as np
+import pytest
+
+import model  # noqa: F401
+from model.physics.memory import footprint, kv_bytes_per_sequence
+from model.physics.scenario import Scenario, resolve
+from model.serving.parallel import all_to_all_bytes
+from model.serving.results import itl_spread, per_request, summarize
+from model.serving.run import serve
+from model.serving.setup import ServingSetup
+
+SC = Scenario()                                  # Llama 3.1 8B, BF16, one H100
+
+
+def _run(scenario=SC, **setup):
+    return serve(scenario, ServingSetup(**setup))
+
+
+def test_a_prompt_only_step_raises_the_itl_of_the_decodes_it_delays():
+    """Prefill "separate" (vLLM V0): a step of prompts alone while decodes wait is part of the gap
+    between their tokens, as a streaming client sees it (it was left out: ITL p99 far too short)."""
+    run = _run(load="rate", rate_per_s=8.0, requests=300, input_len=2000, output_len=200, prefill="separate")
+    assert run.log_stall_s.max() > 0
+    stalled = (run.log_stall_s > 0) & (run.log_decode_steps > 0)
+    longest_step = float((run.log_s / np.maximum(run.log_steps, 1))[run.log_decode_steps > 0].max())
+    sm = summarize(run)
+    assert sm.itl.p99_ms / 1e3 > longest_step                    # a gap longer than any decode step: a stall
+    plain = np.average(run.log_s / np.maximum(run.log_steps, 1), weights=run.log_decode_steps)
+    assert sm.itl.mean_ms / 1e3 > plain                          # the stalls lengthen the mean gap
+    # the stalls' time is exactly the prompt-only steps run while decodes waited
+    waited = run.log_s[(run.log_decode_steps == 0) & (run.log_prompt_tokens > 0)].sum()
+    assert run.log_stall_s[stalled].sum() == pytest.approx(run.log_stall_s.sum()) and run.log_stall_s.sum() <= waited
+
+
+def test_a_step_that_evicts_admits_no_new_prompt():
+    """vLLM (V0 and V1) and SGLang admit nothing new in a step that had to preempt: before, the
+    evicted request was re-admitted at once and evicted again (a preemption storm)."""
+    sc = Scenario(gpu="l4", model="llama-3.1-8b", precision="fp8")
+    run = _run(sc, load="burst", requests=400, input_len=1500, output_len=600, prefill="separate")
+    sm = summarize(run)
+    assert sm.preemptions / sm.requests < 3          # was ~30 per request on such a burst
+    assert sm.request_throughput_per_s > 0
+
+
+def test_multi_step_scheduling_admits_new_prompts_only_every_n_steps():
+    base = dict(load="rate", rate_per_s=6.0, requests=200, input_len=300, output_len=300, seed=3)
+    one = summarize(_run(**base))
+    ten = _run(**base, scheduler_steps=10)
+    # admissions happen only at window boundaries: every admitted request entered at a step
+    # that followed a multiple of 10 decode steps (or when nothing was decoding)
+    assert summarize(ten).ttft.p50_ms > one.ttft.p50_ms
+    # ITL per streamed chunk: 10 tokens at once
+    assert summarize(ten).itl.p50_ms > 5 * one.itl.p50_ms
+    assert summarize(ten).tpot.p50_ms == pytest.approx(one.tpot.p50_ms, rel=0.25)
+
+
+def test_the_multi_step_window_is_where_prompts_join():
+    """With decodes always running (a steady load of long outputs), the decode steps between two
+    steps that take new prompts come in whole windows of 8."""
+    run = _run(load="rate", rate_per_s=20.0, requests=300, input_len=200, output_len=400, scheduler_steps=8,
+               prefill="separate")
+    assert (run.log_running[1:] > 0).all()
+    steps = np.where(run.log_decode_steps > 0, run.log_steps, 0).astype(int)
+    between, count = [], 0
+    for s, p in zip(steps, run.log_prompt_tokens > 0):
+        if p:
+            between.append(count)
+            count = 0
+        else:
+            count += s
+    assert len(between) > 20 and all(c % 8 == 0 for c in between[1:])
+
+
+def test_a_kv_budget_of_a_quarter_caps_the_running_sequences():
+    rs = resolve(SC)
+    base = dict(load="burst", requests=600, input_len=1000, output_len=1000)
+    full = _run(**base)
+    quarter = _run(**base, gpu_memory_utilization=0.25)
+    fp = footprint(rs, 0.1)
+    kv_token = kv_bytes_per_sequence(rs, 1.0)
+    expected_tokens = (0.25 * fp.capacity_bytes - fp.weight_bytes) // (16 * kv_token) * 16
+    assert quarter.kv_tokens == expected_tokens
+    assert quarter.largest_batch < full.largest_batch
+    assert int(quarter.log_running.max()) <= quarter.kv_tokens // 1000 + 1      # sequences ≤ KV tokens / prompt
+    with pytest.raises(model.ModelError, match="no room for a KV cache"):
+        _run(Scenario(model="llama-3.1-70b", precision="fp8"), **base, gpu_memory_utilization=0.5)
+
+
+def test_trtllm_free_fraction_is_of_what_the_weights_leave():
+    rs = resolve(SC)
+    fp = footprint(rs, 0.1)
+    run = _run(load="burst", requests=50, input_len=100, output_len=10, kv_free_fraction=0.5)
+    assert run.kv_tokens == (0.5 * (fp.capacity_bytes - fp.weight_bytes)) // (16 * kv_bytes_per_sequence(rs, 1.0)) * 16
+
+
+def test_expert_parallel_all_to_all_bytes_are_the_hand_calculation_for_deepseek_v3():
+    """DeepSeek-V3 on 8 GPUs, EP 8, 256 tokens in a step, FP8 activations (1 byte):
+    per MoE layer one GPU sends 2 × (256/8) × 8 experts × 7168 hidden × 1 B × 7/8 = 401 408 B;
+    58 MoE layers (61 − 3 dense): 23 281 664 B."""
+    rs = resolve(Scenario(model="deepseek-v3", gpu="h200", gpus=8, precision="fp8"))
+    assert rs.llm.params.moe_layers == 58 and rs.llm.hidden == 7168 and rs.llm.params.experts_per_token == 8
+    per_layer = 2 * (256 / 8) * 8 * 7168 * rs.precision.activation_bytes * 7 / 8
+    assert float(all_to_all_bytes(rs, 256, 8)) == pytest.approx(58 * per_layer)
+    assert float(all_to_all_bytes(rs, 256, 1)) == 0.0
+
+
+def test_dp_attention_gives_an_mla_model_n_times_the_kv_room():
+    sc = Scenario(model="deepseek-v3", gpu="h200", gpus=8, precision="fp8")
+    base = dict(load="burst", requests=50, input_len=1000, output_len=100)
+    tp = _run(sc, **base)
+    dp = _run(sc, **base, ep=8, dp_attention=True)
+    assert dp.kv_tokens // 8 == pytest.approx(tp.kv_tokens, rel=0.01)      # MLA: TP replicates the latent KV
+    with pytest.raises(model.ModelError, match="experts spread over 16 GPUs"):
+        _run(sc, **base, ep=16)
+
+
+@pytest.mark.parametrize("tool", ["vllm", "genai-perf", "llmperf", "mlperf"])
+def test_metric_definitions_follow_the_tool(tool):
+    run = _run(load="rate", rate_per_s=20.0, concurrency=8, requests=200, input_len=500, output_len=50, metrics=tool)
+    pr, sm = per_request(run), summarize(run)
+    out = run.requests.output_len
+    if tool == "llmperf":                                       # the first token counted in
+        assert np.allclose(pr["tpot_s"], (run.finish_s - run.sent_s) / out)
+    else:
+        assert np.allclose(pr["tpot_s"], (run.finish_s - run.first_token_s) / (out - 1))
+    if tool == "mlperf":                                        # from the scheduled arrival, not the send
+        assert np.allclose(pr["ttft_s"], run.first_token_s - run.requests.arrival_s)
+        assert sm.ttft.p50_ms > summarize(serve(SC, run.setup.with_(metrics="vllm"))).ttft.p50_ms
+    else:
+        assert np.allclose(pr["ttft_s"], run.first_token_s - run.sent_s)
+    itl = itl_spread(run, pr["tpot_s"])
+    if tool in ("genai-perf", "llmperf"):                       # per request: the TPOT
+        assert itl.p50_ms == pytest.approx(sm.tpot.p50_ms)
