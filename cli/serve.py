@@ -76,7 +76,7 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
                    help="attention data-parallel over the group: each GPU keeps its own sequences' KV cache "
                         "(SGLang --enable-dp-attention)")
     m = sv.add_argument_group("metrics")
-    m.add_argument("--metrics", choices=("vllm", "sglang", "genai-perf", "llmperf", "mlperf"),
+    m.add_argument("--metrics", choices=("vllm", "sglang", "genai-perf", "llmperf", "mlperf", "trtllm-bench"),
                    help="compute TTFT, TPOT and ITL the way this benchmark tool does (default vllm)")
     o = sv.add_argument_group("output")
     o.add_argument("--json", action="store_true")

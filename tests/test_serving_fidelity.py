@@ -137,3 +137,21 @@ def test_metric_definitions_follow_the_tool(tool):
     itl = itl_spread(run, pr["tpot_s"])
     if tool in ("genai-perf", "llmperf"):                       # per request: the TPOT
         assert itl.p50_ms == pytest.approx(sm.tpot.p50_ms)
+
+
+def test_closed_loop_clients_with_lengths_that_vary_do_not_all_arrive_in_one_step():
+    """C clients that start together (and whose next requests follow finishes of the same step) reach
+    the scheduler one after another: the server's front end tokenises each prompt in turn
+    (tokenize_s_per_token × prompt tokens each). Before, all C were admitted in one step and the
+    waves stayed in lock-step."""
+    run = _run(load="concurrency", concurrency=32, requests=320, lengths="uniform", range_ratio=0.2,
+               input_len=100, output_len=60, seed=1)
+    per_token = run.limits.tokenize_s_per_token
+    assert per_token > 0
+    first = np.sort(run.admitted_s[:32])
+    assert len(np.unique(first)) >= 2                               # the first wave spans more than one step
+    # a request waits at least its own tokenising before the scheduler may take it
+    assert np.all(run.admitted_s - run.sent_s >= run.requests.input_len * per_token - 1e-12)
+    # pre-tokenised clients (MLPerf, trtllm-bench) skip the front end
+    plain = _run(load="concurrency", concurrency=32, requests=64, input_len=100, output_len=60, metrics="trtllm-bench")
+    assert plain.limits.tokenize_s_per_token == 0 and len(np.unique(plain.admitted_s[:32])) == 1

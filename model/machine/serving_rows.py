@@ -50,7 +50,7 @@ OVERRIDES = {"prefill": ("prefill", str), "preemption": ("preemption", str), "ma
              "dp_attention": ("dp_attention", lambda v: v.strip().lower() in ("1", "true", "yes"))}
 # the benchmark tool (metric_tool column) → whose definitions the simulator computes
 TOOLS = {"vllm-benchmark_serving": "vllm", "sglang-bench_serving": "sglang", "genai-perf": "genai-perf",
-         "aiperf": "genai-perf", "llmperf": "llmperf", "mlperf-loadgen": "mlperf", "trtllm-bench": "vllm",
+         "aiperf": "genai-perf", "llmperf": "llmperf", "mlperf-loadgen": "mlperf", "trtllm-bench": "trtllm-bench",
          "": "vllm"}
 MAX_SIMULATED = 3000
 MAX_SIMULATED_CLOSED = 10000

@@ -14,8 +14,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from model.catalog.active import default_efficiency
+from model.readouts.evidence import Band
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.numbers import Readout, count_text
+from model.readouts.serving_bands import band_derivation, serving_band
 from model.serving.results import Spread, Summary, per_request
 from model.serving.run import ServingRun
 
@@ -142,6 +145,34 @@ def serving_readouts(run: ServingRun, sm: Summary) -> Mapping[str, Readout]:
     return MappingProxyType({r.key: r for r in items})
 
 
+def bands(run: ServingRun) -> dict[str, Band]:
+    """Each predicted number's band (model/readouts/serving_bands.py), by readout key."""
+    base = run.resolved.engine.partition("@")[0]
+    table = default_efficiency()
+    name = table.engine(base).name if base in table.ids else base
+    out = {}
+    for key in KEYS_WITH_BANDS:
+        b = serving_band(base, name, run.setup.load, key)
+        if b is not None:
+            out[key] = b
+    return out
+
+
+def with_bands(run: ServingRun, readouts: Mapping[str, Readout]) -> dict[str, Readout]:
+    """The readouts with "± x%" after each predicted number and the band's derivation in its help."""
+    out = dict(readouts)
+    for key, b in bands(run).items():
+        if key in out:
+            r = out[key]
+            out[key] = Readout(r.key, r.label, r.value, r.unit, f"{r.text} {b.text}",
+                               f"{r.help}. {band_derivation(b, r.text)}", r.short)
+    return out
+
+
+KEYS_WITH_BANDS = tuple(f"{w}_{s}" for w in ("ttft", "tpot", "itl", "e2e") for s in ("mean", "p50", "p90", "p99")) + (
+    "request_throughput", "output_throughput", "goodput")
+
+
 def targets_text(run: ServingRun) -> str:
     s = run.setup
     parts = []
@@ -177,7 +208,8 @@ TABLE_KEYS = ("load", "requests", "lengths", "duration", "request_throughput", "
 
 
 def serving_table(run: ServingRun, sm: Summary) -> list[tuple[str, str]]:
-    r = serving_readouts(run, sm)
+    """(label, text) per line of ``main.py serve``: each predicted number with its band."""
+    r = with_bands(run, serving_readouts(run, sm))
     return [(r[k].label, r[k].text) for k in TABLE_KEYS if k in r]
 
 
@@ -191,10 +223,16 @@ def _clean(v: Any):
 
 def serving_json(run: ServingRun, sm: Summary) -> dict:
     r = serving_readouts(run, sm)
+    bs = bands(run)
+
+    def band_json(k: str, x: Readout):
+        b = bs.get(k)
+        return None if b is None else {"fraction": _clean(b.fraction), "text": b.text, "results": b.runs,
+                                       "alike": b.alike, "widened": b.widened, "derivation": band_derivation(b, x.text)}
     return {"scenario": run.scenario.to_dict(), "engine": run.resolved.engine,
             "setup": {k: _clean(v) for k, v in run.setup.to_dict().items()},
-            "readouts": {k: {"label": x.label, "value": _clean(x.value), "unit": x.unit, "text": x.text}
-                         for k, x in r.items()},
+            "readouts": {k: {"label": x.label, "value": _clean(x.value), "unit": x.unit, "text": x.text,
+                             "band": band_json(k, x)} for k, x in r.items()},
             "explanation": explain(run, sm)}
 
 

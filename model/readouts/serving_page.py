@@ -15,7 +15,7 @@ import numpy as np
 from model.readouts.flow import nice_125
 from model.readouts.format import duration, si, sig3
 from model.readouts.numbers import Readout, count_text
-from model.readouts.serving import serving_readouts
+from model.readouts.serving import serving_readouts, with_bands
 from model.serving.results import Summary, per_request, series
 from model.serving.run import ServingRun
 from model.values import frozen
@@ -120,7 +120,8 @@ def over_time(run: ServingRun, bins: int = 90) -> OverTime:
 
 
 def tiles(run: ServingRun, sm: Summary) -> list[Readout]:
-    r = serving_readouts(run, sm)
+    """The page's big numbers, each prediction with its band ("78.8 ms ± 23%")."""
+    r = with_bands(run, serving_readouts(run, sm))
     keys = list(TILE_KEYS)
     if "goodput" in r:
         keys[3] = "goodput"

@@ -41,10 +41,11 @@ class DecodeJumps:
         k_fin = self.heap[0][0] - tau if self.heap else JUMP_CAP
         horizon = math.ceil(k_fin / e) + 1
         g = tb.gemm(B * q, False)
-        arrival = (not self.waiting and self.next_arrival < self.n and self.in_flight < self.cap
+        entry = self.next_entry_s()
+        arrival = (not self.waiting and entry < math.inf
                    and self.running() < self.max_running and self.lim.batching != "static")
         if arrival:
-            wait = self.arr[self.next_arrival] - self.t
+            wait = entry - self.t
             c0 = float(tb.cap(self.K0 + B * tau, B))
             dt0 = tb.finish_s(g + float(tb.attention(c0 + B * q, q * c0 + B * q * (q - 1) / 2.0, q * c0, False)))
             horizon = min(horizon, int(wait / dt0) + 2)

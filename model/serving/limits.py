@@ -19,7 +19,8 @@ from model.values import frozen
 
 GIB = 2 ** 30
 KEYS = ("max_running", "max_tokens_per_step", "prefill", "batching", "block_tokens", "preemption")
-OPTIONAL = {"scheduler_steps": 1, "watermark": 0.0}     # keys an engine may leave out, with their defaults
+OPTIONAL = {"scheduler_steps": 1, "watermark": 0.0, "frontend_s": 0.0,     # keys an engine may leave out,
+            "tokenize_s_per_token": 0.0}                                     # with their defaults
 
 
 @frozen
@@ -36,6 +37,8 @@ class SchedulerLimits:
     sources: tuple[tuple[str, str], ...] = ()   # key → where the value comes from (or "your setting")
     scheduler_steps: int = 1         # decode steps per scheduler call: new prompts join only every N steps
     watermark: float = 0.0           # share of the KV blocks a new prompt must leave free to be admitted
+    frontend_s: float = 0.0          # the server's front end per request (HTTP, scheduling it in), one at a time
+    tokenize_s_per_token: float = 0.0   # … and per prompt token (tokenising)
 
 
 @frozen
@@ -103,7 +106,8 @@ def engine_limits(engine: str, hw: Hardware, doc: Mapping[str, Any] | None = Non
     return SchedulerLimits(engine, None if mr is None else int(mr), int(values["max_tokens_per_step"]),
                            values["prefill"], values["batching"], int(values["block_tokens"]),
                            values["preemption"], tuple(sources.items()), int(values["scheduler_steps"]),
-                           float(values["watermark"]))
+                           float(values["watermark"]), float(values["frontend_s"]),
+                           float(values["tokenize_s_per_token"]))
 
 
 def limits_for(engine: str, hw: Hardware, setup: ServingSetup) -> SchedulerLimits:

@@ -10,7 +10,7 @@
     E2E       = finish − sent
     whose definitions (ServingSetup.metrics; the tools differ, so a comparison uses the one the
     numbers were made with):
-      vllm, sglang   as above (benchmark_serving.py, bench_serving.py)
+      vllm, sglang   as above (benchmark_serving.py, bench_serving.py; trtllm-bench likewise)
       genai-perf     ITL is per request, (finish − first token) / (output − 1): the TPOT above
                      (NVIDIA GenAI-Perf and AIPerf "inter_token_latency")
       llmperf        TPOT and ITL are per request E2E / output tokens: the first token included

@@ -17,6 +17,7 @@ decode step) is refused before anything runs.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -28,7 +29,7 @@ from model.errors import ScenarioError
 from model.physics.memory import footprint, kv_bytes_per_sequence
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.serving.limits import SchedulerLimits, limits_for, mtp_heads
-from model.serving.setup import ServingSetup, check, expected_tokens_per_step
+from model.serving.setup import PRETOKENIZED, ServingSetup, check, expected_tokens_per_step
 from model.serving.parallel import parallel_table
 from model.serving.simulate import Speculation, simulate_replica
 from model.serving.steptable import StepTable, step_table
@@ -157,6 +158,8 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
         raise ScenarioError(f"experts spread over {s.ep} GPUs need a group of at least {s.ep} (--gpus {s.ep}): "
                             f"this replica has {rs.tp}")
     lim = limits_for(rs.engine, rs.hw, s)
+    if s.metrics in PRETOKENIZED:
+        lim = dataclasses.replace(lim, tokenize_s_per_token=0.0)
     req = make_requests(s, rs.scenario.input_len, rs.scenario.output_len)
     q = s.spec_k + 1
     longest = int(req.input_len.max() + req.output_len.max())

@@ -152,19 +152,41 @@ class _Sim(DecodeJumps):
         self.wpos = 0                  # multi-step: decode steps into the scheduler's window (admits at 0)
         self.preempted_now = False     # this step evicted a request: it admits nothing new
         self.reserve = lim.watermark * kv_blocks
+        self.front = deque()           # (time it is ready, request): the server's front end, one at a time
+        self.front_free = 0.0          # when the front end is done with the request it is on
+        self.front_cost = lim.frontend_s > 0 or lim.tokenize_s_per_token > 0
 
     # ------------------------------------------------------------------ arrivals and finishes
     def release(self) -> None:
+        """Sent requests pass the server's front end (HTTP, tokenising: one at a time, each
+        frontend_s + prompt tokens × tokenize_s_per_token) and then wait for the scheduler."""
         arr, t = self.arr, self.t
         while self.next_arrival < self.n and self.in_flight < self.cap and arr[self.next_arrival] <= t:
             i = self.next_arrival
             self.next_arrival += 1
             self.in_flight += 1
             self.sent[i] = max(arr[i], self.freed_at)
-            self.state[i] = WAITING
             self.need[i] = self.L[i] - self.cached[i]
             self.base[i] = self.cached[i] - self.share[i]
+            if self.front_cost:
+                ready = max(self.sent[i], self.front_free) + self.lim.frontend_s + self.L[i] * self.lim.tokenize_s_per_token
+                self.front_free = ready
+                self.front.append((ready, i))
+            else:
+                self.state[i] = WAITING
+                self.waiting.append(i)
+        front = self.front
+        while front and front[0][0] <= t:
+            i = front.popleft()[1]
+            self.state[i] = WAITING
             self.waiting.append(i)
+
+    def next_entry_s(self) -> float:
+        """The earliest time a request not yet waiting can join the queue (inf: none can)."""
+        nxt = self.front[0][0] if self.front else math.inf
+        if self.next_arrival < self.n and self.in_flight < self.cap:
+            nxt = min(nxt, self.arr[self.next_arrival])
+        return nxt
 
     def _finish(self, i: int) -> None:
         self.state[i] = DONE
@@ -425,9 +447,10 @@ class _Sim(DecodeJumps):
                                     "shorter prompts and outputs")
             self.release()
             if not self.waiting and not self.B and not self.prefilling:
-                if self.next_arrival >= self.n:
+                nxt = self.next_entry_s()
+                if nxt == math.inf:
                     break
-                self.t = max(self.t, self.arr[self.next_arrival])
+                self.t = max(self.t, nxt)
                 continue
             if self.can_jump() and self.jump():
                 continue
