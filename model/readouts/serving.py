@@ -158,14 +158,15 @@ def bands(run: ServingRun) -> dict[str, Band]:
     return out
 
 
-def with_bands(run: ServingRun, readouts: Mapping[str, Readout]) -> dict[str, Readout]:
-    """The readouts with "± x%" after each predicted number and the band's derivation in its help."""
+def with_bands(run: ServingRun, readouts: Mapping[str, Readout], in_label: bool = False) -> dict[str, Readout]:
+    """The readouts with "± x%" after each predicted number (or, ``in_label``, after its label: a
+    big number's tile keeps its number alone) and the band's derivation in its help."""
     out = dict(readouts)
     for key, b in bands(run).items():
         if key in out:
             r = out[key]
-            out[key] = Readout(r.key, r.label, r.value, r.unit, f"{r.text} {b.text}",
-                               f"{r.help}. {band_derivation(b, r.text)}", r.short)
+            label, text = (f"{r.label} {b.text}", r.text) if in_label else (r.label, f"{r.text} {b.text}")
+            out[key] = Readout(r.key, label, r.value, r.unit, text, f"{r.help}. {band_derivation(b, r.text)}", r.short)
     return out
 
 

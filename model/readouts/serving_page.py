@@ -120,8 +120,8 @@ def over_time(run: ServingRun, bins: int = 90) -> OverTime:
 
 
 def tiles(run: ServingRun, sm: Summary) -> list[Readout]:
-    """The page's big numbers, each prediction with its band ("78.8 ms ± 23%")."""
-    r = with_bands(run, serving_readouts(run, sm))
+    """The page's big numbers, each prediction's band after its label ("TTFT p90 ± 23%")."""
+    r = with_bands(run, serving_readouts(run, sm), in_label=True)
     keys = list(TILE_KEYS)
     if "goodput" in r:
         keys[3] = "goodput"
