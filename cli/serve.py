@@ -41,7 +41,8 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
     g.add_argument("--trace", metavar="FILE", help="CSV: arrival_s,input_tokens,output_tokens")
     w = sv.add_argument_group("requests")
     w.add_argument("--requests", type=positive_int("--requests"), help="how many (default 1000)")
-    w.add_argument("--lengths", choices=("fixed", "uniform", "sharegpt"), help="length distribution (default fixed)")
+    w.add_argument("--lengths", help="length distribution: fixed (default), uniform, sharegpt, or a named dataset "
+                   "(mlperf-llama2-70b, mlperf-llama3.1-8b, mlperf-llama3.1-405b, mlperf-mixtral-8x7b, mlperf-deepseek-r1)")
     w.add_argument("--range-ratio", type=_float("--range-ratio"), help="uniform: ± this share of the lengths")
     w.add_argument("--seed", type=positive_int("--seed"))
     k = sv.add_argument_group("knobs")

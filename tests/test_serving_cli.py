@@ -18,7 +18,7 @@ from model.serving.run import serve
 from model.serving.setup import ServingSetup, serving_from_document
 from model.serving.workload import parse_trace, read_trace
 
-from test_cli import run
+from test_cli import ROOT, run
 
 
 def test_serve_json_matches_the_model():
@@ -126,6 +126,19 @@ def test_serving_rows_are_predicted_under_their_load():
     assert metric_of(sm, "serve_ttft_p99_ms") == sm.ttft.p99_ms
 
 
+def test_validate_serving_reads_one_publisher_held_out():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "model.machine.validate_serving", "--publisher", "DataCrunch"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "by 1 publishers" in out.stdout and "s001" in out.stdout and "s2001" not in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "model.machine.validate_serving", "--publisher", "Nobody"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert bad.returncode == 2 and "known:" in bad.stderr
+
+
+@pytest.mark.slow
 def test_validate_serving_prints_its_summary():
     out = run("validate", "--serving")
     assert "serving, leave-one-publisher-out" in out.stdout and "throughput" in out.stdout and "s001" in out.stdout

@@ -11,7 +11,8 @@ follows (``metric_tool``: model/serving/results.py computes TTFT, TPOT and ITL t
     family    throughput | tpot (TPOT and ITL, medians and means) | tpot_tail (their p90–p99)
               | ttft (median, mean) | ttft_tail (p90–p99) | e2e (median, mean) | e2e_tail
     requests  simulated: the published number of prompts, at most MAX_SIMULATED for a rate
-              (its percentiles settle long before) and MAX_SIMULATED_CLOSED for the others
+              (its percentiles settle long before; MLPerf's long runs MAX_SIMULATED_LONG, read over
+              their steady part) and MAX_SIMULATED_CLOSED for the others
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ TOOLS = {"vllm-benchmark_serving": "vllm", "sglang-bench_serving": "sglang", "ge
          "": "vllm"}
 MAX_SIMULATED = 3000
 MAX_SIMULATED_CLOSED = 10000
+MAX_SIMULATED_LONG = 10000       # MLPerf's ten-minute runs: read over the steady part (model/serving/results.py)
 
 
 @frozen
@@ -112,10 +114,17 @@ def load_serving_rows(path=None) -> tuple[ServingRow, ...]:
     return tuple(out)
 
 
+def _tokens(text: str) -> int:
+    """A length column: whole tokens (a run's mean output, 300.6, rounds to 301); 0 when empty."""
+    return int(round(float(text))) if text else 0
+
+
 def _lengths(setup: ServingSetup, k: dict) -> ServingSetup:
-    inp, out = int(k["input_len"] or 0), int(k["output_len"] or 0)
+    inp, out = _tokens(k["input_len"]), _tokens(k["output_len"])
     if k["dataset"] == "sharegpt":
         return setup.with_(lengths="sharegpt")
+    if k["dataset"] not in ("fixed", "uniform", ""):      # a named dataset, around the run's own means if given
+        return setup.with_(lengths=k["dataset"], input_len=inp or None, output_len=out or None)
     if k["dataset"] == "uniform":               # lengths uniform in [min, max]: centre L, ± r of it
         lo_i, lo_o = int(k["input_min"] or 1), max(1, int(k["output_min"] or 1))
         c_i, c_o = (lo_i + inp) / 2.0, (lo_o + out) / 2.0
@@ -127,12 +136,13 @@ def _lengths(setup: ServingSetup, k: dict) -> ServingSetup:
 def run_inputs(run: tuple) -> tuple[Scenario, ServingSetup]:
     """The scenario and serving setup a row's published conditions describe."""
     k = dict(zip(RUN_KEYS, run))
-    inp, out = int(k["input_len"] or 0), int(k["output_len"] or 0)
+    inp, out = _tokens(k["input_len"]), _tokens(k["output_len"])
     sc = Scenario(gpu=k["gpu"], model=k["model"], precision=k["precision"], kv_precision=k["kv_precision"] or None,
                   gpus=int(k["n_gpus"]), engine=k["engine"], input_len=max(inp, 1), output_len=max(out, 1))
     n = int(float(k["num_prompts"]))
     if k["load"] == "rate":
-        setup = ServingSetup(load="rate", rate_per_s=float(k["load_value"]), requests=min(n, MAX_SIMULATED))
+        cap = MAX_SIMULATED_LONG if tool_of(k["metric_tool"]) == "mlperf" else MAX_SIMULATED
+        setup = ServingSetup(load="rate", rate_per_s=float(k["load_value"]), requests=min(n, cap))
     elif k["load"] == "concurrency":
         c = int(float(k["load_value"]))
         setup = ServingSetup(load="concurrency", concurrency=c, requests=min(n, max(MAX_SIMULATED_CLOSED, 2 * c)))

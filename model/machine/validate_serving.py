@@ -208,8 +208,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Published serving runs against the request-level simulator.")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--summary", action="store_true", help="the tables only, not every result")
+    ap.add_argument("--publisher", help="only this publisher's results (as assets/publishers.json names it)")
     args = ap.parse_args(argv)
     rows = load_serving_rows()
+    if args.publisher:
+        rows = tuple(r for r in rows if r.publisher == args.publisher)
+        if not rows:
+            known = ", ".join(sorted({r.publisher for r in load_serving_rows()}))
+            print(f"validate --serving: no published serving results by '{args.publisher}' (known: {known})",
+                  file=sys.stderr)
+            return 2
     rep = report(rows, Progress(len({r.run for r in rows})))
     if args.json:
         print(json.dumps(rep, indent=2))

@@ -19,6 +19,7 @@ from model.readouts.evidence import Band
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.numbers import Readout, count_text
 from model.readouts.serving_bands import band_derivation, serving_band
+from model.serving.datasets import datasets
 from model.serving.results import Spread, Summary, per_request
 from model.serving.run import ServingRun
 
@@ -61,7 +62,8 @@ def lengths_text(run: ServingRun) -> str:
         base = f"{sig3(mean_in)} in, {sig3(mean_out)} out on average (±{sig3(100 * s.range_ratio)}%)"
     else:
         base = f"{sig3(mean_in)} in, {sig3(mean_out)} out on average"
-    word = {"sharegpt": "ShareGPT-like", "uniform": "uniform"}.get(s.lengths, "")
+    named = datasets().get(s.lengths)
+    word = {"sharegpt": "ShareGPT-like", "uniform": "uniform"}.get(s.lengths, named.name if named else "")
     return f"{base}{' (' + word + ')' if word and s.load != 'trace' else ''}"
 
 

@@ -5,7 +5,8 @@
                   t = 0), or a trace (arrival s, input tokens, output tokens per request); a rate
                   may also carry a concurrency cap
     lengths       fixed, uniform in [L(1 − r), L(1 + r)] (the random dataset's --random-range-ratio),
-                  or ShareGPT-like (lognormal, assets/serving.json)
+                  ShareGPT-like (lognormal, assets/serving.json), or a named dataset of serving.json
+                  (MLPerf's: lognormal with the published means and spreads, model/serving/datasets.py)
     knobs         prefix caching (a shared prefix of P tokens, or a hit rate h of each prompt's
                   tokens), speculative decoding (k drafts accepted with probability α, drafted by
                   an n-gram lookup, the model's MTP heads or a draft model), R data-parallel replicas
@@ -32,6 +33,7 @@ from dataclasses import fields, replace
 from typing import Any, Mapping
 
 from model.errors import ScenarioError
+from model.serving.datasets import datasets
 from model.values import frozen
 
 LOADS = ("rate", "concurrency", "burst", "trace")
@@ -127,7 +129,7 @@ def _choice(name: str, value: Any, options: tuple[str, ...]) -> str:
 def check(s: ServingSetup) -> ServingSetup:
     """``s`` with every value checked and normalised; ScenarioError (one line) otherwise."""
     load = _choice("load", s.load, LOADS)
-    lengths = _choice("lengths", s.lengths, LENGTHS)
+    lengths = _choice("lengths", s.lengths, LENGTHS + tuple(datasets()))
     c = dict(
         load=load, lengths=lengths,
         rate_per_s=_number("rate", s.rate_per_s, 0.0, MAX_RATE),

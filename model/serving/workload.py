@@ -7,7 +7,9 @@
     trace          the file's arrival times and lengths (CSV: arrival_s,input_tokens,output_tokens)
     lengths        fixed L; uniform integers in [L(1 − r), L(1 + r)]; ShareGPT-like: lognormal
                    with the published means (μ = ln mean − σ²/2), kept to 4 ≤ input ≤ 1024 and
-                   input + output ≤ 2048 as the ShareGPT sampler of serving benchmarks filters them
+                   input + output ≤ 2048 as the ShareGPT sampler of serving benchmarks filters them;
+                   a named dataset (model/serving/datasets.py): lognormal each side, kept to its
+                   bounds, averaging the setup's lengths (else the dataset's means)
     cached tokens  max(shared prefix P for every request but the first, ⌊h · input⌋), at most
                    input − 1 (the last prompt token is always computed: it makes the first token)
 
@@ -22,6 +24,7 @@ import numpy as np
 
 from model.errors import ScenarioError
 from model.files.safe_io import read_text
+from model.serving.datasets import Lengths, datasets
 from model.serving.limits import sharegpt
 from model.serving.setup import ServingSetup
 from model.values import frozen
@@ -58,6 +61,9 @@ def _lengths(s: ServingSetup, n: int, input_len: int, output_len: int, rng) -> t
             lo, hi = max(1, int(math.floor(L * (1 - s.range_ratio)))), max(1, int(math.ceil(L * (1 + s.range_ratio))))
             return rng.integers(lo, hi + 1, size=n, dtype=np.int64)
         return draw(input_len), draw(output_len)
+    if s.lengths != "sharegpt":
+        ds = datasets()[s.lengths]
+        return (_draw(ds.input, s.input_len, n, rng), _draw(ds.output, s.output_len, n, rng))
     d = sharegpt()
     sig = d.sigma
     x = rng.lognormal(_mu(d.input_mean_tokens, sig, *SHAREGPT_INPUT), sig, size=n)
@@ -65,6 +71,16 @@ def _lengths(s: ServingSetup, n: int, input_len: int, output_len: int, rng) -> t
     inp = np.clip(np.rint(x), *SHAREGPT_INPUT).astype(np.int64)
     out = np.clip(np.rint(y), 4, SHAREGPT_TOTAL - inp).astype(np.int64)
     return inp, out
+
+
+def _draw(side: Lengths, mean: int | None, n: int, rng) -> np.ndarray:
+    """n lengths of one side of a dataset, averaging ``mean`` (else the dataset's) with its relative spread."""
+    m = float(mean) if mean else side.mean
+    lo, hi = side.lo, max(side.hi, int(math.ceil(m)))
+    if side.sd <= 0:
+        return np.full(n, int(round(min(max(m, lo), hi))), dtype=np.int64)
+    mu = _mu(m, side.sigma, lo, hi)
+    return np.clip(np.rint(rng.lognormal(mu, side.sigma, size=n)), lo, hi).astype(np.int64)
 
 
 @lru_cache(maxsize=1)
