@@ -14,6 +14,7 @@ import numpy as np
 
 from model.planning.plan import Plan, Served
 from model.readouts.format import sig3
+from model.readouts.serving_bands import band_suffix
 from model.values import frozen
 
 FRONTIER_HEADER = ("setup", "batch cap", "chunk", "spec", "tok/s/user", "tok/s/GPU", "TTFT ms", "TPOT ms",
@@ -58,13 +59,17 @@ def misses_text(s: Served) -> str:
 
 
 def served_line(p: Plan, s: Served) -> str:
-    """One setup as the simulator served it, with its cost."""
+    """One setup as the simulator served it, with its cost; its p90s with their bands (a request
+    rate's published serving results alike: model/readouts/serving_bands.py)."""
     t = p.table
     i = s.index
     n = int(t["gpus"][i])
+    engine = t.points_of(i).resolved.engine
     return (f"{setup_text(p, i)}: {n} GPU{'' if n == 1 else 's'}, ${t['usd_per_hour'][i]:.2f}/hour, "
             f"${s.usd_per_mtok:.3f}/Mtok served (${t['usd_per_mtok'][i]:.3f} at full load), "
-            f"{_n(t['kwh_per_mtok'][i])} kWh/Mtok at TDP; TTFT p90 {_n(s.ttft_p90_ms)} ms, TPOT p90 {_n(s.tpot_p90_ms)} ms")
+            f"{_n(t['kwh_per_mtok'][i])} kWh/Mtok at TDP; TTFT p90 {_n(s.ttft_p90_ms)} ms"
+            f"{band_suffix(engine, 'rate', 'ttft_p90')}, TPOT p90 {_n(s.tpot_p90_ms)} ms"
+            f"{band_suffix(engine, 'rate', 'tpot_p90')}")
 
 
 def targets_text(p: Plan) -> str:

@@ -76,3 +76,13 @@ def band_derivation(b: Band, text: str) -> str:
     return (f"{text} {b.text}: {few}{round(100 * QUANTILE)}% of {b.runs} published serving results alike "
             f"({b.alike}), each simulated with factors fitted without anything its publisher published, "
             f"were within it: ± (e^q − 1), q the {round(100 * QUANTILE)}th percentile of |ln(predicted ÷ measured)|")
+
+
+def band_suffix(engine_id: str, load: str, key: str) -> str:
+    """" ± x%" for readout ``key`` of a run of ``engine_id`` (with or without its version) under
+    ``load``; "" when it has no band."""
+    from model.catalog.active import default_efficiency
+    base = engine_id.partition("@")[0]
+    table = default_efficiency()
+    b = serving_band(base, table.engine(base).name if base in table.ids else base, load, key)
+    return f" {b.text}" if b is not None else ""
