@@ -183,6 +183,39 @@ def row_lines(rep: dict, width: int = 100) -> list[str]:
     return out
 
 
+def markdown(rep: dict) -> str:
+    """The validation as docs/serving_validation.md (``--markdown``): every table, then every result."""
+    def table(title: str, groups: dict, key_name: str) -> list[str]:
+        out = [f"### {title}", "", f"| {key_name} | results | median \\|error\\| | within ±25% | mean ln(pred/meas) |",
+               "|---|---:|---:|---:|---:|"]
+        for k, s in groups.items():
+            if s["rows"]:
+                out.append(f"| {k} | {s['rows']} | {_pct(s['median_abs_error'])} | {_pct(s['within_25'])} | "
+                           f"{s['mean_log_error']:+.2f} |")
+        return out + [""]
+    a = rep["all"]
+    out = ["# Serving validation, result by result", "",
+           "Written by `python -m model.machine.validate_serving --markdown` (a test checks it is today's). Each "
+           "published serving run is simulated under its published load with engine factors fitted without "
+           "anything its publisher published; error = predicted ÷ measured − 1.", "",
+           f"{a['rows']} results of {rep['runs']} runs from {rep['documents']} documents by {rep['publishers']} "
+           f"publishers: median |error| {_pct(a['median_abs_error'])}, {_pct(a['within_25'])} within ±25%.", ""]
+    goal = {f: s for f, s in rep["by_family"].items()}
+    out += table("By family", goal, "family")
+    out += table("DeepSeek-V3/R1-class models alone", {f: s for f, s in rep["deepseek"].items()}, "family")
+    for title, key in (("By engine", "by_engine"), ("By load", "by_load")):
+        out += table(title, {f"{f} · {k}": s for f, g in rep[key].items() for k, s in g.items()}, "family · " + title[3:])
+    out += table("By publisher", rep["by_publisher"], "publisher")
+    out += ["### Every result", "", "| row | publisher | metric | run | measured | predicted | error |",
+            "|---|---|---|---|---:|---:|---:|"]
+    for r in rep["rows"]:
+        err = "n/a" if r["error_lopo"] is None else f"{100 * r['error_lopo']:+.0f}%"
+        pred = "—" if r["error_lopo"] is None else f"{r['predicted_lopo']:.4g}"
+        out.append(f"| {r['row_id']} | {r['publisher']} | {r['metric'][6:]} | {r['label']} | {r['measured']:.4g} | "
+                   f"{pred} | {err} |")
+    return "\n".join(out) + "\n"
+
+
 class Progress:
     """Runs simulated so far, on stderr: one overwritten line on a terminal, a few lines otherwise."""
 
@@ -208,6 +241,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Published serving runs against the request-level simulator.")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--summary", action="store_true", help="the tables only, not every result")
+    ap.add_argument("--markdown", action="store_true", help="docs/serving_validation.md")
     ap.add_argument("--publisher", help="only this publisher's results (as assets/publishers.json names it)")
     args = ap.parse_args(argv)
     rows = load_serving_rows()
@@ -221,6 +255,8 @@ def main(argv=None) -> int:
     rep = report(rows, Progress(len({r.run for r in rows})))
     if args.json:
         print(json.dumps(rep, indent=2))
+    elif args.markdown:
+        print(markdown(rep), end="")
     else:
         print("\n".join(([] if args.summary else row_lines(rep) + [""]) + summary_lines(rep)))
     return 0
