@@ -1,5 +1,5 @@
-"""The main window's pages, Explore, Serve and Lessons, the mode bar over them, presenter mode
-and scenario files. Kept apart from ui.lessons.page so that the first screen needs none
+"""The main window's pages, Explore, Serve and Lessons, the mode bar over them (it builds its own
+buttons, Record… too), presenter mode and scenario files. Kept apart from ui.lessons.page so that the first screen needs none
 of the Lessons page's modules (start-up). The Serve page (ui.serve.page) is built on first use.
 
 The Lessons page (ui.lessons.page.LessonsView, its chapter views and their modules) is not on the
@@ -8,6 +8,7 @@ MainWindow builds it right after the first paint otherwise (MainWindow.when_buil
 """
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QStackedWidget, QWidget
 
@@ -48,10 +49,15 @@ class ModeBar(QWidget):
         self.save_button = QPushButton("Save…")
         self.save_button.setToolTip("Save this scenario and chapter as a small JSON file (Ctrl+S)")
         self.save_button.clicked.connect(window.save_scenario_dialog)
+        self.record_button = QPushButton("Record…")
+        self.record_button.setObjectName("recordButton")
+        self.record_button.setToolTip("Record the chip, or this chapter gliding through its steps, as a GIF or MP4 "
+                                      "for slides")
+        self.record_button.clicked.connect(lambda: record_dialog(window))
         self.present_button = QPushButton("Present (F5)")
         self.present_button.setToolTip("Presenter mode: full screen, large type; arrows or a clicker step through")
         self.present_button.clicked.connect(lambda: window.enter_presenter())
-        for b in (self.open_button, self.save_button, self.present_button):
+        for b in (self.open_button, self.save_button, self.record_button, self.present_button):
             lay.addWidget(b)
 
     def set_theme(self, t: th.Theme) -> None:
@@ -66,6 +72,14 @@ class ModeBar(QWidget):
     def set_page(self, lessons: bool, serve: bool = False, plan: bool = False) -> None:
         (self.plan_button if plan else self.serve_button if serve else self.lessons_button if lessons
          else self.explore_button).setChecked(True)
+
+
+def record_dialog(window) -> None:
+    """Record… (the dialog's module is imported on the first click, not at start)."""
+    from ui.present.record_dialog import RecordDialog
+    dialog = RecordDialog(window)
+    dialog.setAttribute(Qt.WA_DeleteOnClose)      # one per click, gone when closed
+    dialog.exec()
 
 
 class LessonsWindowMixin:
