@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QStackedWidget, QWidget
 
+from model.errors import ModelError
 from ui.kit import theme as th
 
 
@@ -145,7 +146,7 @@ class LessonsWindowMixin:
         """The Serve page (ui.serve.page.ServePage), built on first use."""
         if self._serve is None:
             from ui.serve.page import ServePage
-            self._serve = ServePage(self.controller.snapshot, self.theme)
+            self._serve = ServePage(self.controller, self.theme)
             self._serve.resize(0, 0)
             self.pages.addWidget(self._serve)
         return self._serve
@@ -168,7 +169,7 @@ class LessonsWindowMixin:
         """The Plan page (ui.plan.page.PlanPage), built on first use."""
         if self._plan is None:
             from ui.plan.page import PlanPage
-            self._plan = PlanPage(self.controller.snapshot, self.theme)
+            self._plan = PlanPage(self.controller, self.theme)
             self._plan.resize(0, 0)
             self._plan.load_requested.connect(self.load_plan_point)
             self.pages.addWidget(self._plan)
@@ -187,9 +188,13 @@ class LessonsWindowMixin:
         self._sync_presenter_keys()
 
     def load_plan_point(self, scenario, setup) -> None:
-        """A frontier point clicked on the Plan page: Explore takes its scenario, Serve its setup."""
-        self.controller.set_scenario(scenario)
-        self.serve.set_setup(setup)
+        """A frontier point clicked on the Plan page: Explore takes its scenario, Serve its setup,
+        in one change (a setup beyond the Serve knobs' ranges: one line, nothing changes)."""
+        try:
+            self.controller.set_scenario(scenario, serving=setup)
+        except ModelError as exc:
+            self.statusBar().showMessage(str(exc), 8000)
+            return
         self.show_explore()
 
     # ---------------------------------------------------------------- pages
@@ -263,16 +268,20 @@ class LessonsWindowMixin:
             self._file_message()
 
     def serving_document(self) -> dict | None:
-        """The Serve page's setup for a scenario file (None until the page was used)."""
+        """The controller's Serve setup for a scenario file (None until the Serve page was used)."""
         if self._serve is None:
             return None
-        return self._serve.setup.to_dict()
+        return self.controller.serving.to_dict()
 
     def open_serving(self, setup) -> None:
-        """A serving setup from a file or the command line: the Serve page takes it (and shows)."""
+        """A serving setup from a file or the command line: the controller takes it when the knobs
+        can show it (else one line, and the setup stays)."""
         if setup is None:
             return
-        self.serve.set_setup(setup)
+        try:
+            self.controller.set_serving(setup)
+        except ModelError as exc:
+            self.statusBar().showMessage(str(exc), 8000)
 
     def open_scenario_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.json);;All files (*)")
