@@ -119,7 +119,7 @@ def test_the_page_fits_at_1024x768(main_window, qtbot):
 def test_saving_keeps_the_serving_setup(main_window, qtbot, tmp_path):
     page = _serve(main_window, qtbot, ServingSetup(load="concurrency", concurrency=8, requests=120))
     path = tmp_path / "talk.json"
-    assert main_window.lessons.save_scenario_to(str(path), serving=main_window.serving_document())
+    assert main_window.save_scenario_to(str(path))
     page.controls.reset()
     qtbot.waitUntil(lambda: page.run.setup.load == "rate", timeout=10_000)
     main_window.show_explore()

@@ -1,6 +1,7 @@
-"""The main window's pages, Explore, Serve and Lessons, the mode bar over them (it builds its own
-buttons, Record… too), presenter mode and scenario files. Kept apart from ui.lessons.page so that the first screen needs none
-of the Lessons page's modules (start-up). The Serve page (ui.serve.page) is built on first use.
+"""The main window's pages, Explore, Serve, Plan and Lessons, the mode bar over them (it builds its
+own buttons, Record… too) and presenter mode; scenario files are ui/shell/scenario_files.py's.
+Kept apart from ui.lessons.page so that the first screen needs none of the Lessons page's modules
+(start-up). The Serve and Plan pages (ui.serve.page, ui.plan.page) are built on first use.
 
 The Lessons page (ui.lessons.page.LessonsView, its chapter views and their modules) is not on the
 first screen: ``window.lessons`` builds it on first use (a key, a button, a file, a test), and
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QStackedWidget, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QStackedWidget, QWidget
 
 from model.errors import ModelError
 from ui.kit import theme as th
+from ui.shell.scenario_files import ScenarioFilesMixin
 
 
 class ModeBar(QWidget):
@@ -83,7 +85,7 @@ def record_dialog(window) -> None:
     dialog.exec()
 
 
-class LessonsWindowMixin:
+class LessonsWindowMixin(ScenarioFilesMixin):
     """What the main window needs for the Lessons page and presenter mode (kept here so the
     shared main_window.py changes little). Expects self.controls_scroll, self.controller,
     self.apply_theme(force) and a footer widget named "footer"."""
@@ -193,7 +195,7 @@ class LessonsWindowMixin:
         try:
             self.controller.set_scenario(scenario, serving=setup)
         except ModelError as exc:
-            self.statusBar().showMessage(str(exc), 8000)
+            self.file_message(str(exc), error=True)
             return
         self.show_explore()
 
@@ -259,58 +261,3 @@ class LessonsWindowMixin:
 
     def toggle_presenter_controls(self) -> None:
         self.controls_scroll.setVisible(not self.controls_scroll.isVisible())
-
-    # ---------------------------------------------------------------- scenario files
-    def save_scenario_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", "Scenario files (*.json)")
-        if path:
-            self.lessons.save_scenario_to(path, overwrite=True, serving=self.serving_document())  # the dialog asked
-            self._file_message()
-
-    def serving_document(self) -> dict | None:
-        """The controller's Serve setup for a scenario file (None until the Serve page was used)."""
-        if self._serve is None:
-            return None
-        return self.controller.serving.to_dict()
-
-    def open_serving(self, setup) -> None:
-        """A serving setup from a file or the command line: the controller takes it when the knobs
-        can show it (else one line, and the setup stays)."""
-        if setup is None:
-            return
-        try:
-            self.controller.set_serving(setup)
-        except ModelError as exc:
-            self.statusBar().showMessage(str(exc), 8000)
-
-    def open_scenario_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.json);;All files (*)")
-        if path:
-            self.open_scenario(path)
-
-    def open_scenario(self, path: str) -> bool:
-        ok, chapter = self.lessons.load_scenario_from(path)
-        if ok:
-            from model.errors import ModelError
-            from model.files.scenario_file import read_scenario_document
-            from model.serving.setup import serving_from_document
-            try:
-                setup = serving_from_document(read_scenario_document(path), path)
-            except ModelError as exc:
-                self.statusBar().showMessage(str(exc), 8000)
-                setup = None
-            self.open_serving(setup)
-            if setup is not None and chapter is None:
-                self.show_serve()
-        if ok and chapter is not None:
-            self.pages.setCurrentWidget(self.lessons)
-            self.mode_bar.set_page(True)
-            self._sync_presenter_keys()
-        self._file_message()
-        return ok
-
-    def _file_message(self) -> None:
-        """Scenario-file messages also reach the Explore page (its status bar)."""
-        text = self.lessons.status.text()
-        if text:
-            self.statusBar().showMessage(text, 8000)
