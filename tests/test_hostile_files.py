@@ -194,7 +194,7 @@ def _window_load(w, kind: str, path: str) -> bool:
 
 
 def _status(w, kind: str) -> str:
-    return w.lessons.status.text() if kind == "scenario" else w.custom_actions.status.text()
+    return w.file_status if kind == "scenario" else w.custom_actions.status.text()
 
 
 @pytest.mark.parametrize("kind,case", PARAMS)

@@ -187,7 +187,7 @@ def test_scenario_files_round_trip(window, tmp_path):
     window.controller.set(batch=4)
     window.controller.flush()
     path = tmp_path / "talk.json"
-    assert window.lessons.save_scenario_to(str(path))
+    assert window.save_scenario_to(str(path))
     saved = window.controller.scenario
     s, chapter = load_scenario_with_chapter(path)
     assert s == saved and chapter == 7

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -73,7 +76,7 @@ def test_the_window_offers_slides_and_record(shared_window):
     names = {a.objectName() for a in w.lessons.export_button.menu().actions()}
     assert {f"slide_{k}_{t}" for k in ("png", "svg") for t in ("dark", "light")} <= names
     lay = w.mode_bar.layout()       # (indexOf, not itemAt: a wrapped QLayoutItem outlives its C++ object)
-    assert 0 <= lay.indexOf(w.record_button) < lay.indexOf(w.mode_bar.present_button)
+    assert 0 <= lay.indexOf(w.mode_bar.record_button) < lay.indexOf(w.mode_bar.present_button)
 
 
 def test_record_from_the_window(shared_window, tmp_path):
@@ -94,3 +97,21 @@ def test_record_from_the_window(shared_window, tmp_path):
     assert not d.record_to(str(tmp_path / "missing" / "x.gif"))      # one line, no crash
     assert "does not exist" in w.lessons.status.text()
     d.close()
+
+
+def test_the_mode_bar_builds_its_own_record_button():
+    """Before the presenter exists (and without the record dialog's module until a click)."""
+    code = ("import sys; from model import Scenario; from ui.shell.app import build_window\n"
+            "from ui.shell.pages import ModeBar\n"
+            "w = build_window(Scenario(), st=None)\n"
+            "lay = w.mode_bar.layout()\n"
+            "assert 0 <= lay.indexOf(w.mode_bar.record_button) < lay.indexOf(w.mode_bar.present_button)\n"
+            "assert 'ui.present.record_dialog' not in sys.modules\n"
+            "class Stub:\n"
+            "    def __getattr__(self, name): return lambda *a: None\n"
+            "bar = ModeBar(Stub())\n"
+            "assert bar.record_button.text().startswith('Record') and bar.layout().indexOf(bar.record_button) >= 0\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent,
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

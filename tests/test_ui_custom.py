@@ -228,12 +228,12 @@ def test_scenario_files_carry_custom_hardware_into_another_window(main_window, t
     ed.save()
     main_window.controller.flush()
     path = tmp_path / "scenario.json"
-    assert main_window.lessons.save_scenario_to(str(path))
+    assert main_window.save_scenario_to(str(path))
     assert json.loads(path.read_text())["custom_entries"][0]["id"] == "travels"
     set_default_catalog(None)                      # another computer: nothing of the user's
     main_window.controller.flush()                 # (a new catalogue is a change: one snapshot)
     assert "Custom" not in _combo_groups(main_window.controls.gpu)
-    ok, _ = main_window.lessons.load_scenario_from(str(path))
+    ok = main_window.open_scenario(str(path))
     main_window.controller.flush()
     assert ok and main_window.controller.scenario.gpu == "travels"
     assert "H100 SXM (custom)" in _combo_groups(main_window.controls.gpu)["Custom"]

@@ -69,7 +69,6 @@ def test_dialogs_from_menus_are_one_at_a_time_and_gone_when_closed(main_window, 
     from ui.custom.hardware_editor import HardwareEditor
     from ui.custom.model_import import ModelImportDialog
     from ui.present.record_dialog import RecordDialog
-    from ui.present.slides import _record_dialog
     acts = main_window.custom_actions
     config = tmp_path / "config.json"
     config.write_text("{}")
@@ -77,7 +76,7 @@ def test_dialogs_from_menus_are_one_at_a_time_and_gone_when_closed(main_window, 
     for _ in range(5):
         acts.new_hardware()                       # opened again while open: the earlier one goes
         acts.add_model(str(config))
-        _record_dialog(main_window)
+        main_window.mode_bar.record_button.click()   # Record…: the mode bar's own button
     deliver()                                     # deferred deletes run
     assert (_alive(HardwareEditor), _alive(ModelImportDialog), _alive(RecordDialog)) == (0, 1, 0)
     acts.dialog.reject()

@@ -73,3 +73,22 @@ def test_the_page_fits_at_1024x768(main_window, qtbot):
     assert page.chart.height() > 250
     for lab in page.lines.values():
         assert lab.geometry().bottom() <= page.height()
+
+
+def test_the_knobs_are_the_controllers_settings(main_window, qtbot):
+    from model.planning.settings import LIMITS, PlanSettings
+    page = _plan(main_window, qtbot)
+    c = main_window.controller
+    assert c.planning.available == "h100:2"
+    for w, name in ((page.ttft, "ttft_p90_ms"), (page.tpot, "tpot_p90_ms"), (page.rate, "rate_per_s")):
+        assert (w.minimum(), w.maximum()) == (LIMITS[name].lo, LIMITS[name].hi), name
+    page.tpot.setValue(0)
+    c.flush()
+    assert c.planning.tpot_p90_ms is None and c.snapshot.planning.tpot_p90_ms is None
+    c.set_planning(PlanSettings(available="h100:2", ttft_p90_ms=800.0, disaggregated=True))
+    c.flush()
+    assert page.ttft.value() == 800.0 and page.tpot.value() == 25.0 and page.disagg.isChecked()
+    qtbot.waitUntil(lambda: page._key is not None and page._key[1] and not page._queued, timeout=120_000)
+    page.available.setText("x" * 300)
+    page.available.editingFinished.emit()
+    assert page.problem.isVisible() and "GPUs available" in page.problem.text() and c.planning.available == "h100:2"

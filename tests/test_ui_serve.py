@@ -119,7 +119,7 @@ def test_the_page_fits_at_1024x768(main_window, qtbot):
 def test_saving_keeps_the_serving_setup(main_window, qtbot, tmp_path):
     page = _serve(main_window, qtbot, ServingSetup(load="concurrency", concurrency=8, requests=120))
     path = tmp_path / "talk.json"
-    assert main_window.lessons.save_scenario_to(str(path), serving=main_window.serving_document())
+    assert main_window.save_scenario_to(str(path))
     page.controls.reset()
     qtbot.waitUntil(lambda: page.run.setup.load == "rate", timeout=10_000)
     main_window.show_explore()
@@ -144,3 +144,22 @@ def test_the_smoke_run_renders_the_serve_page():
     root = pathlib.Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, "main.py", "--smoke"], cwd=root, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_knobs_ask_the_controller_and_mirror_its_setup(main_window, qtbot):
+    from model.serving.knobs import KNOBS
+    page = _serve(main_window, qtbot, ServingSetup(requests=200))
+    c = main_window.controller
+    ctrls = page.controls
+    for w, name, scale in ((ctrls.requests, "requests", 1), (ctrls.replicas, "replicas", 1), (ctrls.spec_k, "spec_k", 1),
+                           (ctrls.prefix, "prefix_hit", 100), (ctrls.ttft, "ttft_p90_ms", 1),
+                           (ctrls.tpot, "tpot_p90_ms", 1)):
+        assert (w.minimum(), w.maximum()) == (KNOBS[name].lo * scale, KNOBS[name].hi * scale), name
+    assert ctrls.value.maximum() == KNOBS["rate_per_s"].hi
+    ctrls.replicas.setValue(3)
+    c.flush()
+    assert c.serving.replicas == 3 and c.snapshot.serving.replicas == 3 and page.setup.replicas == 3
+    c.set_serving(ServingSetup(load="concurrency", concurrency=32, requests=400))
+    c.flush()
+    assert ctrls.load.currentData() == "concurrency" and ctrls.value.value() == 32 and ctrls.requests.value() == 400
+    qtbot.waitUntil(lambda: page.run.setup.concurrency == 32, timeout=10_000)

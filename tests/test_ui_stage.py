@@ -112,7 +112,7 @@ def test_opening_a_fifo_or_device_in_the_window_is_one_line(main_window, tmp_pat
     before = main_window.controller.scenario
     for path in (str(fifo), "/dev/zero"):
         assert not main_window.open_scenario(path)
-        text = main_window.lessons.status.text()
+        text = main_window.file_status
         assert "not a regular file" in text and "\n" not in text
     assert main_window.controller.scenario == before
 
@@ -123,19 +123,19 @@ def test_failed_saves_and_exports_are_one_line_and_keep_files(lessons_window, tm
     lessons = w.lessons
     assert not lessons.export("SVG", str(tmp_path / "missing" / "x.svg"))
     assert "does not exist" in lessons.status.text()
-    assert not lessons.save_scenario_to("")
+    assert not w.save_scenario_to("")
     assert "no file name" in lessons.status.text()
     mine = tmp_path / "mine.json"
     mine.write_text('{"keep": "me"}')
-    assert not lessons.save_scenario_to(str(mine))                 # not asked: not overwritten
+    assert not w.save_scenario_to(str(mine))                 # not asked: not overwritten
     assert "already exists" in lessons.status.text()
     mine.chmod(0o444)
-    assert not lessons.save_scenario_to(str(mine), overwrite=True)  # read-only: refused
+    assert not w.save_scenario_to(str(mine), overwrite=True)  # read-only: refused
     assert "read-only" in lessons.status.text()
     assert mine.read_text() == '{"keep": "me"}'
     old = os.umask(0o002)
     try:
-        assert lessons.save_scenario_to(str(tmp_path / "new.json"))
+        assert w.save_scenario_to(str(tmp_path / "new.json"))
     finally:
         os.umask(old)
     assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o664

@@ -29,6 +29,7 @@ from model import Estimate, Scenario, estimate
 from model.catalog.parts import Catalog
 from model.catalog.active import default_catalog
 from model.readouts.chip import packet_scale, scale_forms, step_word, tiles_drawn
+from model.readouts.chip_words import chip_words
 from model.readouts.derivations import derivations
 from model.readouts.flow import Flow, chip_readouts, flow, is_unified
 from ui.kit import theme as th
@@ -282,7 +283,8 @@ class HierarchyView(ChipPictures, QWidget):
 
     def _scene_of(self, lay: ChipLayout, e: Estimate, f: Flow, hw) -> Scene:
         """What the painters draw for ``e`` (its flow ``f`` on ``hw``) in ``lay``, at this speed, in these colours."""
-        return Scene(lay, self._pal, e, f, hw, packet_scale(f, self.speed), chip_readouts(e, f, hw))
+        scale, shown = packet_scale(f, self.speed), chip_readouts(e, f, hw)
+        return Scene(lay, self._pal, e, f, hw, scale, shown, chip_words(e, f, hw, shown, scale, len(lay.sms)))
 
     def set_controls_visible(self, visible: bool) -> None:
         """Show or hide the Pause / Step / speed bar under the chip (recordings show the chip alone)."""

@@ -1,8 +1,8 @@
 """Gauges: big numbers from the Estimate, the binding roof, and the HBM bar per GPU.
 
-Each gauge places one readout of model.readouts (title = its label, the big number = its
-text); tooltips give its help and the readouts behind it as "label: text" lines; the badge,
-the HBM bar's words and the notes are model.readouts.sentences's. Nothing here computes a number.
+Each gauge places one model.readouts.gauges.Gauge: its readout (title = its label, the big
+number = its text), the line beneath and the tooltip; the badge, the HBM bar's words and the notes
+are model.readouts.sentences's and gauges'. Nothing here computes a number or writes a word.
 """
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout,
                                QWidget)
 
-from model.readouts import sentences as ex
-from model.readouts.numbers import readouts
+from model.readouts import gauges as gw, sentences as ex
 from ui.kit import theme as th
 from ui.kit.fit_text import first_fitting, fitting_px
 from ui.kit.page_catch_up import CatchUpWhenShown
@@ -22,14 +21,14 @@ from ui.kit.steady_label import RichLine, SteadyLabel, set_rich_text
 class Gauge(QFrame):
     """A title, one large number (with its unit) and a small line beneath."""
 
-    def __init__(self, key: str, title: str, parent=None):
+    def __init__(self, key: str, parent=None):
         super().__init__(parent)
         self.key = key
         self.setObjectName("gauge")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 2, 6, 2)
         lay.setSpacing(0)
-        self.title = QLabel(title)
+        self.title = QLabel("")
         self.title.setObjectName("gaugeTitle")
         self.value = QLabel("—")
         self.value.setObjectName("gaugeValue")
@@ -55,12 +54,12 @@ class Gauge(QFrame):
             self.setToolTip(tip)
         self._fit()
 
-    def show_readout(self, r, sub: str, extra: tuple = ()) -> None:
-        """Title = the readout's label, the big number = its text; the tooltip = its help and,
-        beneath, ``extra`` readouts as 'label: text' lines (and: click for the derivation)."""
-        tip = "\n".join([r.labelled, r.help, *(x.labelled for x in extra), "Click: how this number is made"])
+    def show_gauge(self, g: gw.Gauge) -> None:
+        """Title = the readout's label, the big number = its text, the line beneath and the tooltip
+        as model.readouts.gauges made them."""
+        r = g.readout
         self.readout_key = r.key
-        self.set(r.text, sub, tip, r.labels)
+        self.set(r.text, g.sub, g.tip, r.labels)
 
     def mousePressEvent(self, ev) -> None:  # noqa: N802 (Qt name)
         if ev.button() == Qt.LeftButton and self.readout_key:
@@ -127,17 +126,17 @@ class HbmBar(QWidget):
         self.segments: list[tuple[str, float, str]] = []   # (hover text, bytes, colour)
         self.fits = True
         self.status_text = ""
+        self.cap_tip = ""
         self.setMouseTracking(True)
 
     def show_estimate(self, e) -> None:
         """The parts from model.readouts.sentences.hbm_segments: widths from their bytes, words from the model."""
-        self._show(e.hbm_capacity_bytes, ex.hbm_segments(e), e.fits, ex.hbm_status(e),
-                   readouts(e)["hbm_capacity"].labelled)
+        self._show(e.hbm_capacity_bytes, ex.hbm_segments(e), e.fits, ex.hbm_status(e), *gw.hbm_capacity(e))
 
-    def _show(self, capacity: float, parts, fits: bool, status: str, cap_text: str) -> None:
+    def _show(self, capacity: float, parts, fits: bool, status: str, cap_text: str, cap_tip: str) -> None:
         colours = {"weights": th.ORANGE, "kv": th.REDDISH_PURPLE, "workspace": self.theme.workspace,
                    "free": self.theme.hbm_free}
-        self.capacity, self.fits, self.status_text, self.cap_text = capacity, fits, status, cap_text
+        self.capacity, self.fits, self.status_text, self.cap_text, self.cap_tip = capacity, fits, status, cap_text, cap_tip
         self.segments = [(text, b, colours[name]) for name, b, text in parts]
         self.update()
 
@@ -207,8 +206,7 @@ class HbmBar(QWidget):
     def event(self, ev) -> bool:
         if ev.type() == QEvent.ToolTip:
             text = self.segment_at(ev.pos().x())
-            cap = f"{self.cap_text} (the line)"
-            QToolTip.showText(ev.globalPos(), f"{text}\n{cap}" if text else cap, self)
+            QToolTip.showText(ev.globalPos(), "\n".join(t for t in (text, self.cap_tip) if t), self)
             return True
         return super().event(ev)
 
@@ -224,11 +222,11 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         lay.setSpacing(4)
 
         head = QHBoxLayout()
-        title = QLabel("GAUGES")
+        title = QLabel(gw.TITLE)
         title.setObjectName("sectionTitle")
         head.addWidget(title)
         head.addStretch(1)
-        self.badge = QLabel("MEMORY-BOUND")
+        self.badge = QLabel("")
         self.badge.setObjectName("badge")
         head.addWidget(self.badge)
         lay.addLayout(head)
@@ -236,12 +234,9 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         grid = QGridLayout()
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(2)
-        spec = [("ms_per_token", "Time per token (decode)"), ("tps_user", "Per user"), ("tps_group", "Whole group"),
-                ("ttft", "Time to first token"), ("mbu", "MBU (HBM busy)"), ("mfu", "MFU (tensor cores busy)"),
-                ("usd", "Cost per 1M tokens"), ("joules", "Energy per token"), ("e2e", "End-to-end request")]
         self.gauges: dict[str, Gauge] = {}
-        for i, (key, name) in enumerate(spec):
-            g = Gauge(key, name)
+        for i, key in enumerate(gw.PLACES):
+            g = Gauge(key)
             self.gauges[key] = g
             grid.addWidget(g, i // 3, i % 3)
         for col in range(3):
@@ -249,7 +244,7 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         lay.addLayout(grid)
 
         hb = QHBoxLayout()
-        self.memory_title = hb_title = QLabel("HBM per GPU")
+        self.memory_title = hb_title = QLabel("")
         hb_title.setObjectName("gaugeTitle")
         hb.addWidget(hb_title)
         self.hbm_text = RichLine("")
@@ -290,27 +285,8 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         if same and not force:          # a problem line changed, not the estimate
             return
         e = snap.estimate
-        r = readouts(e)
-        s = e.scenario
-        g = self.gauges
-        engine = (r["engine"],)
-        by = f"{r['engine'].text} · "
-        g["ms_per_token"].show_readout(r["decode_time"], f"{by}floor {r['decode_floor'].text}",
-                                       (*engine, r["mean_context"], r["decode_memory_time"], r["decode_compute_time"],
-                                        r["decode_comm_time"], r["decode_overhead_time"], r["decode_floor"]))
-        g["tps_user"].show_readout(r["tokens_per_s_per_user"], "each sequence sees", (r["decode_time"],))
-        g["tps_group"].show_readout(r["output_tokens_per_s"], f"batch {s.batch} on {s.gpus} GPU"
-                                    + ("s" if s.gpus > 1 else ""), (r["decode_time"],))
-        g["ttft"].show_readout(r["prefill_time"], f"{by}floor {r['prefill_floor'].text}",
-                               (*engine, r["prefill_memory_time"], r["prefill_compute_time"], r["prefill_comm_time"],
-                                r["prefill_overhead_time"], r["prefill_floor"]))
-        g["mbu"].show_readout(r["mbu"], f"{e.phase} · of {r['peak_bandwidth'].text}", (r["peak_bandwidth"],))
-        g["mfu"].show_readout(r["mfu"], f"{e.phase} · of {r['peak_flops'].text}",
-                              (r["achieved_flops"], r["peak_flops"], r["tensor_cores_busy"]))
-        g["usd"].show_readout(r["usd_per_million_tokens"], "per million output tokens", (r["output_tokens_per_s"],))
-        g["joules"].show_readout(r["joules_per_token"], "upper bound (TDP)", (r["output_tokens_per_s"],))
-        g["e2e"].show_readout(r["e2e_latency"], f"{s.input_len:,} in → {s.output_len:,} out"
-                              + (f", {e.waves} waves" if e.waves > 1 else ""), (r["prefill_time"],))
+        for g in gw.gauges(e):
+            self.gauges[g.place].show_gauge(g)
 
         self.memory_title.setText(ex.memory_bar_title(e))
         self.badge.setText(ex.badge_text(e))
@@ -321,18 +297,15 @@ class GaugePanel(CatchUpWhenShown, QWidget):
 
         t = self.hbm.theme
         self.hbm.show_estimate(e)
-        set_rich_text(self.hbm_text,
-                      f"<span style='color:{th.ORANGE}'>■</span> weights {r['weights_resident_per_gpu'].text} "
-                      f"<span style='color:{th.REDDISH_PURPLE}'>■</span> KV {r['kv_resident_per_gpu'].text} "
-                      f"<span style='color:{t.workspace}'>■</span> work {r['workspace_per_gpu'].text}")
-        self.hbm_text.setToolTip("\n".join(x.labelled for x in (r["weights_resident_per_gpu"],
-                                                                  r["kv_resident_per_gpu"], r["workspace_per_gpu"])))
+        colours = {"weights": th.ORANGE, "kv": th.REDDISH_PURPLE, "workspace": t.workspace}
+        set_rich_text(self.hbm_text, " ".join(f"<span style='color:{colours[part]}'>■</span> {_esc(words)}"
+                                             for part, words in gw.hbm_legend(e)))
+        self.hbm_text.setToolTip(gw.hbm_legend_tip(e))
         self.hbm.setToolTip("")
         html = []
-        for n in ex.shown_notes(e):
-            warn = n.startswith("does not fit")
+        for n, warn in gw.notes(e):
             style = f"color:{th.VERMILLION}; font-weight:600" if warn else ""
-            html.append(f"<span style='{style}'>⚠ {_esc(n)}</span>")
+            html.append(f"<span style='{style}'>{_esc(n)}</span>")
         self.notes.setText("<br>".join(html))         # (a WrapLabel lays rich text out when set)
 
 

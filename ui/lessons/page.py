@@ -5,8 +5,8 @@ first use or right after its first paint (ui.shell.pages: the mode bar and the p
 
 Stepping to a prepared state hands its scenario to the controller through ScenarioGlide
 (batch and lengths glide; GPU, model … switch at once) and its knobs to the chapter view.
-Scenario files: model.files.scenario_file (atomic save; a broken or foreign file raises
-ScenarioError with one line, which is shown here, and nothing changes).
+Scenario files are the window's (ui/shell/scenario_files.py); a file's chapter opens here
+(``open_chapter``), and the window's file lines are shown in this page's status line too.
 """
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, Q
 from model.errors import ModelError
 from model.files.safe_io import check_writable_target
 from model.lessons.chapters import default_chapters
-from model.files.scenario_file import load_scenario_with_chapter, save_scenario
 from ui.kit import theme as th
 from ui.kit.dialog_buttons import plain_tip
 from ui.lessons.keys import key_style, make_keys, set_current_key
@@ -293,39 +292,18 @@ class LessonsView(QWidget):
         self.status.setStyleSheet(f"color: {th.VERMILLION}; font-weight: 600;" if error
                                   else f"color: {self.theme.secondary};")
 
-    # ---------------------------------------------------------------- files
-    def save_scenario_to(self, path: str, overwrite: bool = False, serving: dict | None = None) -> bool:
-        """Save (with the Serve page's setup when given); an existing file only with ``overwrite``
-        (the Save dialog has asked). One line on error."""
-        c = self.controller
-        s = c.scenario if not c.problem else c.valid_scenario
-        try:
-            save_scenario(path, s, self.number if self.isVisible() else None, overwrite=overwrite, serving=serving)
-        except (ModelError, OSError) as exc:
-            self.message(str(exc).splitlines()[0] if str(exc) else f"could not save {path}", error=True)
-            return False
-        self.message(f"saved {path}")
-        return True
-
-    def load_scenario_from(self, path: str) -> tuple[bool, int | None]:
-        """Load a scenario (and its chapter). On any error: one line shown, nothing changes."""
-        try:
-            s, chapter = load_scenario_with_chapter(path)
-        except ModelError as exc:
-            self.message(str(exc).splitlines()[0] if str(exc) else "not a scenario file", error=True)
-            return False, None
+    # ---------------------------------------------------------------- a scenario file's chapter
+    def open_chapter(self, chapter: int) -> None:
+        """Show ``chapter`` in its first state's knobs for a scenario file's own scenario (the window
+        reads the file and hands the scenario to the controller: ui/shell/scenario_files.py)."""
         self.glide.anim.stop()
-        if chapter is not None:
-            self.number = chapter
-            self.index = 0
-            v = self.view(chapter)
-            self.stack.setCurrentWidget(v)
-            v.apply_state(0)
-            self.strip.set_current(chapter, 0)
-            self.position.setText(f"chapter {chapter}/{len(self.chapters)} · loaded scenario")
-        self.controller.set_scenario(s)
-        self.message(f"opened {path}")
-        return True, chapter
+        self.number = chapter
+        self.index = 0
+        v = self.view(chapter)
+        self.stack.setCurrentWidget(v)
+        v.apply_state(0)
+        self.strip.set_current(chapter, 0)
+        self.position.setText(f"chapter {chapter}/{len(self.chapters)} · loaded scenario")
 
     # ---------------------------------------------------------------- exports
     def export(self, kind: str, path: str, overwrite: bool = False) -> bool:

@@ -5,8 +5,10 @@
     │   its path over the batch caps, the TPOT target, the cheapest setup, measured ★   │
     └ the cheapest setup named · this scenario's point · what the target line means    ┘
 
-It takes the controller's Snapshot like the other views. The plan (model.planning.plan.make_plan)
-is made again only when the model, the lengths or the knobs change, and only while the page is
+It takes the controller's Snapshot like the other views. Its knobs are the snapshot's planning
+settings (model.planning.settings.PlanSettings, the controller's): a knob asks the controller for
+new settings, and the knobs mirror the snapshot. The plan (model.planning.plan.make_plan)
+is made again only when the model, the lengths or the settings change, and only while the page is
 shown; a change of GPU, GPU count, precision or batch in Explore moves only the current point
 (model.planning.explore.current_path). Clicking a frontier point asks the window to load it into
 Explore and Serve (``load_requested``). Every number is a readout (model/readouts/planning.py).
@@ -20,23 +22,21 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, Q
 from model import ModelError
 from model.planning.explore import current_path, point_scenario
 from model.planning.plan import make_plan
-from model.planning.space import PlanRequest, parse_available
+from model.planning.settings import LIMITS, PlanSettings, check
+from model.planning.space import PlanRequest
 from model.readouts.planning import plan_chart
 from ui.kit import theme as th
 from ui.plan.chart import FrontierChart
 from ui.kit.flow_layout import FlowLayout
 from ui.kit.lazy_page import LazyPage
 
-DEFAULT_AVAILABLE = "h100:8,h200:8,mi300x:8"
-DEFAULT_TTFT_MS = 500.0
-DEFAULT_TPOT_MS = 25.0
 
 
-def _spin(value: float, lo: float, hi: float, suffix: str, tip: str) -> QDoubleSpinBox:
+def _spin(name: str, suffix: str, tip: str) -> QDoubleSpinBox:
+    """A knob for PlanSettings' ``name``, its range the model's (model.planning.settings.LIMITS)."""
     s = QDoubleSpinBox()
-    s.setRange(lo, hi)
+    s.setRange(LIMITS[name].lo, LIMITS[name].hi)
     s.setDecimals(1)
-    s.setValue(value)
     s.setSuffix(suffix)
     s.setToolTip(tip)
     s.setKeyboardTracking(False)
@@ -46,11 +46,12 @@ def _spin(value: float, lo: float, hi: float, suffix: str, tip: str) -> QDoubleS
 class PlanPage(LazyPage, QWidget):
     load_requested = Signal(object, object)      # (Scenario, ServingSetup)
 
-    def __init__(self, snapshot, theme: th.Theme | None = None, parent=None):
+    def __init__(self, controller, theme: th.Theme | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("planPage")
         self.theme = theme or th.get_theme("dark")
-        self._snap = snapshot
+        self.controller = controller
+        self._snap = controller.snapshot
         self._queued = False
         self._key = None
         self.plan = None
@@ -61,17 +62,16 @@ class PlanPage(LazyPage, QWidget):
         outer.setSpacing(6)
         knobs_box = QWidget()
         knobs = FlowLayout(knobs_box, spacing=10)
-        self.available = QLineEdit(DEFAULT_AVAILABLE)
-        self.available.setMinimumWidth(self.available.fontMetrics().horizontalAdvance(DEFAULT_AVAILABLE + "mmmmmm"))
+        default = PlanSettings().available
+        self.available = QLineEdit(default)
+        self.available.setMinimumWidth(self.available.fontMetrics().horizontalAdvance(default + "mmmmmm"))
         self.available.setToolTip("The accelerators on hand, kind:count (ids or aliases of the catalogue)")
-        self.ttft = _spin(DEFAULT_TTFT_MS, 0.0, 1e6, " ms", "TTFT p90 target (0: none)")
-        self.tpot = _spin(DEFAULT_TPOT_MS, 0.0, 1e5, " ms", "TPOT p90 target (0: none); 1000 / TPOT is the speed per user")
-        self.rate = _spin(0.0, 0.0, 1e5, " req/s", "requests per second to serve (0: one replica at full load)")
+        self.ttft = _spin("ttft_p90_ms", " ms", "TTFT p90 target (0: none)")
+        self.tpot = _spin("tpot_p90_ms", " ms", "TPOT p90 target (0: none); 1000 / TPOT is the speed per user")
+        self.rate = _spin("rate_per_s", " req/s", "requests per second to serve (0: one replica at full load)")
         self.spec = QCheckBox("Speculative decoding")
-        self.spec.setChecked(True)
         self.disagg = QCheckBox("Disaggregated pools")
         self.disagg.setToolTip("Sweep prefill/decode pools (xPyD) too: about 3× the planning time")
-        self.disagg.setChecked(False)
         for text, w in (("GPUs available", self.available), ("TTFT p90", self.ttft), ("TPOT p90", self.tpot),
                         ("Rate", self.rate)):
             pair = QWidget()
@@ -106,13 +106,52 @@ class PlanPage(LazyPage, QWidget):
             lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
             outer.addWidget(lab)
             self.lines[key] = lab
-        self.available.editingFinished.connect(self._schedule)
+        self._shown = None
+        self._mirror(self._snap.planning)
+        self.available.editingFinished.connect(self._ask)
         for s in (self.ttft, self.tpot, self.rate):
-            s.valueChanged.connect(self._schedule)
+            s.valueChanged.connect(self._ask)
         for c in (self.spec, self.disagg):
-            c.toggled.connect(self._schedule)
+            c.toggled.connect(self._ask)
         self.chart.point_clicked.connect(self._load)
         self.set_theme(self.theme)
+
+    # ---------------------------------------------------------------- the settings
+    def _mirror(self, p: PlanSettings) -> None:
+        """Show ``p`` in the knobs without asking for it back."""
+        self._shown = p
+        widgets = (self.available, self.ttft, self.tpot, self.rate, self.spec, self.disagg)
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            if self.available.text() != p.available:
+                self.available.setText(p.available)
+            self.ttft.setValue(p.ttft_p90_ms or 0.0)
+            self.tpot.setValue(p.tpot_p90_ms or 0.0)
+            self.rate.setValue(p.rate_per_s or 0.0)
+            self.spec.setChecked(p.speculative)
+            self.disagg.setChecked(p.disaggregated)
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+
+    def _ask(self, *_args) -> None:
+        """A knob moved: ask the controller for the knobs' settings (text it cannot take: one line)."""
+        try:
+            p = check(PlanSettings(self.available.text(), self.ttft.value(), self.tpot.value(), self.rate.value(),
+                                   self.spec.isChecked(), self.disagg.isChecked()))
+        except ModelError as exc:
+            self.problem.setText(f"Cannot plan this: {exc}")
+            self.problem.setVisible(True)
+            return
+        self._shown = p
+        self.controller.set_planning(p)
+
+    def show_snapshot(self, snap) -> None:
+        """A change: the knobs mirror its settings; the plan follows when shown."""
+        if snap.planning != self._shown:
+            self._mirror(snap.planning)
+        super().show_snapshot(snap)
 
     # ---------------------------------------------------------------- the panel protocol
     def set_theme(self, t: th.Theme) -> None:
@@ -125,10 +164,8 @@ class PlanPage(LazyPage, QWidget):
 
     # ---------------------------------------------------------------- the plan
     def request(self) -> PlanRequest:
-        s = self._snap.estimate.scenario
-        return PlanRequest(s.model, s.input_len, s.output_len, parse_available(self.available.text(), self._snap.catalog),
-                           self.ttft.value() or None, self.tpot.value() or None, self.rate.value() or None,
-                           speculative=self.spec.isChecked())
+        snap = self._snap
+        return snap.planning.request(snap.estimate.scenario, snap.catalog)
 
     def flush(self) -> None:
         """Plan again if the model, lengths or knobs changed; move the current point in any case."""
@@ -138,10 +175,10 @@ class PlanPage(LazyPage, QWidget):
             return
         try:
             req = self.request()
-            key = (req, self.disagg.isChecked())
+            key = (req, snap.planning.disaggregated)
             if key != self._key:
                 self.computations += 1
-                self.plan = make_plan(req, snap.catalog, simulate_frontier=False, disaggregated=self.disagg.isChecked())
+                self.plan = make_plan(req, snap.catalog, simulate_frontier=False, disaggregated=key[1])
                 self._key = key
         except ModelError as exc:
             self.problem.setText(f"Cannot plan this: {exc}" + (" — showing the last plan that worked." if self.plan else ""))

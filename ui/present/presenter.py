@@ -39,10 +39,8 @@ class Presenter(QObject):
         self.blank.setAttribute(Qt.WA_StyledBackground, True)
         self.blank.setStyleSheet("#presenterBlank { background: #000000; }")
         self.blank.hide()
-        from ui.present.slides import install
         from ui.present.stage import Stage
         self.stage = Stage(window)
-        install(window)                       # slide exports and the Record… button
         self._window_keys = _WindowKeys(self)
         window.installEventFilter(self._window_keys)
         self._app_wide = False

@@ -164,10 +164,8 @@ def serve_frames(scenario, serving, size: tuple[int, int], fps: float, frames: i
     from ui.present.offscreen import Host
     from ui.serve.page import ServePage
     t = th.get_theme(theme_name, th.type_scale(size[1], False))
-    controller = Controller(scenario)
-    page = ServePage(controller.snapshot, t)
-    if serving is not None:
-        page.set_setup(serving)
+    controller = Controller(scenario, serving=serving)
+    page = ServePage(controller, t)
     host = Host(page, t, size)
     page.settle(SERVE_PREROLL_FRAMES)           # a few seconds in: the batch has formed
     if page.run is None:

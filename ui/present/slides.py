@@ -5,14 +5,14 @@ knobs the speaker has on screen now, in the chosen theme at presenter type size,
 by the chapter's own export_png / export_svg, so a slide is exactly the chart people saw,
 only larger and in the deck's colours. The on-screen view is not touched.
 
-Also wires the lessons' Export menu and a "Record…" button (ui.present.record_dialog) into the
-main window, so the shared lessons.py needs no change.
+Also adds the slide entries to the lessons' Export menu when the Lessons page is built
+(``add_slide_entries``); the mode bar builds its own Record… button (ui/shell/pages.py).
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QPushButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from model.files.safe_io import check_writable_target
 from ui.kit import theme as th
@@ -51,19 +51,6 @@ def chart_only(view) -> None:
     for child in view.findChildren(QWidget, options=Qt.FindDirectChildrenOnly):
         if child is not view.chart and not child.isAncestorOf(view.chart):
             child.hide()
-
-
-def install(window) -> None:
-    """A Record… button in the mode bar (the slide entries come with the Lessons page: add_slide_entries)."""
-    bar = getattr(window, "mode_bar", None)
-    if bar is not None and bar.layout() is not None:
-        record = QPushButton("Record…")
-        record.setObjectName("recordButton")
-        record.setToolTip("Record the chip, or this chapter gliding through its steps, as a GIF or MP4 for slides")
-        record.clicked.connect(lambda: _record_dialog(window))
-        lay = bar.layout()
-        lay.insertWidget(max(0, lay.count() - 1), record)        # before "Present (F5)"
-        window.record_button = record
 
 
 def add_slide_entries(window, lessons) -> None:
@@ -105,10 +92,3 @@ def _slide_dialog(window, kind: str, theme_name: str) -> None:
                                           f"{kind} files (*.{ext})")
     if path:
         save_slide(window, kind, theme_name, path, overwrite=True)     # the save dialog asked
-
-
-def _record_dialog(window) -> None:
-    from ui.present.record_dialog import RecordDialog
-    dialog = RecordDialog(window)
-    dialog.setAttribute(Qt.WA_DeleteOnClose)      # one per click, gone when closed
-    dialog.exec()

@@ -1,20 +1,27 @@
 """The Serve page's knobs: the load, the requests, the serving knobs and the targets.
 
 Each knob edits one field of a model.serving.setup.ServingSetup; ``changed`` carries the new setup
-(the page recomputes once per event-loop turn, however many knobs moved). The words, ranges and
-defaults of the knobs are here; what they mean is model/serving/setup.py's.
+(the page asks the controller for it; one snapshot per event-loop turn, however many knobs moved).
+The knobs' ranges and the setup they start on are model/serving/knobs.py's (a scenario file is held
+to the same); what the fields mean is model/serving/setup.py's.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
+from model.serving.knobs import DEFAULT, KNOBS
 from model.serving.setup import ServingSetup
 from ui.kit.flow_layout import FlowLayout
 
 LOADS = (("rate", "Poisson rate (req/s)"), ("concurrency", "Clients (concurrency)"), ("burst", "All at once (burst)"))
 LENGTHS = (("fixed", "The scenario's lengths"), ("uniform", "Uniform ±50%"), ("sharegpt", "ShareGPT-like"))
-DEFAULT = ServingSetup(requests=600)
+
+
+def _range(w, name: str, scale: float = 1.0) -> None:
+    """A knob's range: model/serving/knobs.KNOBS[name] (× ``scale`` for a percentage)."""
+    k = KNOBS[name]
+    w.setRange(type(w.minimum())(k.lo * scale), type(w.maximum())(k.hi * scale))
 
 
 def _labelled(text: str, field: QWidget, tip: str) -> QWidget:
@@ -47,30 +54,30 @@ class ServeControls(QWidget):
             self.load.addItem(words, key)
         self.value = QDoubleSpinBox()
         self.requests = QSpinBox()
-        self.requests.setRange(10, 20000)
+        _range(self.requests, "requests")
         self.requests.setSingleStep(100)
         self.lengths = QComboBox()
         for key, words in LENGTHS:
             self.lengths.addItem(words, key)
         self.prefix = QSpinBox()
-        self.prefix.setRange(0, 100)
+        _range(self.prefix, "prefix_hit", 100)
         self.prefix.setSuffix(" %")
         self.spec_k = QSpinBox()
-        self.spec_k.setRange(0, 8)
+        _range(self.spec_k, "spec_k")
         self.spec_k.setSpecialValueText("off")
         self.spec_a = QDoubleSpinBox()
-        self.spec_a.setRange(0.0, 1.0)
+        _range(self.spec_a, "spec_accept")
         self.spec_a.setSingleStep(0.05)
         self.spec_a.setDecimals(2)
         self.replicas = QSpinBox()
-        self.replicas.setRange(1, 8)
+        _range(self.replicas, "replicas")
         self.ttft = QSpinBox()
-        self.ttft.setRange(0, 600_000)
+        _range(self.ttft, "ttft_p90_ms")
         self.ttft.setSingleStep(50)
         self.ttft.setSpecialValueText("none")
         self.ttft.setSuffix(" ms")
         self.tpot = QSpinBox()
-        self.tpot.setRange(0, 10_000)
+        _range(self.tpot, "tpot_p90_ms")
         self.tpot.setSingleStep(5)
         self.tpot.setSpecialValueText("none")
         self.tpot.setSuffix(" ms")
@@ -113,13 +120,13 @@ class ServeControls(QWidget):
         v = self.value
         if load == "rate":
             v.setDecimals(2)
-            v.setRange(0.0, 100_000.0)
+            _range(v, "rate_per_s")
             v.setSingleStep(0.5)
             v.setSpecialValueText("auto")
             self._value_label.setText("Rate (req/s)")
         else:
             v.setDecimals(0)
-            v.setRange(1, 4096)
+            v.setRange(1, KNOBS["concurrency"].hi)
             v.setSingleStep(8)
             v.setSpecialValueText("")
             self._value_label.setText("Clients")
@@ -143,6 +150,11 @@ class ServeControls(QWidget):
         finally:
             self._quiet = False
         self._setup = s
+
+    @property
+    def shown_setup(self) -> ServingSetup:
+        """The setup the knobs show (the last mirrored or emitted)."""
+        return self._setup
 
     def setup(self) -> ServingSetup:
         load = self.load.currentData()

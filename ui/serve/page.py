@@ -7,8 +7,9 @@
     └ one sentence: what the load did (model/readouts/serving.explain)                   ┘
 
 It takes the controller's Snapshot like the other views and simulates (model.serving.run.serve)
-the snapshot's scenario with the knobs' setup, once per change and only while it is shown (a
-hidden page keeps the latest request and runs it when it shows). A setup the model refuses (a
+the snapshot's scenario with the snapshot's serving setup, once per change and only while it is
+shown (a hidden page keeps the latest request and runs it when it shows). The setup is the
+controller's: a knob asks for a new one (``set_setup``), and the knobs mirror the snapshot's. A setup the model refuses (a
 target that can never be met, a model that leaves no room for a KV cache) is said in one line and
 the last good run stays on screen. Every number is a readout (model/readouts/serving*.py).
 """
@@ -23,7 +24,7 @@ from model.serving.results import summarize
 from model.serving.run import serve
 from ui.kit import theme as th
 from ui.serve.charts import DistributionChart, OverTimeChart
-from ui.serve.controls import DEFAULT, ServeControls
+from ui.serve.controls import ServeControls
 from ui.serve.queue_view import QueueView
 from ui.kit.lazy_page import LazyPage
 
@@ -31,15 +32,15 @@ TILES = 5
 
 
 class ServePage(LazyPage, QWidget):
-    def __init__(self, snapshot, theme: th.Theme | None = None, parent=None):
+    def __init__(self, controller, theme: th.Theme | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("servePage")
         self.theme = theme or th.get_theme("dark")
-        self.setup = DEFAULT
+        self.controller = controller
         self.run = None
         self.summary = None
         self._key = None
-        self._snap = snapshot
+        self._snap = controller.snapshot
         self._queued = False
         self.computations = 0
 
@@ -86,17 +87,26 @@ class ServePage(LazyPage, QWidget):
         self.sentence.setWordWrap(True)
         self.sentence.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         outer.addWidget(self.sentence)
+        self.controls.show_setup(self.setup)
         self.controls.changed.connect(self.set_setup)
         self.controls.pause_toggled.connect(self.queue.pause)
         self.set_theme(self.theme)
 
     # ---------------------------------------------------------------- the panel protocol
+    @property
+    def setup(self):
+        """The serving setup this page runs: the snapshot's."""
+        return self._snap.serving
+
     def set_setup(self, setup) -> None:
-        """A new serving setup (from the knobs, a file, the command line); the knobs mirror it."""
-        self.setup = setup
-        if setup != self.controls._setup:
-            self.controls.show_setup(setup)
-        self._schedule()
+        """Ask the controller for ``setup`` (a knob moved); its snapshot brings it back here."""
+        self.controller.set_serving(setup)
+
+    def show_snapshot(self, snap) -> None:
+        """A change: the knobs mirror its setup; the run follows when shown."""
+        if snap.serving != self.controls.shown_setup:
+            self.controls.show_setup(snap.serving)
+        super().show_snapshot(snap)
 
     def set_theme(self, t: th.Theme) -> None:
         self.theme = t

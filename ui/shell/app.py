@@ -107,13 +107,18 @@ def build_window(scenario=None, *, theme: str | None = None, large_text: bool = 
     from ui.state.controller import Controller
     from ui.shell.main_window import MainWindow
     ensure_app()
+    sections, note = {}, None
     if st is not None:
         from ui.custom.store import load_saved
+        from ui.shell.settings import load_sections
         load_saved()        # your own hardware and models, before a scenario needs them
         theme = theme or str(st.value("view/theme") or "dark")
         large_text = large_text or _bool(st.value("view/large_text", False))
-    controller = Controller(scenario)
+        sections, note = load_sections(st)
+    controller = Controller(scenario, **sections)
     window = MainWindow(controller, theme=theme or "dark", large_text=large_text, settings=st)
+    if note:                # a stored Serve setup or Plan settings dropped
+        window.statusBar().showMessage(note)
     app = ensure_app()
     window.later(lambda: _set_icon(app))     # not needed for the first frame
     return window

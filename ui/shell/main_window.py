@@ -68,6 +68,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         outer.addWidget(self._build_footer())
         self.setCentralWidget(central)
 
+        self._explore_serial = controller.snapshot.explore_serial      # what the Explore panels were built with
         controller.changed.connect(self.show_snapshot)
         self.gauges.explain_requested.connect(self.explain)
         self.hierarchy.explain_requested.connect(self.explain)
@@ -174,21 +175,25 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
     # ---------------------------------------------------------------- views
     def show_snapshot(self, snap) -> None:
         """One change, drawn in a fixed order: the controls, the chip, the roofline, the gauges, the
-        footer, the Lessons page, the Serve page, the Plan page; then the plot's pending scene updates, so the window's one repaint
-        shows every panel's new numbers."""
-        self.controls.show_snapshot(snap)
-        self.hierarchy.show_snapshot(snap)
-        self.roofline.show_snapshot(snap)
-        self.gauges.show_snapshot(snap)
-        self._show_footer(snap)
-        if self.lessons_built():
-            self.lessons.show_snapshot(snap)
+        footer, the Lessons page, the "Why this number?" panel, then the Serve and Plan pages; then
+        the plot's pending scene updates, so the window's one repaint shows every panel's new
+        numbers. A serving- or planning-only change (the same ``explore_serial``: the same estimate)
+        reaches only the Serve and Plan pages."""
+        if snap.explore_serial != self._explore_serial:
+            self._explore_serial = snap.explore_serial
+            self.controls.show_snapshot(snap)
+            self.hierarchy.show_snapshot(snap)
+            self.roofline.show_snapshot(snap)
+            self.gauges.show_snapshot(snap)
+            self._show_footer(snap)
+            if self.lessons_built():
+                self.lessons.show_snapshot(snap)
+            if self._explain is not None:
+                self._explain.show_snapshot(snap)
         if self.serve_built():
             self.serve.show_snapshot(snap)
         if self.plan_built():
             self.plan.show_snapshot(snap)
-        if self._explain is not None:
-            self._explain.show_snapshot(snap)
         self.roofline.deliver_scene_updates()
 
     # ---------------------------------------------------------------- why this number?
@@ -283,6 +288,8 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         self.settings.setValue("view/theme", self.theme_name)
         self.settings.setValue("view/large_text", bool(self.large_text))
         self.settings.setValue("scenario", json.dumps(s.to_dict()))
+        self.settings.setValue("serving", json.dumps(c.serving.to_dict()))
+        self.settings.setValue("planning", json.dumps(c.planning.to_dict()))
         self.settings.sync()
 
     def restore_geometry(self) -> bool:

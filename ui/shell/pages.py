@@ -1,6 +1,7 @@
-"""The main window's pages, Explore, Serve and Lessons, the mode bar over them, presenter mode
-and scenario files. Kept apart from ui.lessons.page so that the first screen needs none
-of the Lessons page's modules (start-up). The Serve page (ui.serve.page) is built on first use.
+"""The main window's pages, Explore, Serve, Plan and Lessons, the mode bar over them (it builds its
+own buttons, Record… too) and presenter mode; scenario files are ui/shell/scenario_files.py's.
+Kept apart from ui.lessons.page so that the first screen needs none of the Lessons page's modules
+(start-up). The Serve and Plan pages (ui.serve.page, ui.plan.page) are built on first use.
 
 The Lessons page (ui.lessons.page.LessonsView, its chapter views and their modules) is not on the
 first screen: ``window.lessons`` builds it on first use (a key, a button, a file, a test), and
@@ -8,10 +9,13 @@ MainWindow builds it right after the first paint otherwise (MainWindow.when_buil
 """
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QStackedWidget, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QStackedWidget, QWidget
 
+from model.errors import ModelError
 from ui.kit import theme as th
+from ui.shell.scenario_files import ScenarioFilesMixin
 
 
 class ModeBar(QWidget):
@@ -48,10 +52,15 @@ class ModeBar(QWidget):
         self.save_button = QPushButton("Save…")
         self.save_button.setToolTip("Save this scenario and chapter as a small JSON file (Ctrl+S)")
         self.save_button.clicked.connect(window.save_scenario_dialog)
+        self.record_button = QPushButton("Record…")
+        self.record_button.setObjectName("recordButton")
+        self.record_button.setToolTip("Record the chip, or this chapter gliding through its steps, as a GIF or MP4 "
+                                      "for slides")
+        self.record_button.clicked.connect(lambda: record_dialog(window))
         self.present_button = QPushButton("Present (F5)")
         self.present_button.setToolTip("Presenter mode: full screen, large type; arrows or a clicker step through")
         self.present_button.clicked.connect(lambda: window.enter_presenter())
-        for b in (self.open_button, self.save_button, self.present_button):
+        for b in (self.open_button, self.save_button, self.record_button, self.present_button):
             lay.addWidget(b)
 
     def set_theme(self, t: th.Theme) -> None:
@@ -68,7 +77,15 @@ class ModeBar(QWidget):
          else self.explore_button).setChecked(True)
 
 
-class LessonsWindowMixin:
+def record_dialog(window) -> None:
+    """Record… (the dialog's module is imported on the first click, not at start)."""
+    from ui.present.record_dialog import RecordDialog
+    dialog = RecordDialog(window)
+    dialog.setAttribute(Qt.WA_DeleteOnClose)      # one per click, gone when closed
+    dialog.exec()
+
+
+class LessonsWindowMixin(ScenarioFilesMixin):
     """What the main window needs for the Lessons page and presenter mode (kept here so the
     shared main_window.py changes little). Expects self.controls_scroll, self.controller,
     self.apply_theme(force) and a footer widget named "footer"."""
@@ -131,7 +148,7 @@ class LessonsWindowMixin:
         """The Serve page (ui.serve.page.ServePage), built on first use."""
         if self._serve is None:
             from ui.serve.page import ServePage
-            self._serve = ServePage(self.controller.snapshot, self.theme)
+            self._serve = ServePage(self.controller, self.theme)
             self._serve.resize(0, 0)
             self.pages.addWidget(self._serve)
         return self._serve
@@ -154,7 +171,7 @@ class LessonsWindowMixin:
         """The Plan page (ui.plan.page.PlanPage), built on first use."""
         if self._plan is None:
             from ui.plan.page import PlanPage
-            self._plan = PlanPage(self.controller.snapshot, self.theme)
+            self._plan = PlanPage(self.controller, self.theme)
             self._plan.resize(0, 0)
             self._plan.load_requested.connect(self.load_plan_point)
             self.pages.addWidget(self._plan)
@@ -173,9 +190,13 @@ class LessonsWindowMixin:
         self._sync_presenter_keys()
 
     def load_plan_point(self, scenario, setup) -> None:
-        """A frontier point clicked on the Plan page: Explore takes its scenario, Serve its setup."""
-        self.controller.set_scenario(scenario)
-        self.serve.set_setup(setup)
+        """A frontier point clicked on the Plan page: Explore takes its scenario, Serve its setup,
+        in one change (a setup beyond the Serve knobs' ranges: one line, nothing changes)."""
+        try:
+            self.controller.set_scenario(scenario, serving=setup)
+        except ModelError as exc:
+            self.file_message(str(exc), error=True)
+            return
         self.show_explore()
 
     # ---------------------------------------------------------------- pages
@@ -240,54 +261,3 @@ class LessonsWindowMixin:
 
     def toggle_presenter_controls(self) -> None:
         self.controls_scroll.setVisible(not self.controls_scroll.isVisible())
-
-    # ---------------------------------------------------------------- scenario files
-    def save_scenario_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", "Scenario files (*.json)")
-        if path:
-            self.lessons.save_scenario_to(path, overwrite=True, serving=self.serving_document())  # the dialog asked
-            self._file_message()
-
-    def serving_document(self) -> dict | None:
-        """The Serve page's setup for a scenario file (None until the page was used)."""
-        if self._serve is None:
-            return None
-        return self._serve.setup.to_dict()
-
-    def open_serving(self, setup) -> None:
-        """A serving setup from a file or the command line: the Serve page takes it (and shows)."""
-        if setup is None:
-            return
-        self.serve.set_setup(setup)
-
-    def open_scenario_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.json);;All files (*)")
-        if path:
-            self.open_scenario(path)
-
-    def open_scenario(self, path: str) -> bool:
-        ok, chapter = self.lessons.load_scenario_from(path)
-        if ok:
-            from model.errors import ModelError
-            from model.files.scenario_file import read_scenario_document
-            from model.serving.setup import serving_from_document
-            try:
-                setup = serving_from_document(read_scenario_document(path), path)
-            except ModelError as exc:
-                self.statusBar().showMessage(str(exc), 8000)
-                setup = None
-            self.open_serving(setup)
-            if setup is not None and chapter is None:
-                self.show_serve()
-        if ok and chapter is not None:
-            self.pages.setCurrentWidget(self.lessons)
-            self.mode_bar.set_page(True)
-            self._sync_presenter_keys()
-        self._file_message()
-        return ok
-
-    def _file_message(self) -> None:
-        """Scenario-file messages also reach the Explore page (its status bar)."""
-        text = self.lessons.status.text()
-        if text:
-            self.statusBar().showMessage(text, 8000)

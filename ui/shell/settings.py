@@ -6,7 +6,9 @@ usable home (``HOME`` unset, empty or relative), a read-only folder, or an .ini 
 folder, FIFO or device, nothing is read or written and ``open_settings`` returns one line
 for the status bar. A stored scenario is read through ``model.files.safe_io`` and validated by
 the model; one that cannot be used is set aside (copied beside the .ini, removed from the
-settings, named in one line) and the app starts on defaults.
+settings, named in one line) and the app starts on defaults. The Serve setup and the Plan settings
+are kept beside it ("serving", "planning": their scenario-file objects, read by the same readers as
+a file's, ui/state/controller.SECTIONS); one that cannot be used is dropped, named in one line.
 """
 from __future__ import annotations
 
@@ -124,3 +126,27 @@ def _set_aside(st, raw) -> str | None:
     st.remove("scenario")
     st.sync()
     return str(backup) if backup else None
+
+
+def load_sections(st) -> tuple[dict, str | None]:
+    """({"serving": ServingSetup, "planning": PlanSettings} as stored, a one-line note or None).
+    A stored value that cannot be used is removed from the settings and named in the note."""
+    if st is None:
+        return {}, None
+    from model.files.safe_io import loads_json
+    from ui.state.controller import SECTIONS
+    out, bad = {}, []
+    for key, read in SECTIONS.items():
+        raw = st.value(key)
+        if raw is None or raw == "":
+            continue
+        try:
+            if not isinstance(raw, str):
+                raise ValueError(f"it is a {type(raw).__name__}, not JSON text")
+            out[key] = read(loads_json(raw, f"the saved {key}", max_bytes=MAX_SCENARIO_CHARS, unique_keys=True))
+        except Exception as exc:  # any failure at all: the app must still start
+            bad.append(f"{key} ({(str(exc).splitlines() or [type(exc).__name__])[0][:160]})")
+            st.remove(key)
+    if bad:
+        st.sync()
+    return out, (f"the saved {'; '.join(bad)} could not be used; starting on the defaults" if bad else None)

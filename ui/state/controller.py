@@ -5,8 +5,17 @@
 
 A Snapshot is everything a view may show after that change: the request, the last good
 estimate (it keeps its resolved parts, so nothing resolves the scenario again), the batch
-sweep, the comparison GPU's estimate and sweep, the catalogue, and the one-line problem. The
-window hands it to its views in a fixed order (ui/shell/main_window.py); a view reads nothing else.
+sweep, the comparison GPU's estimate and sweep, the catalogue, the one-line problem, and the Serve
+page's setup and the Plan page's settings. The window hands it to its views in a fixed order
+(ui/shell/main_window.py); a view reads nothing else.
+
+The serving setup (model.serving.setup.ServingSetup) and the planning settings
+(model.planning.settings.PlanSettings) are the controller's too: their pages' knobs ask for a
+change (``set_serving``, ``set_planning``) and mirror the snapshot. Such a change makes no
+estimate: the new snapshot keeps the last one's estimate, sweep and comparison (the same
+objects) and its ``explore_serial``, so the Explore panels see nothing to redraw. A scenario file
+(``read_file``: model.files.scenario_file, the window's section readers) comes in whole with
+``apply_file``: catalogue, scenario, setup and settings in one change.
 
 The recompute is a posted event of normal priority, so it runs before the window's repaint
 (Qt posts UpdateRequest at low priority): one user action → one recompute → one paint that
@@ -30,7 +39,11 @@ from shiboken6 import isValid
 from model import Estimate, ModelError, Scenario, estimate
 from model.catalog.active import default_catalog, on_default_catalog_changed
 from model.catalog.parts import Catalog, Hardware
+from model.files.scenario_file import ScenarioFile, read_scenario_file
 from model.physics.sweep import BatchSweep, default_batches, sweep_batch
+from model.planning.settings import PlanSettings
+from model.serving.knobs import DEFAULT as DEFAULT_SERVING, within_knobs, window_setup
+from model.serving.setup import ServingSetup
 from model.values import frozen
 
 _RECOMPUTE = QEvent.Type(QEvent.registerEventType())
@@ -60,6 +73,11 @@ class Snapshot:
     compare_estimate: Estimate | None = None   # the same scenario on it (None: it cannot run it)
     compare_sweep: BatchSweep | None = None
     serial: int = 0                        # counts the changes (0 for the first snapshot)
+    serving: ServingSetup = DEFAULT_SERVING    # the Serve page's setup
+    planning: PlanSettings = PlanSettings()    # the Plan page's settings
+    explore_serial: int = 0                # the serial of the last change to the scenario's side (estimate,
+                                           # request, problem, catalogue, comparison): kept by a serving-
+                                           # or planning-only change
 
     @property
     def hardware(self) -> Hardware:
@@ -72,14 +90,21 @@ class Snapshot:
         return self.estimate.scenario
 
 
+SECTIONS = {"serving": window_setup, "planning": PlanSettings.from_dict}    # how the window reads a file's sections
+
+
 class Controller(QObject):
     changed = Signal(object)              # Snapshot — exactly once per user action
 
-    def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None):
+    def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None, *,
+                 serving: ServingSetup | None = None, planning: PlanSettings | None = None):
         super().__init__(parent)
         self._requested = scenario or Scenario()
+        self._serving = serving or DEFAULT_SERVING
+        self._planning = planning or PlanSettings()
         self.compare_gpu: str | None = None
         self._pending = False               # a recompute is posted and not yet run
+        self._estimate_due = True           # the pending change touches the scenario's side (else: settings only)
         self._serial = 0
         self._snapshot: Snapshot | None = None
         problem = self._compute(self._requested)
@@ -99,6 +124,8 @@ class Controller(QObject):
         """What the user asked for (may be invalid: see ``problem``)."""
         return self._requested
 
+    serving = property(lambda self: self._serving, doc="The Serve setup asked for (the snapshot's after the change).")
+    planning = property(lambda self: self._planning, doc="The Plan settings asked for.")
     estimate = property(lambda self: self._snapshot.estimate)
     sweep = property(lambda self: self._snapshot.sweep)
     problem = property(lambda self: self._snapshot.problem)
@@ -122,8 +149,11 @@ class Controller(QObject):
         self._requested = self._requested.with_(**changes)
         self._schedule()
 
-    def set_scenario(self, scenario: Scenario) -> None:
+    def set_scenario(self, scenario: Scenario, serving: ServingSetup | None = None) -> None:
+        """A whole scenario (and, with ``serving``, the Serve setup in the same change)."""
         self._requested = scenario
+        if serving is not None:
+            self._serving = within_knobs(serving)
         self._schedule()
 
     def reset(self) -> None:
@@ -133,6 +163,34 @@ class Controller(QObject):
 
     def set_compare(self, gpu_id: str | None) -> None:
         self.compare_gpu = gpu_id or None
+        self._schedule()
+
+    def set_serving(self, setup: ServingSetup) -> None:
+        """The Serve setup (the knobs' ranges hold: ScenarioError otherwise); no estimate is made."""
+        if setup != self._serving:
+            self._serving = within_knobs(setup)
+            self._schedule(estimate=False)
+
+    def set_planning(self, settings: PlanSettings) -> None:
+        """The Plan settings; no estimate is made."""
+        if settings != self._planning:
+            self._planning = settings
+            self._schedule(estimate=False)
+
+    # ---------------------------------------------------------------- scenario files
+    @staticmethod
+    def read_file(path) -> ScenarioFile:
+        """A scenario file read once and validated whole with the window's section readers (the
+        Serve knobs' ranges, the Plan settings); ScenarioError (one line) when refused. Applies nothing."""
+        return read_scenario_file(path, SECTIONS)
+
+    def apply_file(self, f: ScenarioFile) -> None:
+        """Everything ``f`` holds in one change: its catalogue, its scenario, and its setup and
+        settings where it has them (the others stay)."""
+        f.install()
+        self._requested = f.scenario
+        self._serving = f.serving or self._serving
+        self._planning = f.planning or self._planning
         self._schedule()
 
     def flush(self) -> None:
@@ -148,10 +206,13 @@ class Controller(QObject):
             self.compare_gpu = None
         self._schedule()
 
-    def _schedule(self) -> None:
+    def _schedule(self, estimate: bool = True) -> None:
         if not self._pending:
             self._pending = True
+            self._estimate_due = estimate
             QCoreApplication.postEvent(self, QEvent(_RECOMPUTE))
+        else:
+            self._estimate_due = self._estimate_due or estimate
 
     def event(self, ev: QEvent) -> bool:
         if ev.type() == _RECOMPUTE:
@@ -176,15 +237,19 @@ class Controller(QObject):
         if s is self._requested:      # normalise aliases; keep "auto" KV precision as the user's choice
             self._requested = e.scenario.with_(kv_precision=e.scenario.kv_precision if s.kv_precision else None)
         hw, ce, cs = self._comparison(s, e, cat)
-        first = self._snapshot is None
-        self._snapshot = Snapshot(self._requested, e, sw, cat, note, hw, ce, cs, 0 if first else self._serial + 1)
-        self._serial = self._snapshot.serial
+        serial = 0 if self._snapshot is None else self._serial + 1
+        self._snapshot = Snapshot(self._requested, e, sw, cat, note, hw, ce, cs, serial, self._serving,
+                                  self._planning, serial)
+        self._serial = serial
         return ""
 
-    def _next(self, snap: Snapshot, **changes) -> Snapshot:
-        """The last good snapshot with ``changes`` (the request, a problem), as the next change."""
+    def _next(self, snap: Snapshot, explore: bool = True, **changes) -> Snapshot:
+        """The last good snapshot with ``changes`` (the request, a problem), as the next change;
+        ``explore`` False: only the setup or the settings changed (the explore serial stays)."""
         self._serial += 1
-        return replace(snap, requested=self._requested, serial=self._serial, **changes)
+        kept = snap.explore_serial if not explore else self._serial
+        return replace(snap, requested=self._requested, serial=self._serial, serving=self._serving,
+                       planning=self._planning, explore_serial=kept, **changes)
 
     def _comparison(self, s: Scenario, e: Estimate, cat: Catalog):
         """(the comparison GPU, its estimate, its sweep); the estimate and sweep are None when that
@@ -205,5 +270,9 @@ class Controller(QObject):
 
     def _recompute(self) -> None:
         self._pending = False
-        self._compute(self._requested)
+        if self._estimate_due:
+            self._compute(self._requested)
+        else:                             # the setup or the settings only: the same estimate, sweep and comparison
+            self._snapshot = self._next(self._snapshot, explore=False)
+        self._estimate_due = True
         self.changed.emit(self._snapshot)

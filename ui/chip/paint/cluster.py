@@ -1,21 +1,12 @@
-"""The cluster panel (more than one GPU): the tiles, the switch, and how busy the link is."""
+"""The cluster panel (more than one GPU): the tiles, the switch, and how busy the link is.
+The words are the scene's (model.readouts.chip_words); this places them."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 
-from model.readouts.chip import MAX_TILES
-from model.readouts.flow import link_title
 from ui.chip.layout import ChipLayout
 from ui.chip.paint.common import INTERCONNECT, Palette, Scene, fit, font, qr, text
-
-
-def _titles(sc: Scene) -> list[str]:
-    f = sc.flow
-    split = f"tp {f.tp} × pp {f.pp}" if f.pp > 1 else f"tensor parallel {f.tp}"
-    short = f"tp {f.tp} pp {f.pp}" if f.pp > 1 else f"tp {f.tp}"
-    more = f" · {MAX_TILES} drawn" if f.gpus > MAX_TILES else ""
-    return [f"×{f.gpus} GPUs · {split}{more}", f"×{f.gpus} GPUs · {short}{more}", f"×{f.gpus} GPUs · {short}"]
 
 
 def paint_cluster_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
@@ -51,14 +42,10 @@ def paint_cluster(p: QPainter, sc: Scene) -> None:
     cl = sc.lay.cluster
     if cl is None:
         return
-    P, f, fs = sc.pal, sc.flow, sc.lay.fs
-    fit(p, qr(cl.title), _titles(sc), font(fs, True), P.text)
-    bw = sc.shown["link_bandwidth"].text if "link_bandwidth" in sc.shown else ""
-    title = link_title(f.link_kind, f.link_name)
-    text(p, qr(cl.subtitle), f"{title} · {bw}", font(fs - 1), P.secondary)
-    word = "Thunderbolt" if title.startswith("Thunderbolt") else \
-        {"pcie": "PCIe switch", "network": "network"}.get(f.link_kind, "switch")
-    text(p, qr(cl.switch), word, font(fs - 2), P.text, Qt.AlignCenter)
+    P, words, fs = sc.pal, sc.words, sc.lay.fs
+    fit(p, qr(cl.title), list(words.cluster), font(fs, True), P.text)
+    text(p, qr(cl.subtitle), words.link, font(fs - 1), P.secondary)
+    text(p, qr(cl.switch), words.switch, font(fs - 2), P.text, Qt.AlignCenter)
     _link_words(p, sc)
 
 
@@ -72,16 +59,13 @@ def link_bar(sc: Scene) -> QRectF:
 
 
 def _link_words(p: QPainter, sc: Scene) -> None:
-    """'link busy 48.8% of each step' and, when the link is the bottleneck, say so."""
+    """How busy the link is and, when the link is the bottleneck, say so."""
     P, fs = sc.pal, sc.lay.fs
     foot = sc.lay.cluster.foot
     bar = link_bar(sc)
     comm = sc.flow.bottleneck == "communication"
     colour = P.warning_text if comm else P.text
-    busy = sc.shown["link_busy"].text
-    fit(p, QRectF(foot.left, foot.top, foot.w, fs * 1.4),
-        [f"link busy {busy} of each step", f"link busy {busy} of a step", f"link busy {busy}"], font(fs - 1, comm),
-        colour)
+    fit(p, QRectF(foot.left, foot.top, foot.w, fs * 1.4), list(sc.words.link_busy), font(fs - 1, comm), colour)
     if comm:
         fit(p, QRectF(bar.right() + 8, bar.center().y() - fs * 0.65, foot.w - bar.width() - 8, fs * 1.3),
-            ["the bottleneck", "bottleneck"], font(fs - 1, True), colour)
+            list(sc.words.bottleneck), font(fs - 1, True), colour)

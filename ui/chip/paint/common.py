@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 
 from model.catalog.parts import Hardware
 from model.readouts.chip import PacketScale
+from model.readouts.chip_words import ChipWords
 from model.physics.estimate import Estimate
 from model.readouts.flow import Flow
 from model.values import frozen
@@ -50,6 +51,7 @@ class Scene:
     hw: Hardware
     scale: PacketScale
     shown: dict              # the chip's readout texts (model.readouts.flow.chip_readouts)
+    words: ChipWords         # every word the painters draw (model.readouts.chip_words)
 
 
 _recorded: list[str] | None = None

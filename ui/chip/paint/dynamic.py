@@ -1,10 +1,12 @@
 """Per frame, and only what eases: the level-use bars, the tensor cores' fill, the tiles and the
-link bar. Steady, no flashing, no text (the numbers are static, in the ladder and cluster)."""
+link bar. Steady, no flashing, no text but the tensor cores' word (the numbers are static, in the
+ladder and cluster)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter
 
+from model.readouts.chip_words import TENSOR_CORES_WORD
 from ui.kit import theme as th
 from ui.chip.animator import Targets
 from ui.chip.paint.cluster import link_bar
@@ -40,9 +42,9 @@ def _tensor_cores(p: QPainter, sc: Scene, busy: float) -> None:
         h = tc.height() * busy
         p.setBrush(fill)
         p.drawRoundedRect(QRectF(tc.left(), tc.bottom() - h, tc.width(), h), 3, 3)
-    if lay.sms and advance(font(lay.fs - 3), "TC") <= lay.sms[0].w - 6:
+    if lay.sms and advance(font(lay.fs - 3), TENSOR_CORES_WORD) <= lay.sms[0].w - 6:
         sm = lay.sms[0]
-        text(p, QRectF(sm.left + 3, y0 + 2, sm.w - 6, lay.fs), "TC", font(lay.fs - 3), P.text,
+        text(p, QRectF(sm.left + 3, y0 + 2, sm.w - 6, lay.fs), TENSOR_CORES_WORD, font(lay.fs - 3), P.text,
              Qt.AlignLeft | Qt.AlignTop)
         p.setPen(Qt.NoPen)
 

@@ -1,4 +1,5 @@
-"""The header: the scenario in one line, the caption (what the tensor cores wait on), the fit note."""
+"""The header: the scenario in one line, the caption (what the tensor cores wait on), the fit note.
+The words are the scene's (model.readouts.chip_words); this places them."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
@@ -13,25 +14,13 @@ def caption_lines(caption: str, width: float, fs: int) -> int:
     return 1 if advance(font(int(fs * 1.45), True), caption) <= width - 24 else 2
 
 
-def _titles(sc: Scene) -> list[str]:
-    e, f, hw = sc.est, sc.flow, sc.hw
-    pp = f", pp {f.pp}" if f.pp > 1 else ""
-    gpus = f"{f.gpus} GPUs (tp {f.tp}{pp})" if f.gpus > 1 else "1 GPU"
-    tp = f" · tp {f.tp}{' pp ' + str(f.pp) if f.pp > 1 else ''}" if f.gpus > 1 else ""
-    return [f"{e.gpu_name} · {e.model_name} · {e.precision_name} weights · KV {e.kv_precision_name} · "
-            f"batch {f.batch} · {gpus} · {f.phase}",
-            f"{e.gpu_name} · {e.model_name} · {e.precision_name} · KV {e.kv_precision_name} · batch {f.batch} · {gpus}",
-            f"{hw.short_name} · {e.model_name} · {e.precision_name} · batch {f.batch} · {f.gpus}×{tp}",
-            f"{hw.short_name} · {e.model_name} · batch {f.batch} · {f.gpus}×"]
-
-
 def paint_header(p: QPainter, sc: Scene) -> None:
-    P, f, lay = sc.pal, sc.flow, sc.lay
+    P, f, lay, words = sc.pal, sc.flow, sc.lay, sc.words
     fs = lay.fs
     r = qr(lay.header)
     line1 = QRectF(r.left(), r.top(), r.width(), fs * 1.5)
-    fit(p, line1, _titles(sc), font(fs), P.secondary)
-    head, _, tail = f.caption.partition(" — ")
+    fit(p, line1, list(words.header), font(fs), P.secondary)
+    head, tail = words.caption_head, words.caption_tail
     colour = P.tc_text if f.bottleneck == "compute" else P.warning_text
     if lay.caption_lines == 2:
         # narrow: the caption wraps over two lines, word by word, the tail in its colour
@@ -44,24 +33,23 @@ def paint_header(p: QPainter, sc: Scene) -> None:
                 break
             size -= 1
         _caption_words(p, sc, line2, head, tail, big, colour, draw=True)
-        record(f.caption)
+        record(words.caption)
     else:
         line2 = QRectF(r.left(), line1.bottom() + 2, r.width(), fs * 2.0)
         big = font(int(fs * 1.45), bold=True)
-        used = text(p, line2, head + (" — " if tail else ""), big, P.text)
+        used = text(p, line2, head, big, P.text)
         if tail:
             text(p, QRectF(line2.left() + used, line2.top(), line2.width() - used, line2.height()), tail, big, colour)
-    if not f.fits:
-        note = next((n for n in sc.est.notes if n.startswith("does not fit")), "does not fit in HBM")
+    if words.unfit:
         warn = QRectF(r.left(), line2.bottom(), r.width(), fs * 1.3)
-        fit(p, warn, ["⚠ " + note + " — shown as if it did", "⚠ " + note], font(fs - 1), P.warning_text)
+        fit(p, warn, list(words.unfit), font(fs - 1), P.warning_text)
 
 
 def _caption_words(p: QPainter, sc: Scene, rect: QRectF, head: str, tail: str, f: QFont, colour: QColor,
                    draw: bool) -> bool:
     """Lay the caption's words into the lines ``rect`` holds; True when every word fits."""
     fm = QFontMetrics(f)
-    words = [(w, sc.pal.text) for w in (head + (" —" if tail else "")).split()] + [(w, colour) for w in tail.split()]
+    words = [(w, sc.pal.text) for w in head.split()] + [(w, colour) for w in tail.split()]
     lh = fm.height() * 1.05
     n_lines = max(1, int(rect.height() // lh))
     space = advance(f, " ")

@@ -1,6 +1,6 @@
 """The ladder on the left: each level's name, capacity and bandwidth, and how much of it is used.
 
-The words and numbers are static (they change with the scenario, not per frame); only the
+The words are the scene's (model.readouts.chip_words), the numbers its chip readouts; they are static (they change with the scenario, not per frame); only the
 use bars' fill eases, in ui.chip.paint.dynamic."""
 from __future__ import annotations
 
@@ -12,12 +12,8 @@ from ui.chip.paint.common import Palette, Scene, advance, fit, font, qr, text
 
 
 def use_text(sc: Scene, key: str, room: float, px: int) -> str:
-    """'61.7% used', 'busy 0.798% of step time', or shorter forms that fit ``room``."""
-    r = sc.shown[f"use_{key}"]
-    if r.value is None:
-        return "use n/a"
-    forms = ([f"busy {r.text} of step time", f"{r.text} of step time", f"{r.text} of step", r.text]
-             if key == "tensor_cores" else [f"{r.text} used", r.text])
+    """How much of level ``key`` is used: the longest of the scene's forms that fits ``room``."""
+    forms = sc.words.level(key)[1]
     f = font(px)
     return next((t for t in forms if advance(f, t) <= room), forms[-1])
 
@@ -35,9 +31,7 @@ def paint_ladder(p: QPainter, sc: Scene) -> None:
     fs = lay.ladder_fs
     for row in lay.ladder:
         level = sc.shown[f"level_{row.key}"]
-        name = level.label
-        names = [name, name.split(" (")[0]] if " (" in name else [name]
-        fit(p, qr(row.name), names, font(fs, True), P.text)
+        fit(p, qr(row.name), list(sc.words.level(row.key)[0]), font(fs, True), P.text)
         if row.numbers.h > 0:
             text(p, qr(row.numbers), level.text, font(fs - 1), P.secondary)
         u = float(sc.shown[f"use_{row.key}"].value or 0.0)

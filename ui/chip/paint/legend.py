@@ -1,13 +1,15 @@
-"""The legend on the right: what a packet is at this speed, the colours, and what one step moves."""
+"""The legend on the right: what a packet is at this speed, the colours, and what one step moves.
+The words are the scene's (model.readouts.chip_words); this places them."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPen
 
-from model.readouts.chip import packet_texts, step_word
 from ui.chip.layout import ChipLayout
 from ui.chip.paint.common import (K_ACT, K_AR, K_KV, K_WEIGHTS, TC_BUSY, Palette, Scene, advance, fit, font,
                                   pattern, patterns, qr, sprite, text, wrapped_height)
+
+KINDS = {"weights": K_WEIGHTS, "kv": K_KV, "activations": K_ACT, "all_reduce": K_AR}    # the words' kinds → sprites
 
 
 class _Column:
@@ -44,19 +46,13 @@ def _kinds(c: _Column) -> None:
     sc, p = c.sc, c.p
     P, fs = sc.pal, sc.lay.fs
     shapes = patterns(sc.flow)
-    pt = packet_texts(sc.scale)
-    rows = [(K_WEIGHTS, "weights", [f"{pt['weights_per_packet']} per packet"]),
-            (K_KV, "KV cache", [sc.est.kv_precision_name]),
-            (K_ACT, "activations", ["layer in/out"])]
-    if "link_packet" in pt:
-        lp = pt["link_packet"]
-        rows.append((K_AR, "all-reduce", [f"1 packet = {lp}", f"{lp} a packet", lp]))
-    for kind, name, sub in rows:
+    for name_of_kind, name, sub in sc.words.kinds:
         if not c.room(c.lh):
             return
+        kind = KINDS[name_of_kind]
         sprite(p, P, QPointF(c.x + 8, c.y + c.lh / 2), kind, shapes[kind])
         used = text(p, QRectF(c.x + 22, c.y, c.w - 22, c.lh), name, font(fs), P.kind_text[kind])
-        fit(p, QRectF(c.x + 22 + used + 8, c.y, c.w - 30 - used, c.lh), sub, font(fs - 1), P.secondary)
+        fit(p, QRectF(c.x + 22 + used + 8, c.y, c.w - 30 - used, c.lh), list(sub), font(fs - 1), P.secondary)
         c.y += c.lh
 
 
@@ -65,10 +61,10 @@ def _bits(c: _Column) -> None:
     P, fs = sc.pal, sc.lay.fs
     if not c.room(2 * c.lh):
         return
-    c.line("Same bytes, more weights:")
+    c.line(sc.words.bits_title)
     small = font(fs - 1)
     xx = c.x + 8
-    for bits, word in ((16, "16-bit 1×"), (8, "8-bit 2×"), (4, "4-bit 4×")):
+    for bits, word in sc.words.bits:
         adv = advance(small, word)
         if xx + 10 + adv > c.x + c.w:
             break
@@ -86,29 +82,20 @@ def _busy_swatch(c: _Column) -> None:
     p.setPen(Qt.NoPen)
     p.setBrush(TC_BUSY)
     p.drawRect(QRectF(c.x + 2, c.y + c.lh * 0.2, 12, c.lh * 0.6))
-    used = text(p, QRectF(c.x + 22, c.y, c.w, c.lh), sc.shown["busy_words"].text, font(fs), P.tc_text)
+    used = text(p, QRectF(c.x + 22, c.y, c.w, c.lh), sc.words.busy, font(fs), P.tc_text)
     p.setPen(Qt.NoPen)
     p.setBrush(P.tc_idle)
     p.drawRect(QRectF(c.x + 22 + used + 10, c.y + c.lh * 0.2, 12, c.lh * 0.6))
-    text(p, QRectF(c.x + 22 + used + 28, c.y, c.w - used - 28, c.lh), "idle", font(fs), P.secondary)
+    text(p, QRectF(c.x + 22 + used + 28, c.y, c.w - used - 28, c.lh), sc.words.idle, font(fs), P.secondary)
     c.y += c.lh
 
 
 def _step(c: _Column) -> None:
     sc = c.sc
-    P, fs, sh = sc.pal, sc.lay.fs, sc.shown
-    prefill = sc.flow.phase == "prefill"
-    c.line(f"Per GPU, each {step_word(sc.flow)}", font(fs, True), P.text)
-    w, kv = sh["step_weights"].text, sh["step_kv"].text
-    c.line(f"reads {w} weights, writes {kv} KV" if prefill else f"reads {w} weights · {kv} KV cache",
-           colour=P.text, shorter=(f"reads {w} weights · {kv} KV",))
-    c.line(f"+ {sh['step_activations'].text} activations, in {sh['step_time'].text}", colour=P.text)
-    if not prefill:
-        ctx = sh["mean_context"].text
-        c.line(f"KV read at the mean context, {ctx}", shorter=(f"KV at the mean context, {ctx}", f"KV at {ctx}"))
-    c.line(f"{sh['chip_rate'].text} {sh['chip_rate'].label}")
-    c.line(f"{sh['step_flops'].text} · MFU {sh['mfu'].text} of peak FLOP/s",
-           shorter=(f"{sh['step_flops'].text} · MFU {sh['mfu'].text}",))
+    P, fs = sc.pal, sc.lay.fs
+    c.line(sc.words.step_title, font(fs, True), P.text)
+    for forms, strong in sc.words.step:
+        c.line(forms[0], colour=P.text if strong else None, shorter=forms[1:])
 
 
 def paint_legend_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
@@ -120,12 +107,12 @@ def paint_legend_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
 def paint_legend(p: QPainter, sc: Scene) -> None:
     P, fs = sc.pal, sc.lay.fs
     c = _Column(p, sc)
-    c.line("Packets of bytes", font(fs, True), P.text)
-    c.line(f"1 packet = {packet_texts(sc.scale)['packet']} (at this speed)")
+    c.line(sc.words.legend_title, font(fs, True), P.text)
+    c.line(sc.words.packet)
     _kinds(c)
     c.y += c.lh * 0.25
     _bits(c)
     _busy_swatch(c)
-    c.line("Packets slow to the speed of their link: a crowded link is a busy link.")
+    c.line(sc.words.crowded)
     c.y += c.lh * 0.4
     _step(c)

@@ -1,26 +1,24 @@
 """The GPU package: SMs (tensor cores, registers, shared memory), L2, the HBM stacks or one
-unified-memory block, the pipes between them, and host RAM below."""
+unified-memory block, the pipes between them, and host RAM below. The words are the scene's
+(model.readouts.chip_words); this places them."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 
-from model.readouts.chip import shorter_sizes
+from model.readouts.chip_words import SM_BANDS
 from ui.chip.layout import ChipLayout
 from ui.chip.paint.common import Palette, Scene, advance, fit, font, qr, text
 
 
 def _title(p: QPainter, sc: Scene) -> None:
     """Title left, unit count right; when both do not fit, shorten, then drop the title."""
-    P, hw, lay = sc.pal, sc.hw, sc.lay
+    P, lay = sc.pal, sc.lay
     fs = lay.fs
     r = qr(lay.package_title)
     small_f, bold_f = font(fs - 1), font(fs, True)
-    units = sc.shown["units"].text
-    full_units = f"{units} ({len(lay.sms)} drawn)"
-    choice = ("", units)
-    for left, right in ((f"{hw.short_name} package", full_units), (hw.short_name, full_units),
-                        (f"{hw.short_name} package", units), (hw.short_name, units), ("", full_units)):
+    choice = sc.words.package[-1]
+    for left, right in sc.words.package:
         need = advance(bold_f, right) + (advance(small_f, left) + 14 if left else 0)
         if need <= r.width():
             choice = (left, right)
@@ -31,6 +29,7 @@ def _title(p: QPainter, sc: Scene) -> None:
 
 
 def _sms(p: QPainter, lay: ChipLayout, P: Palette) -> None:
+    """The SMs, L2, the pipes between them and the bands' names (the frame picture)."""
     fs, sp = lay.fs, lay.sm_pipe_w
     l2 = lay.l2
     p.setPen(Qt.NoPen)
@@ -52,9 +51,10 @@ def _sms(p: QPainter, lay: ChipLayout, P: Palette) -> None:
         p.setPen(Qt.NoPen)
         p.setBrush(P.pipe)
         p.drawRect(QRectF(sm.cx - sp / 2, regs0 + 3, sp, smem1 - regs0 - 6))
-    if lay.sms:
+    if lay.sms:                  # the bands' names in the first SM (the same for every part: in the frame)
         sm = lay.sms[0]
-        for y0, word in ((regs0, "RF"), (smem0, "SMEM")):
+        for band, word in SM_BANDS:
+            y0 = lay.band(band)[0]
             if advance(font(fs - 3), word) <= sm.w - 6:       # whole, or not at all
                 text(p, QRectF(sm.left + 3, y0 + 1, sm.w - 6, fs), word, font(fs - 3), P.secondary,
                      Qt.AlignLeft | Qt.AlignTop)
@@ -77,14 +77,9 @@ def _memory_words(p: QPainter, sc: Scene) -> None:
     """Each stack's capacity; the unified block labelled as such."""
     P, lay = sc.pal, sc.lay
     fs = lay.fs
-    cap = sc.shown["memory_block"].text
     for st in lay.memory:
         cap_r = QRectF(st.left + 2, st.bottom - fs * 1.4, st.w - 4, fs * 1.3)
-        forms = shorter_sizes(cap)
-        if lay.unified:
-            name = sc.shown["level_hbm"].label
-            forms = [f"{name} · {cap}", f"{name}", *forms]
-        fitting = [t for t in forms if advance(font(fs - 2), t) <= cap_r.width()]
+        fitting = [t for t in sc.words.memory if advance(font(fs - 2), t) <= cap_r.width()]
         if fitting:          # the longest that fits, or nothing rather than "16…"
             text(p, cap_r, fitting[0], font(fs - 2), P.secondary, Qt.AlignHCenter | Qt.AlignVCenter)
 
@@ -99,20 +94,10 @@ def _host_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
 
 
 def _host_words(p: QPainter, sc: Scene) -> None:
-    P, lay, hw = sc.pal, sc.lay, sc.hw
+    P, lay, words = sc.pal, sc.lay, sc.words
     fs = lay.fs
-    host = lay.host
-    if lay.unified:
-        fit(p, qr(host).adjusted(8, 0, -8, 0), ["CPU cores", "CPU"], font(fs, True), P.text)
-        notes = ["CPU and GPU share the unified memory: no copy over PCIe", "CPU and GPU share this memory",
-                 "shared memory"]
-    else:
-        fit(p, qr(host).adjusted(8, 0, -8, 0), ["Host RAM", "Host", "RAM"], font(fs, True), P.text)
-        link = f"PCIe {hw.pcie.name}" if hw.pcie else "host link"
-        when = "steady decode" if sc.flow.phase == "decode" else "prefill"
-        notes = [f"{link}: idle in {when} (weights already in HBM)", f"{link}: idle in {when}",
-                 f"{link}: idle", "idle"]
-    fit(p, qr(lay.host_note), notes, font(fs - 1), P.secondary, wrap=True)
+    fit(p, qr(lay.host).adjusted(8, 0, -8, 0), list(words.host), font(fs, True), P.text)
+    fit(p, qr(lay.host_note), list(words.host_note), font(fs - 1), P.secondary, wrap=True)
 
 
 def paint_package_frame(p: QPainter, lay: ChipLayout, P: Palette) -> None:
