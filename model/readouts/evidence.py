@@ -22,6 +22,7 @@ import numpy as np
 from model.catalog.active import default_catalog
 from model.errors import ModelError
 from model.machine.residuals import Residual, platform_class, stored_residuals
+from model.readouts.format import sig3
 from model.values import frozen
 
 MIN_ALIKE = 8
@@ -43,6 +44,10 @@ class Band:
 
     @property
     def text(self) -> str:
+        """± x% — or, past ± 100% (a factor of two and more), "×/÷ k": the band is symmetric in
+        ln(predicted ÷ measured), so a number may be k times too large or too small."""
+        if self.fraction > 1.0:
+            return f"×/÷ {sig3(1.0 + self.fraction)}"
         return f"± {100 * self.fraction:.0f}%"
 
     @property

@@ -75,7 +75,8 @@ def band_derivation(b: Band, text: str) -> str:
     few = f"fewer than {MIN_ALIKE} results were closer alike, so a wider group stands in; " if b.widened else ""
     return (f"{text} {b.text}: {few}{round(100 * QUANTILE)}% of {b.runs} published serving results alike "
             f"({b.alike}), each simulated with factors fitted without anything its publisher published, "
-            f"were within it: ± (e^q − 1), q the {round(100 * QUANTILE)}th percentile of |ln(predicted ÷ measured)|")
+            f"were within it: ± (e^q − 1) (past ± 100%: ×/÷ e^q), q the {round(100 * QUANTILE)}th percentile of "
+            f"|ln(predicted ÷ measured)|")
 
 
 def band_suffix(engine_id: str, load: str, key: str) -> str:
