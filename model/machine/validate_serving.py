@@ -17,6 +17,8 @@ import argparse
 import csv
 import json
 import math
+from typing import Callable
+
 import numpy as np
 
 from model.catalog.active import default_efficiency
@@ -24,6 +26,7 @@ from model.catalog.engines import EfficiencyTable
 from model.errors import AssetError, ModelError
 from model.files.assets import ASSETS_DIR
 from model.machine.calibrate import all_plans, design, fit
+from model.machine.fit_cache import cached_theta
 from model.machine.measured import is_serving_row
 from model.physics.scenario import Scenario
 from model.serving.results import Summary, summarize
@@ -39,6 +42,7 @@ GROUPS = {"throughput": ("serve_output_tokens_per_s", "serve_request_per_s"),
 METRICS = tuple(m for ms in GROUPS.values() for m in ms)
 RUN_KEYS = ("model", "gpu", "n_gpus", "precision", "kv_precision", "input_len", "output_len", "engine", "load",
             "load_value", "num_prompts", "dataset", "input_min", "output_min", "serving_flags", "source_id")
+Progress = Callable[[int, int, str], None]      # (done, in all, what is being done)
 OVERRIDES = {"prefill": str, "preemption": str, "max_running": int, "max_tokens_per_step": int, "block_tokens": int}
 
 
@@ -135,16 +139,21 @@ def predict_rows(rows, table: EfficiencyTable) -> list[ServingComparison]:
     return out
 
 
-def leave_one_source_out(rows=None) -> list[ServingComparison]:
-    """Each source's serving runs simulated with factors fitted on every other source's step-level rows."""
+def leave_one_source_out(rows=None, progress: Progress | None = None) -> list[ServingComparison]:
+    """Each source's serving runs simulated with factors fitted on every other source's step-level
+    rows (fits kept by their inputs: model/machine/fit_cache.py); ``progress(done, total, label)``
+    before each source."""
     rows = rows if rows is not None else load_serving_rows()
     table = default_efficiency()
     plans = all_plans(None, table)
     shared = design(plans, table)
     sources = np.array([p.row.source_id for p in plans])
     by_id: dict[str, ServingComparison] = {}
-    for source in sorted({r.source_id for r in rows}):
-        fitted = table.with_fits(fit(plans, table, shared=shared, active=sources != source))
+    held_out = sorted({r.source_id for r in rows})
+    for n, source in enumerate(held_out):
+        if progress is not None:
+            progress(n, len(held_out), f"simulating the runs of source {source}, fitted without it")
+        fitted = table.with_fits(fit(plans, table, shared=shared, active=sources != source, theta_for=cached_theta))
         for c in predict_rows([r for r in rows if r.source_id == source], fitted):
             by_id[c.row.row_id] = c
     return [by_id[r.row_id] for r in rows]
@@ -160,9 +169,10 @@ def summary(cs) -> dict:
             "unpredicted": len(cs) - len(ok)}
 
 
-def report(rows=None) -> dict:
+def report(rows=None, progress: Progress | None = None) -> dict:
+    """Leave one source out and the stored factors, by metric group and by source."""
     rows = rows if rows is not None else load_serving_rows()
-    loso = leave_one_source_out(rows)
+    loso = leave_one_source_out(rows, progress)
     stored_cs = predict_rows(rows, default_efficiency())
     stored = {c.row.row_id: c.predicted for c in stored_cs}
     groups = {g: summary([c for c in loso if c.row.metric in ms]) for g, ms in GROUPS.items()}
@@ -180,34 +190,53 @@ def _pct(x) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def lines(rep: dict) -> list[str]:
-    out = [f"{'row':5s} {'source':24s} {'metric':26s} {'run':70s} {'measured':>10s} {'LOSO':>10s} {'error':>6s}"]
+ROW_HEADER = ("row", "source", "metric", "run", "measured", "LOSO", "error")
+BLOCK_HEADER = ("rows", "median |error|", "within ±25%", "mean ln(pred/meas)")
+
+
+def row_cells(rep: dict) -> list[tuple[str, ...]]:
+    """ROW_HEADER, then one row per serving row (cells for a table that fits a terminal)."""
+    out = [ROW_HEADER]
     for r in rep["rows"]:
-        err = "   n/a" if r["error_loso"] is None else f"{100 * r['error_loso']:+5.0f}%"
-        out.append(f"{r['row_id']:5s} {r['source_id'][:24]:24s} {r['metric'][6:][:26]:26s} {r['label'][:70]:70s} "
-                   f"{r['measured']:>10.4g} {r['predicted_loso']:>10.4g} {err}")
-    a = rep["all"]
-    out += ["", f"serving, leave-one-source-out: {a['rows']} rows, median |error| {_pct(a['median_abs_error'])}, "
-                f"{_pct(a['within_25'])} within ±25%"]
-    b = rep["stored_factors"]
-    out.append(f"for scale, with the stored factors (fitted on every step-level row): median |error| "
-               f"{_pct(b['median_abs_error'])}, {_pct(b['within_25'])} within ±25%")
-    for name, block in (("by metric", rep["by_group"]), ("by source", rep["by_source"])):
-        out.append(f"{name}:")
-        for g, s in block.items():
-            if s["rows"]:
-                out.append(f"  {g:34s} {s['rows']:4d} rows  median {_pct(s['median_abs_error']):>6s}  "
-                           f"{_pct(s['within_25']):>6s} within ±25%  mean ln {s['mean_log_error']:+.2f}")
-            else:
-                out.append(f"  {g:34s}    0 rows  (none published)")
+        err = "n/a" if r["error_loso"] is None else f"{100 * r['error_loso']:+.0f}%"
+        out.append((r["row_id"], r["source_id"], r["metric"][6:], r["label"], f"{r['measured']:.4g}",
+                    f"{r['predicted_loso']:.4g}", err))
     return out
 
 
-def main(argv=None) -> int:
+def headline_lines(rep: dict) -> list[str]:
+    a, b = rep["all"], rep["stored_factors"]
+    return [f"serving, leave-one-source-out: {a['rows']} rows, median |error| {_pct(a['median_abs_error'])}, "
+            f"{_pct(a['within_25'])} within ±25%",
+            f"for scale, with the stored factors (fitted on every step-level row): median |error| "
+            f"{_pct(b['median_abs_error'])}, {_pct(b['within_25'])} within ±25%"]
+
+
+def block_cells(rep: dict) -> dict[str, list[tuple[str, ...]]]:
+    """'by metric' and 'by source': one row per group, its name then BLOCK_HEADER's cells ('—': none published)."""
+    return {name: [(g, str(s["rows"]), _pct(s["median_abs_error"]), _pct(s["within_25"]),
+                    f"{s['mean_log_error']:+.2f}" if s["rows"] else "—") for g, s in block.items()]
+            for name, block in (("by metric", rep["by_group"]), ("by source", rep["by_source"]))}
+
+
+def lines(rep: dict) -> list[str]:
+    """The rows, the names cut to fixed columns, then the summary (``python -m model.machine.validate_serving``)."""
+    out = [f"{r[0]:5s} {r[1][:24]:24s} {r[2][:26]:26s} {r[3][:70]:70s} {r[4]:>10s} {r[5]:>10s} {r[6]:>6s}"
+           for r in row_cells(rep)]
+    out += [""] + headline_lines(rep)
+    for name, rows in block_cells(rep).items():
+        out.append(f"{name}:")
+        out += [f"  {g:34s} {n:>4s} rows  median {m:>6s}  {w:>6s} within ±25%  mean ln {x}" if n != "0"
+                else f"  {g:34s}    0 rows  (none published)" for g, n, m, w, x in rows]
+    return out
+
+
+def main(argv=None, progress: Progress | None = None) -> int:
+    """The command: rows and summary (or --json) on stdout."""
     ap = argparse.ArgumentParser(description="Published serving runs against the request-level simulator.")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    rep = report()
+    rep = report(progress=progress)
     print(json.dumps(rep, indent=2) if args.json else "\n".join(lines(rep)))
     return 0
 
