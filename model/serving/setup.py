@@ -21,6 +21,7 @@ from dataclasses import fields, replace
 from typing import Any, Mapping
 
 from model.errors import ScenarioError
+from model.files.limits import ceiling
 from model.values import frozen
 
 LOADS = ("rate", "concurrency", "burst", "trace")
@@ -28,7 +29,7 @@ LENGTHS = ("fixed", "uniform", "sharegpt")
 PREFILL_MODES = ("chunked", "mixed", "separate")
 PREEMPTIONS = ("recompute", "swap", "none")
 MAX_REQUESTS = 1_000_000
-MAX_RATE = 1e6
+MAX_RATE = ceiling("rate_per_s")[0]       # model/files/limits.py: the one place
 MAX_REPLICAS = 64
 MAX_SPEC_K = 16
 MAX_SEED = 2 ** 32 - 1
