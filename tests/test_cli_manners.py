@@ -74,13 +74,13 @@ def test_in_a_log_progress_is_the_first_step_and_each_quarter():
 
 @pytest.fixture
 def two_publishers(tmp_path, monkeypatch):
-    """A cache folder of this test's own and the rows of two publishers (a few quick refits)."""
+    """A cache folder of this test's own and the rows of two small publishers (two refits, well under a second)."""
     from model.machine import fit_cache
     from model.machine.measured import default_measured
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("HOME", str(tmp_path))
     fit_cache.forget()
-    yield tuple(r for r in default_measured() if r.publisher in ("Argonne National Laboratory", "NVIDIA"))
+    yield tuple(r for r in default_measured() if r.publisher in ("Jan (Homebrew)", "turboderp (ExLlamaV2)"))
     fit_cache.use_disk(True)
     fit_cache.forget()
 
