@@ -33,7 +33,8 @@ class Progress:
 
     def __call__(self, done: int, total: int, label: str) -> None:
         total = max(1, int(total))
-        if done >= total:                   # finished: clear() (or nothing, in a log) says the rest
+        if done >= total:                   # finished: the terminal line goes before anything else is printed
+            self.clear()
             return
         done = max(0, int(done))
         text = f"{self.prefix}: {label} [{done + 1}/{total}]"

@@ -346,7 +346,7 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
                 total = frame_count(planned_seconds(chapter, seconds), DEFAULT_FPS if fps is None else fps)
             except (ValueError, IndexError, ZeroDivisionError):
                 return
-            report(k - 1, total, "drawing and encoding the frames")
+            report(k, total, "drawing and encoding the frames")      # k done; at the last, the line goes
     # Ctrl+C is noted and acted on between frames: an exception raised inside Qt's drawing (where a
     # KeyboardInterrupt would land) can crash the process on its way out
     before = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1))
