@@ -14,15 +14,17 @@
     python main.py hardware export h100 -o my.json    a catalogue entry as an editable hardware file
     python main.py calibrate [--quick] [--json]       measure this machine, write a hardware file
     --hardware-file my.json / --model-config config.json (any command): your own hardware and models
+    python main.py --version                          the version (memory-wall 0.1.0)
 
 The command line (cli/) and the window (ui/) call the same functions in model/. Bad input exits 2
-with one line on stderr.
+with one line on stderr that starts with the program and the command ("main.py estimate: …",
+"memory-wall estimate: …" when installed); a plan that finds nothing exits 1.
 """
 from __future__ import annotations
 
 import sys
 
-from cli import COMMANDS, ONE_BLAS_THREAD, UsageError
+from cli import COMMANDS, ONE_BLAS_THREAD, UsageError, prog_name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except KeyboardInterrupt:   # Ctrl+C in the terminal: one line, the shell's 130, no traceback
-        print("memory-wall: interrupted (Ctrl+C)", file=sys.stderr or sys.__stderr__)
+        print(f"{prog_name()}: interrupted (Ctrl+C)", file=sys.stderr or sys.__stderr__)
         return 130
 
 
@@ -39,6 +41,9 @@ def _main(argv: list[str]) -> int:
     for name in ("stdout", "stderr"):
         if getattr(sys, name) is None:      # started with the stream closed (main.py list >&-): write nowhere
             setattr(sys, name, open(os.devnull, "w"))
+    if argv[:1] in (["--version"], ["-V"]):
+        from cli.version import print_version
+        return print_version()
     quick = bool(argv) and argv[0] in ONE_BLAS_THREAD
     if quick:                   # a short command (cli.ONE_BLAS_THREAD): before numpy is imported
         import gc
@@ -62,9 +67,10 @@ def _main(argv: list[str]) -> int:
             rc = run_app(argv)
         finish_output()
         return rc
-    except (UsageError, ModelError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (UsageError, ModelError) as exc:   # one line naming the program and the command
+        from model.readouts.command_line import error_line
+        print(error_line(exc, prog_name(), argv[0] if argv and argv[0] in COMMANDS else None), file=sys.stderr)
+        return getattr(exc, "status", 2)
     except OSError as exc:      # stdout on a full disk, a closed pipe
         return finish_output(exc)
 

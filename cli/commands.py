@@ -13,28 +13,30 @@ import argparse
 import json
 import sys
 
-from cli.args import COMMANDS, Parser, UsageError, add_scenario_flags, positive_int, scenario_from_args
+from cli.args import (COMMANDS, Parser, UsageError, add_scenario_flags, add_wide_flag, positive_int, prog_name,
+                      scenario_from_args, table_width, warn_context)
 from cli.custom import add_commands, add_custom_flags, apply_custom_flags, cmd_calibrate, cmd_hardware
 
 
 def cmd_estimate(args) -> int:
     from model import estimate      # each branch imports only what it prints (a fresh process's start)
+    from model.readouts.command_line import estimate_ran
     e = estimate(scenario_from_args(args))
+    warn_context(e.scenario, "estimate")
     if args.json:
         from model.readouts.export import estimate_json
-        print(json.dumps(estimate_json(e, explain=args.explain is not None or args.kernels), indent=2))
+        print(json.dumps({"ran": estimate_ran(e), **estimate_json(e, explain=args.explain is not None or args.kernels)},
+                         indent=2))
         return 0
     if args.explain is not None or args.kernels:
         return _explain(e, args)
     from model.readouts.explain_text import estimate_table
     from model.readouts.sentences import explain, shown_notes
-    rows = estimate_table(e)
-    width = max(len(k) for k, _ in rows)
-    for k, v in rows:
-        print(f"{k:<{width}}  {v}")
-    for note in shown_notes(e):
-        print(f"note: {note}")
-    print(explain(e))
+    from model.readouts.table_fit import pairs_lines, wrap_line
+    width = table_width(args)
+    lines = pairs_lines(estimate_table(e), width)
+    lines += [x for note in shown_notes(e) for x in wrap_line(f"note: {note}", width)]
+    print("\n".join(lines + wrap_line(explain(e), width, subsequent="")))
     return 0
 
 
@@ -42,22 +44,27 @@ def _explain(e, args) -> int:
     """--kernels: the decode step and the prefill pass as their kernels; --explain [KEY]: derivations."""
     from model.readouts.explain_text import HEADLINE, derivation_lines, kernel_rows, table_text
     from model.readouts.sentences import explain
+    from model.readouts.table_fit import table_lines, wrap_line
+    width = table_width(args)
     if args.kernels:
         for phase in ("decode", "prefill"):
             print(f"{'Decode step' if phase == 'decode' else 'Prefill pass'} as its kernels (per GPU):")
-            print("\n".join("  " + line for line in table_text(kernel_rows(e, phase))))
+            rows = kernel_rows(e, phase)
+            print("\n".join(table_lines(rows, width, indent="  ") if width else
+                            ["  " + line for line in table_text(rows)]))
             print()
     keys = [args.explain] if args.explain else ([] if args.kernels else list(HEADLINE))
     for key in keys:
-        print("\n".join(derivation_lines(e, key, depth=args.depth)))
+        for line in derivation_lines(e, key, depth=args.depth):
+            lead = line[:len(line) - len(line.lstrip())]
+            print("\n".join(wrap_line(line.lstrip(), width, lead, lead + "    ")))
         print()
-    print(explain(e))
+    print("\n".join(wrap_line(explain(e), width, subsequent="")))
     return 0
 
 
 def cmd_list(args) -> int:
-    from model.catalog.active import default_catalog
-    from model.readouts.format import si
+    from model.catalog.active import default_catalog, default_efficiency
     cat = default_catalog()
     what = args.what or "all"
     out: dict[str, list] = {}
@@ -72,25 +79,48 @@ def cmd_list(args) -> int:
         out["precisions"] = [{"id": p.id, "name": p.name, "weight_bits": p.weight_bits, "compute": p.compute}
                              for p in cat.precisions]
         out["kv_precisions"] = [{"id": k.id, "name": k.name, "bits": k.bits} for k in cat.kv_precisions if not k.hidden]
+    if what in ("all", "engines"):
+        table = default_efficiency()
+        out["engines"] = [{"id": e.id, "name": e.name, "aliases": list(e.aliases), "newest": e.newest,
+                           "versions": [{"id": f"{e.id}@{v.id}", "label": v.label} for v in e.versions],
+                           "platforms_fitted": sorted({p.split("@")[0] for p, f in e.fitted if f.calibrated_on})}
+                          for e in table.engines]
+        out["auto"] = [{"field": r.field, "contains": r.contains, "engine": r.engine, "reason": r.reason}
+                       for r in table.auto_rules]
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    if "gpus" in out:
-        print("GPUs")
-        for g in cat.gpus:
-            bf = g.peak("bf16") or g.peak("fp16")
-            print(f"  {g.id:16s} {g.name:44s} {si(g.hbm_capacity_bytes, 'B'):>8s} {si(g.hbm_bandwidth_bytes_per_s, 'B/s'):>10s}"
-                  f" {si(bf, 'FLOP/s'):>13s}  aka {', '.join(g.aliases)}")
-    if "models" in out:
-        print("Models")
-        for m in cat.models:
-            print(f"  {m.id:16s} {m.name:16s} {si(m.params.total, 'params'):>14s}  aka {', '.join(m.aliases)}")
-    if "precisions" in out:
-        print("Precisions")
-        for p in cat.precisions:
-            print(f"  {p.id:10s} {p.name:22s} {p.weight_bits:g} bits/weight, maths in {p.compute.upper()}")
-        print("KV-cache precisions: " + ", ".join(k.id for k in cat.kv_precisions if not k.hidden))
+    print("\n".join(_list_lines(out, cat, table_width(args))))
     return 0
+
+
+def _list_lines(out: dict, cat, width: int | None) -> list[str]:
+    """The catalogue as tables that fit ``width`` (None: one line per entry)."""
+    from model.catalog.active import default_efficiency
+    from model.readouts.command_line import auto_lines, engine_rows
+    from model.readouts.format import si
+    from model.readouts.table_fit import table_lines, wrap_line
+    lines = []
+    if "gpus" in out:
+        rows = [("id", "name", "HBM", "bandwidth", "BF16", "also known as")]
+        rows += [(g.id, g.name, si(g.hbm_capacity_bytes, "B"), si(g.hbm_bandwidth_bytes_per_s, "B/s"),
+                  si(g.peak("bf16") or g.peak("fp16"), "FLOP/s"), ", ".join(g.aliases)) for g in cat.gpus]
+        lines += ["GPUs"] + table_lines(rows, width, wrap=(1, 5), left=(0, 1, 5), indent="  ")
+    if "models" in out:
+        rows = [("id", "name", "parameters", "also known as")]
+        rows += [(m.id, m.name, si(m.params.total, "params"), ", ".join(m.aliases)) for m in cat.models]
+        lines += ["Models"] + table_lines(rows, width, wrap=(1, 3), left=(0, 1, 3), indent="  ")
+    if "precisions" in out:
+        rows = [("id", "name", "bits/weight", "maths in")]
+        rows += [(p.id, p.name, f"{p.weight_bits:g}", p.compute.upper()) for p in cat.precisions]
+        lines += ["Precisions"] + table_lines(rows, width, wrap=(1,), left=(0, 1, 3), indent="  ")
+        lines += wrap_line("KV-cache precisions: " + ", ".join(k.id for k in cat.kv_precisions if not k.hidden), width)
+    if "engines" in out:
+        table = default_efficiency()
+        lines += ["Engines (--engine ID, or ID@VERSION for an older release)"]
+        lines += table_lines(engine_rows(table, cat), width, wrap=(1, 2, 4), left=(0, 1, 2, 3, 4), indent="  ")
+        lines += [x for line in auto_lines(table) for x in wrap_line(line, width, subsequent="      ")]
+    return lines
 
 
 def cmd_sweep(args) -> int:
@@ -105,17 +135,13 @@ def cmd_sweep(args) -> int:
             raise UsageError("--batches must be comma-separated whole numbers, e.g. 1,2,4,8") from None
     else:
         batches = default_batches(args.max_batch)
-    sw = sweep_batch(scenario_from_args(args), batches)
+    scenario = scenario_from_args(args)
+    warn_context(scenario, "sweep")
+    sw = sweep_batch(scenario, batches)
     writer = csv.writer(sys.stdout, lineterminator="\n")
     for row in sw.rows():
         writer.writerow([f"{v:.6g}" if isinstance(v, float) else v for v in row])
     return 0
-
-
-def cmd_validate(args) -> int:
-    from model.machine.validate import main as validate_main
-    return validate_main((["--json"] if args.json else []) + (["--markdown"] if args.markdown else [])
-                         + (["--serving"] if args.serving else []))
 
 
 def _add_estimate(sub) -> argparse.ArgumentParser:
@@ -127,13 +153,15 @@ def _add_estimate(sub) -> argparse.ArgumentParser:
                         "and its inputs (KEY: one readout, e.g. decode_time; none: the headline numbers)")
     e.add_argument("--depth", type=positive_int("depth"), default=2, help="levels of inputs --explain follows (default 2)")
     e.add_argument("--kernels", action="store_true", help="the decode step and the prefill pass as their kernels")
+    add_wide_flag(e)
     return e
 
 
 def _add_list(sub) -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="the catalogue")
-    ls.add_argument("what", nargs="?", choices=("gpus", "models", "precisions"))
+    ls.add_argument("what", nargs="?", choices=("gpus", "models", "precisions", "engines"))
     ls.add_argument("--json", action="store_true")
+    add_wide_flag(ls)
     return ls
 
 
@@ -146,11 +174,8 @@ def _add_sweep(sub) -> argparse.ArgumentParser:
 
 
 def _add_validate(sub) -> argparse.ArgumentParser:
-    v = sub.add_parser("validate", help="leave-one-publisher-out: each publisher predicted from the others (and leave-one-source-out)")
-    v.add_argument("--json", action="store_true")
-    v.add_argument("--markdown", action="store_true", help="a Markdown table (docs/validation.md)")
-    v.add_argument("--serving", action="store_true", help="the published serving runs against the request-level simulator")
-    return v
+    from cli.validate import add_validate_parser
+    return add_validate_parser(sub)
 
 
 def _add_serve(sub) -> argparse.ArgumentParser:
@@ -171,7 +196,7 @@ _PARSERS = {"estimate": _add_estimate, "list": _add_list, "sweep": _add_sweep, "
 def build_command_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser: every command's, or only ``command``'s (what one run parses: a
     fresh process builds and imports no other command's parser)."""
-    p = Parser(prog="main.py", description="Memory Wall: the cost model from the command line.")
+    p = Parser(prog=prog_name(), description="Memory Wall: the cost model from the command line.")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
     for name, add in _PARSERS.items():
         if command in (None, name):
@@ -191,5 +216,8 @@ def run_command(argv: list[str]) -> int:
     if args.command == "plan":
         from cli.plan import cmd_plan
         return cmd_plan(args)
-    return {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep, "validate": cmd_validate,
+    if args.command == "validate":
+        from cli.validate import cmd_validate
+        return cmd_validate(args)
+    return {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep,
             "hardware": cmd_hardware, "calibrate": cmd_calibrate}[args.command](args)

@@ -12,23 +12,32 @@ import json
 import sys
 from pathlib import Path
 
+from cli import UsageError, prog_name
+
 
 def add_custom_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("your own hardware and models")
     g.add_argument("--hardware-file", action="append", default=[], metavar="FILE",
                    help="add the accelerator in this hardware file (repeatable; see docs/custom-hardware.md)")
     g.add_argument("--model-config", action="append", default=[], metavar="FILE",
-                   help="add the model in this Hugging Face config.json (repeatable; used as --model unless given)")
+                   help="add the model in this Hugging Face config.json, from the model's page on huggingface.co "
+                        "(Files tab) (repeatable; used as --model unless given)")
+    g.add_argument("--model-name", action="append", default=[], metavar="NAME",
+                   help="the name of the model of each --model-config in turn (default: the config's "
+                        "_name_or_path, else the file's or its folder's name)")
 
 
 def apply_custom_flags(args: argparse.Namespace, argv: list[str]) -> None:
     """Install the files' entries into the default catalogue; a config's model becomes --model
     when no --model was given."""
     hw_files, configs = getattr(args, "hardware_file", None) or [], getattr(args, "model_config", None) or []
+    names = getattr(args, "model_name", None) or []
+    if len(names) > len(configs):
+        raise UsageError("--model-name names the model of a --model-config: give the config too")
     if not hw_files and not configs:
         return                    # (file loading is imported only when there are files: estimate's start)
     from model.files.custom_catalog import install_files
-    _, llms = install_files(hw_files, configs)
+    _, llms = install_files(hw_files, configs, names)
     if llms and hasattr(args, "model") and not any(a == "--model" or a.startswith("--model=") for a in argv):
         args.model = llms[-1].id
 
@@ -37,7 +46,7 @@ def add_commands(sub) -> None:
     hw = sub.add_parser("hardware", help="export or check a hardware file")
     hw_sub = hw.add_subparsers(dest="hardware_command", parser_class=type(hw))
     ex = hw_sub.add_parser("export", help="write a catalogue entry as an editable JSON file")
-    ex.add_argument("id", help="GPU id or alias (main.py list gpus)")
+    ex.add_argument("id", help=f"GPU id or alias ({prog_name()} list gpus)")
     ex.add_argument("-o", "--output", metavar="FILE", help="write here (default: print)")
     ex.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_custom_flags(ex)
@@ -79,7 +88,8 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         hw, _ = load_hardware_file(args.file)
         print(f"{args.file}: usable, id '{hw.id}' ({hw.name})")
         return 0
-    raise HardwareFileError("say what to do: main.py hardware export ID | main.py hardware check FILE")
+    prog = prog_name()
+    raise HardwareFileError(f"say what to do: {prog} hardware export ID | {prog} hardware check FILE")
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -93,10 +103,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     out = Path(args.output or f"this-machine-{time.strftime('%Y-%m-%d')}.json")
     _refuse_overwrite(out, args.force)
 
-    def progress(done: int, total: int, label: str) -> None:
-        if not args.json and done < total:
-            print(f"[{done + 1}/{total}] {label}…", file=sys.stderr)
-    m = measure.run(quick=args.quick, backend=args.backend, progress=progress)
+    from cli.progress import progress
+    with progress("calibrate") as p:          # on stderr: a line on a terminal, a few lines in a log
+        m = measure.run(quick=args.quick, backend=args.backend, progress=p)
     doc = measured_document(m)
     save_hardware_file(out, doc, overwrite=args.force)             # SafeIOError: one line
     if args.json:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from cli.args import UsageError, add_scenario_flags, positive_int
+from cli.args import UsageError, add_scenario_flags, add_wide_flag, positive_int
 
 
 def _float(name: str, allow_inf: bool = False):
@@ -82,6 +82,7 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
     o = sv.add_argument_group("output")
     o.add_argument("--json", action="store_true")
     o.add_argument("--per-request", metavar="CSV", help="write one line per request (never replaces a file)")
+    add_wide_flag(o)
     return sv
 
 
@@ -98,7 +99,7 @@ def setup_from_args(args, base=None):
     s = base or ServingSetup()
     loads = [x for x in ("burst", "trace") if getattr(args, x) is not None]
     if len(loads) > 1 or (loads and (args.rate is not None or args.concurrency is not None)):
-        raise UsageError("serve: give one load: --rate, --concurrency, --burst or --trace")
+        raise UsageError("give one load: --rate, --concurrency, --burst or --trace")
     ch = {k: getattr(args, k) for k in _SETUP_FLAGS if getattr(args, k, None) is not None}
     if args.input_len is not None:
         ch["input_len"] = args.input_len
@@ -110,7 +111,7 @@ def setup_from_args(args, base=None):
         ch.update(load="trace", trace=read_trace(args.trace))
     elif args.rate is not None:
         if args.rate == 0:
-            raise UsageError("serve: --rate must be more than 0 (use --burst for all at once)")
+            raise UsageError("--rate must be more than 0 (use --burst for all at once)")
         ch.update(load="rate" if math.isfinite(args.rate) else "burst",
                   rate_per_s=args.rate if math.isfinite(args.rate) else 0.0, concurrency=args.concurrency or 0)
     elif args.concurrency is not None:
@@ -120,7 +121,11 @@ def setup_from_args(args, base=None):
 
 def cmd_serve(args) -> int:
     import json
-    from cli.args import scenario_from_args
+    from cli.args import scenario_from_args, table_width, warn_context
+    from model.catalog.active import default_efficiency
+    from model.physics.estimate import engine_label
+    from model.readouts.command_line import serve_ran
+    from model.readouts.table_fit import pairs_lines, wrap_line
     from model.files.safe_io import atomic_write_text
     from model.readouts.serving import per_request_csv, serving_json, serving_table, explain
     from model.serving.results import summarize
@@ -134,16 +139,17 @@ def cmd_serve(args) -> int:
         base_setup = serving_from_document(read_scenario_document(args.scenario_file), args.scenario_file)
     scenario = scenario_from_args(args, base_scenario)
     setup = check(setup_from_args(args, base_setup))
+    warn_context(scenario.with_(input_len=setup.input_len or scenario.input_len,
+                                output_len=setup.output_len or scenario.output_len), "serve")
     run = serve(scenario, setup)
     sm = summarize(run)
     if args.per_request:
         atomic_write_text(args.per_request, per_request_csv(run), overwrite=False)
+    ran = serve_ran(run, engine_label(default_efficiency(), run.resolved.engine))
     if args.json:
-        print(json.dumps(serving_json(run, sm), indent=2))
+        print(json.dumps({"ran": ran, **serving_json(run, sm)}, indent=2))
         return 0
-    rows = serving_table(run, sm)
-    width = max(len(k) for k, _ in rows)
-    for k, v in rows:
-        print(f"{k:<{width}}  {v}")
-    print(explain(run, sm))
+    width = table_width(args)
+    lines = wrap_line(ran, width) + pairs_lines(serving_table(run, sm), width)
+    print("\n".join(lines + wrap_line(explain(run, sm), width, subsequent="")))
     return 0

@@ -7,22 +7,22 @@ Qt and ui/ are imported only here, inside ``run_app``, after the flags were chec
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 
-from cli.args import COMMANDS, Parser, UsageError, add_scenario_flags, positive_int, scenario_from_args
+from cli.args import COMMANDS, Parser, UsageError, add_scenario_flags, positive_int, prog_name, scenario_from_args
 from cli.custom import add_custom_flags, apply_custom_flags
 from model import estimate
 from model.files.scenario_file import load_scenario_with_chapter
 
 
 def build_app_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="main.py", description="Memory Wall: open the window (or render it offscreen).",
-                epilog=f"Commands: {', '.join(COMMANDS)} (main.py COMMAND --help)")
+    p = Parser(prog=prog_name(), description="Memory Wall: open the window (or render it offscreen).",
+               epilog=f"Commands: {', '.join(COMMANDS)} ({prog_name()} COMMAND --help)")
     p.add_argument("scenario_file", nargs="?", help="a saved scenario (.json) to open")
     add_scenario_flags(p, defaults=False)
-    p.add_argument("--screenshot", metavar="PNG", help="render offscreen and write a PNG, then exit")
+    p.add_argument("--screenshot", metavar="PNG", help="render offscreen and write an image (.png, .jpg, .jpeg "
+                                                        "or .bmp: the name's ending picks the format), then exit")
     p.add_argument("--size", default=None, help="window size for --screenshot, e.g. 1600x900")
     p.add_argument("--view", default="main", choices=("main", "hierarchy"))
     p.add_argument("--page", default=None, choices=("explore", "serve", "plan", "lessons"),
@@ -39,8 +39,19 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="let --record replace an existing file")
     p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
     p.add_argument("--fps", type=float, default=None, help="frames per second of --record (default 20)")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
     add_custom_flags(p)
     return p
+
+
+SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")     # what ui/shell/app.py writes, by the name's ending
+
+
+def check_screenshot_name(path: str) -> None:
+    """A screenshot's name must say an image format Qt writes (never PNG bytes in a .txt)."""
+    if not path.lower().endswith(SCREENSHOT_SUFFIXES):
+        raise UsageError(f"--screenshot {path}: the name must end in {', '.join(SCREENSHOT_SUFFIXES[:-1])} or "
+                         f"{SCREENSHOT_SUFFIXES[-1]} (the ending picks the image format)")
 
 
 def parse_size(text: str | None):
@@ -57,6 +68,11 @@ def parse_size(text: str | None):
 
 def run_app(argv: list[str]) -> int:
     args = build_app_parser().parse_args(argv)
+    if args.version:
+        from cli.version import print_version
+        return print_version()
+    if args.screenshot:
+        check_screenshot_name(args.screenshot)
     apply_custom_flags(args, argv)
     base, chapter, serving = None, args.chapter, None
     if args.scenario_file:
@@ -79,7 +95,7 @@ def run_app(argv: list[str]) -> int:
     try:
         from ui.kit.qt_app import qt_startup_error
     except ImportError as exc:
-        print(f"memory-wall: the window needs PySide6 and pyqtgraph ({exc}); run `make run` to set them up",
+        print(f"{prog_name()}: the window needs PySide6 and pyqtgraph ({exc}); run `make run` to set them up",
               file=sys.stderr)
         return 2
     problem = qt_startup_error()
@@ -89,21 +105,36 @@ def run_app(argv: list[str]) -> int:
     if args.record:
         from ui.kit import quick_start
         quick_start.end()       # no main window paints here
+        from cli.progress import progress
         from ui.present.recording import record_cli
-        return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
-                          size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page, serving=serving,
-                          overwrite=args.force)
+        with progress("--record") as p:
+            return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
+                              size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page,
+                              serving=serving, overwrite=args.force, report=p)
     from ui.shell.app import run
-    return run(scenario, screenshot=args.screenshot, size=parse_size(args.size), view=args.view,
-               chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
-               large_text=args.large_text, first_paint=args.first_paint,
-               page=args.page or ("serve" if serving is not None and chapter is None else None), serving=serving)
+    rc = run(scenario, screenshot=args.screenshot, size=parse_size(args.size), view=args.view,
+             chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
+             large_text=args.large_text, first_paint=args.first_paint,
+             page=args.page or ("serve" if serving is not None and chapter is None else None), serving=serving)
+    if rc == 0 and (args.smoke or args.screenshot):
+        _say_done(args.screenshot if not args.smoke else None)
+    return rc
+
+
+def _say_done(screenshot: str | None) -> None:
+    """One line on success: the image written and its size, or that every view rendered."""
+    from model.readouts.command_line import smoke_passed, wrote_image
+    if screenshot is None:
+        print(smoke_passed())
+        return
+    from PySide6.QtGui import QImageReader
+    size = QImageReader(screenshot).size()
+    print(wrote_image(screenshot, size.width(), size.height()))
 
 
 def _not_a_command_typo(word: str) -> None:
     """`main.py estimat` is a mistyped command, not a missing scenario file."""
     if os.path.lexists(word) or word.lower().endswith(".json"):
         return
-    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]}?" if close else f"commands are {', '.join(COMMANDS)}, or give a saved .json"
-    raise UsageError(f"unknown command '{word}'; {hint}")
+    from model.readouts.command_line import unknown_command_text
+    raise UsageError(unknown_command_text(word, COMMANDS))

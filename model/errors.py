@@ -6,7 +6,13 @@ class ModelError(ValueError):
 
 
 class UnknownIdError(ModelError):
-    """An id or alias that is not in the catalogue (the message suggests the closest)."""
+    """An id or alias that is not in the catalogue (the message suggests the closest). ``what``
+    ("GPU", "model" …), ``key`` (as given) and ``known`` (every id and alias) let a caller say more
+    (the command line: model/readouts/command_line.unknown_id_text)."""
+
+    def __init__(self, message: str, *, what: str = "", key: str = "", known: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.what, self.key, self.known = what, key, tuple(known)
 
 
 class ScenarioError(ModelError):

@@ -30,6 +30,8 @@ from model.readouts.numbers import readouts
 from model.physics.scenario import GPU_COUNTS, MAX_BATCH
 from ui.plotting.screen_text import shown_texts
 
+pytestmark = pytest.mark.slow        # a long walk: make test runs it, make test-fast leaves it out
+
 WORD_VALUES = ("memory-bound", "compute-bound", "communication-bound", "never", "fits", "does not fit")
 N_SCENARIOS = 240
 SEED = 20261130

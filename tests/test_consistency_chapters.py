@@ -23,6 +23,7 @@ import html
 import random
 import re
 
+import pytest
 from PySide6.QtWidgets import QApplication, QLabel
 
 from model.errors import ModelError
@@ -32,6 +33,8 @@ from model.lessons.chapters import default_chapters
 from model.readouts.numbers import readouts
 from test_consistency import labelled_checks, pair_check, random_scenarios
 from ui.plotting.screen_text import Shown, plain, shown_texts
+
+pytestmark = pytest.mark.slow        # a long walk: make test runs it, make test-fast leaves it out
 
 CHAPTERS = default_chapters()
 PER_CHAPTER = 30

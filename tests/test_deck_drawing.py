@@ -39,6 +39,7 @@ def test_every_state_at_every_size_draws_its_numbers(presenting):
     assert not found, f"{counts(found)}\n" + "\n".join(str(f) for f in found[:25])
 
 
+@pytest.mark.slow          # a walk over every state at every size (~20-35 s): make test runs it, test-fast not
 def test_with_the_controls_open_every_state_still_draws_its_numbers(presenting):
     """The controls beside the slide at every size: at 1024×768 they leave it ~700 px, and the
     slide's type shrinks to that room (ui.kit.theme.slide_scale), tabs and all, rather than cut."""
@@ -57,6 +58,7 @@ def test_with_the_controls_open_every_state_still_draws_its_numbers(presenting):
 REHEARSAL_SIZES = ((1920, 1080), (1366, 768), (1280, 720), (1024, 768))
 
 
+@pytest.mark.slow          # a walk over every state at four sizes (~20-35 s)
 def test_in_the_rehearsal_view_every_state_still_draws_its_numbers(presenting):
     """S docks the speaker view beside the audience view (ui/present/stage.py): the audience view is
     ~64% of a laptop's width; under 1200 px it docks under it as a low strip, and the slide keeps

@@ -11,6 +11,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fuzz_walk import FuzzWalk  # noqa: E402
 
+pytestmark = pytest.mark.slow        # a long walk: make test runs it, make test-fast leaves it out
+
 ACTIONS_PER_SEED = 500
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -30,6 +31,11 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _said(err: str) -> int:
+    """Lines on stderr besides the progress lines (cli/progress.py: "main.py calibrate: … [3/6]")."""
+    return sum(1 for line in err.splitlines() if not re.search(r"\[\d+/\d+\]$", line))
+
+
 def _interrupt_when(proc, ready) -> tuple[int, str]:
     while proc.poll() is None and not ready():
         time.sleep(0.05)                     # waiting for the child to be busy; not part of any verdict
@@ -43,10 +49,10 @@ def test_ctrl_c_ends_calibrate_with_one_line_and_no_file(tmp_path):
     out = tmp_path / "mine.json"
     proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "calibrate", "--quick", "-o", str(out)],
                             cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = proc.stderr.readline()                   # "[1/N] …": measuring has begun
-    assert first.startswith("[1/")
+    first = proc.stderr.readline()                   # "main.py calibrate: … [1/N]": measuring has begun
+    assert first.startswith("main.py calibrate: ") and "[1/" in first
     rc, err = _interrupt_when(proc, lambda: True)
-    assert rc == 130 and err.count("\n") == 1 and "interrupted" in err and "Traceback" not in err, err
+    assert rc == 130 and _said(err) == 1 and "interrupted" in err and "Traceback" not in err, err
     assert not out.exists() and not list(tmp_path.glob("*.json*"))
 
 
@@ -63,7 +69,7 @@ def test_ctrl_c_ends_a_recording_with_one_line_and_no_file(tmp_path):
                              "--size", "320x240", "--fps", "20"], cwd=tmp_path, env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rc, err = _interrupt_when(proc, lambda: any(p.stat().st_size > 0 for p in tmp_path.glob(".memory-wall-*.tmp.gif")))
-    assert rc == 130 and err.count("\n") == 1 and "interrupted" in err and "Traceback" not in err, (rc, err)
+    assert rc == 130 and _said(err) == 1 and "interrupted" in err and "Traceback" not in err, (rc, err)
     assert not [p for p in tmp_path.iterdir() if p.name not in ("config", "data")]
 
 

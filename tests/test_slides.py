@@ -19,6 +19,7 @@ from ui.present.slides import SLIDE_SIZE, save_slide
 CHAPTERS = default_chapters()
 
 
+@pytest.mark.slow          # a walk over every chapter in both themes (~20-25 s): make test runs it, test-fast not
 @pytest.mark.parametrize("number", [c.number for c in CHAPTERS])
 def test_every_chapter_exports_a_slide_in_both_themes(shared_window, tmp_path, number):
     w = shared_window

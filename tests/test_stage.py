@@ -44,6 +44,7 @@ def settle(w, number, index):
     return v
 
 
+@pytest.mark.slow          # a walk over every chapter's states at two sizes (~40-65 s): make test runs it, test-fast not
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
 @pytest.mark.parametrize("number", range(1, 9))
 def test_every_state_is_readable_on_stage(stage, qtbot, number, size):

@@ -24,6 +24,7 @@ def _atlas_entries(view) -> int:
                if isinstance(item, pg.ScatterPlotItem))
 
 
+@pytest.mark.slow          # a walk over four chapters' themes and updates (~20-30 s): make test runs it, test-fast not
 @pytest.mark.parametrize("chapter", [2, 3, 4, 6])
 def test_theme_changes_and_updates_add_no_symbol_pictures(lessons_window, qtbot, chapter):
     w = lessons_window

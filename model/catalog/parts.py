@@ -231,4 +231,5 @@ def _resolve(items: Iterable[Any], key: str, what: str) -> Any:
     import difflib        # only for a mistyped id: not on the start path
     close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.5)
     hint = f"; did you mean '{close[0]}'?" if close else ""
-    raise UnknownIdError(f"unknown {what} '{key}'{hint} (list them with: main.py list)")
+    raise UnknownIdError(f"unknown {what} '{key}'{hint} (list them with: main.py list)", what=what, key=str(key),
+                         known=tuple(names))

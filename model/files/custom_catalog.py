@@ -22,24 +22,28 @@ MAX_NAME_CHARS = 80
 
 
 def catalog_with_files(hardware_files: Iterable[str] = (), model_configs: Iterable[str] = (),
-                       base: Catalog | None = None) -> tuple[Catalog, list[Hardware], list[LLM]]:
-    """``base`` (default: the current default catalogue) plus every file's entry."""
+                       base: Catalog | None = None,
+                       model_names: Iterable[str | None] = ()) -> tuple[Catalog, list[Hardware], list[LLM]]:
+    """``base`` (default: the current default catalogue) plus every file's entry; ``model_names``:
+    a display name for each config in turn (None, or none given: the config's own, hf_config.default_name)."""
     cat = base or default_catalog()
     hws, llms = [], []
     for path in hardware_files or ():
         hw, text = load_hardware_file(path)
         cat = cat.with_hardware(hw, text)
         hws.append(hw)
-    for path in model_configs or ():
-        llm, text = load_model_config(path)
+    names = list(model_names or ())
+    for n, path in enumerate(model_configs or ()):
+        llm, text = load_model_config(path, names[n] if n < len(names) else None)
         cat = cat.with_model(llm, text)
         llms.append(llm)
     return cat, hws, llms
 
 
-def install_files(hardware_files: Iterable[str] = (), model_configs: Iterable[str] = ()) -> tuple[list[Hardware], list[LLM]]:
+def install_files(hardware_files: Iterable[str] = (), model_configs: Iterable[str] = (),
+                  model_names: Iterable[str | None] = ()) -> tuple[list[Hardware], list[LLM]]:
     """Read the files and make the result the process-wide default catalogue."""
-    cat, hws, llms = catalog_with_files(hardware_files, model_configs)
+    cat, hws, llms = catalog_with_files(hardware_files, model_configs, model_names=model_names)
     set_default_catalog(cat)
     return hws, llms
 

@@ -5,6 +5,8 @@ scenario files) read these; the ceilings above are 100× the largest shipped val
 (hardware_check.ceilings), so "what if ×2" works six times over while a typo is refused.
 
     floor(kind)         → (lowest accepted value, why): a value below is refused in one line
+    ceiling(kind)       → (highest accepted value, why) of a request rate or a latency target
+                          (model/serving/setup.py, model/planning/space.py)
     check_text(value)   → the reason a name/id/text cannot be used, or None
 """
 from __future__ import annotations
@@ -24,6 +26,12 @@ FLOORS: dict[str, tuple[float, str]] = {
     "link.latency_s": (1e-10, "0.1 ns, faster than light across a board"),
 }
 
+# (highest accepted, reason): what a request to the serving simulator or the planner may ask for.
+CEILINGS: dict[str, tuple[float, str]] = {
+    "rate_per_s": (1e6, "a million requests a second, more than any one deployment serves"),
+    "target_ms": (1e9, "about 11.6 days, longer than any request waits"),
+}
+
 MAX_NAME_CHARS = 80           # a name fits a menu line and the status line (200 000 characters made the editor 8 GB)
 MAX_TEXT_CHARS = 2000         # sources and notes: a paragraph with its links
 ID_CHARS = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")      # matched whole (re.fullmatch): a trailing newline fails
@@ -36,6 +44,11 @@ def floor(kind: str) -> tuple[float, str] | None:
         return FLOORS[kind]
     field = kind.rsplit(".", 1)[-1]
     return None if kind.startswith("link.") else FLOORS.get(field)
+
+
+def ceiling(kind: str) -> tuple[float, str]:
+    """(highest accepted value, why) for a CEILINGS kind ("rate_per_s", "target_ms")."""
+    return CEILINGS[kind]
 
 
 def check_id(value: object) -> str | None:

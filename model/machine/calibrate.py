@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import fields, replace
+from typing import Callable
 
 import numpy as np
 
@@ -230,13 +231,20 @@ STARTS = ({}, {"layer_overhead_s": np.log(10.0), "step_overhead_s": -np.log(4.0)
 
 
 def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: int = 60,
-        shared: Design | None = None, active: np.ndarray | None = None) -> dict:
+        shared: Design | None = None, active: np.ndarray | None = None,
+        theta_for: Callable[[Design, EfficiencyTable, int], np.ndarray] | None = None) -> dict:
     """(engine, platform) → fitted Efficiency, for the groups of ``design``. ``shared``: the
-    design of ``plans`` built once (leave-one-out reuses it); ``active``: which rows count."""
+    design of ``plans`` built once (leave-one-out reuses it); ``active``: which rows count;
+    ``theta_for``: what finds θ (default ``fit_theta``; model/machine/fit_cache.py keeps them)."""
     table = table or default_efficiency()
     d = shared if shared is not None else design(plans, table)
     if active is not None:
         d = replace(d, active=np.asarray(active, dtype=float))
+    return _as_fits(d, (theta_for or fit_theta)(d, table, iterations), plans, table)
+
+
+def fit_theta(d: Design, table: EfficiencyTable, iterations: int = 60) -> np.ndarray:
+    """The fitted θ (groups, the pooled row, platform offsets × factors) for design ``d``."""
     pool = pooling(d.groups, table)
     best = None
     for shift in STARTS:
@@ -246,7 +254,7 @@ def fit(plans: list[RowPlan], table: EfficiencyTable | None = None, iterations: 
         theta, cost = _minimise(d, np.clip(theta, LO, HI), pool, iterations)
         if best is None or cost < best[1]:
             best = (theta, cost)
-    return _as_fits(d, best[0], plans, table)
+    return best[0]
 
 
 def _minimise(d: Design, theta: np.ndarray, pool: Pooling, iterations: int) -> tuple[np.ndarray, float]:

@@ -93,10 +93,8 @@ def stored_serving_residuals(path: Path | None = None) -> tuple[ServingResidual,
 
 def main() -> int:
     import sys
-    from model.machine.validate_serving import Progress
-    from model.machine.serving_rows import load_serving_rows
-    total = len({r.run for r in load_serving_rows()})
-    rows = compute_serving_residuals(Progress(total))
+    from model.machine.validate_serving import _stderr_progress
+    rows = compute_serving_residuals(_stderr_progress)
     atomic_write_text(PATH, residuals_text(rows), overwrite=True)
     print(f"wrote {PATH} ({len(rows)} results)", file=sys.stderr)
     return 0

@@ -23,6 +23,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from model.machine.calibrate import all_plans, design, fit
+from model.machine.fit_cache import cached_theta, use_disk
 from model.catalog.parts import Catalog
 from model.catalog.engines import EfficiencyTable
 from model.catalog.active import default_efficiency
@@ -60,23 +61,32 @@ def compare(rows: tuple[MeasuredRow, ...] | None = None, catalog: Catalog | None
     return _predict(all_plans(rows, table, catalog), table, engine)
 
 
+Progress = Callable[[int, int, str], None]      # (fits done, fits in all, what is being fitted)
+
+
 def leave_one_out(rows: tuple[MeasuredRow, ...] | None = None, efficiency: EfficiencyTable | None = None,
                   key: Callable[[MeasuredRow], str] = lambda r: r.source_id,
-                  cache: dict | None = None) -> tuple[Comparison, ...]:
+                  cache: dict | None = None, progress: Progress | None = None) -> tuple[Comparison, ...]:
     """Each group's rows (by ``key``: source, publisher …) predicted by factors fitted on all
     the other groups' rows, in the order of the rows. ``cache``: fits by held-out rows, shared
-    between calls (a publisher with one source holds out the same rows as that source)."""
+    between calls (a publisher with one source holds out the same rows as that source); every fit
+    is also kept by its inputs (model/machine/fit_cache.py). ``progress(done, total, group)``
+    before each group's fit."""
     table = efficiency or default_efficiency()
     plans = all_plans(rows, table)
     shared = design(plans, table)
     keys = np.array([key(p.row) for p in plans])
     cache = {} if cache is None else cache
     out: dict[str, Comparison] = {}
-    for group in sorted(set(keys)):
+    groups = sorted(set(keys))
+    for n, group in enumerate(groups):
+        if progress is not None:
+            progress(n, len(groups), group)
         train = keys != group
         held = tuple(p.row.row_id for p, t in zip(plans, train) if not t)
         if held not in cache:
-            cache[held] = table.with_fits(fit(plans, table, shared=shared, active=train) if train.any() else {})
+            cache[held] = table.with_fits(fit(plans, table, shared=shared, active=train, theta_for=cached_theta)
+                                          if train.any() else {})
         for c in _predict([p for p in plans if key(p.row) == group], cache[held]):
             out[c.row.row_id] = c
     return tuple(out[p.row.row_id] for p in plans)
@@ -156,11 +166,22 @@ class Report:
         }
 
 
-def report(rows: tuple[MeasuredRow, ...] | None = None) -> Report:
+def report(rows: tuple[MeasuredRow, ...] | None = None, progress: Progress | None = None) -> Report:
+    """Leave one publisher out, leave one source out, in-sample and the floor. ``progress(done,
+    total, label)`` before each refit (one per publisher, then one per source)."""
     cache: dict = {}
-    return Report(leave_one_out(rows, key=lambda r: r.publisher, cache=cache),
-                  leave_one_out(rows, key=lambda r: r.source_id, cache=cache), compare(rows),
-                  compare(rows, engine="ideal"))
+    every = rows or default_measured()
+    publishers, sources = len({r.publisher for r in every}), len({r.source_id for r in every})
+
+    def step(offset: int, what: str) -> Progress | None:
+        if progress is None:
+            return None
+        return lambda n, _total, group: progress(offset + n, publishers + sources, f"{what} {group}")
+    return Report(leave_one_out(rows, key=lambda r: r.publisher, cache=cache,
+                                progress=step(0, "fitting the engine factors without publisher")),
+                  leave_one_out(rows, key=lambda r: r.source_id, cache=cache,
+                                progress=step(publishers, "fitting the engine factors without source")),
+                  compare(rows), compare(rows, engine="ideal"))
 
 
 
@@ -169,36 +190,60 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def row_lines(rep: Report) -> list[str]:
-    """One line per row: publisher, engine, scenario, measured, leave-one-publisher-out prediction, error."""
-    out = [f"{'row':5s} {'publisher':24s} {'engine':14s} {'scenario':80s} {'measured':>10s} {'LOPO':>10s} {'error':>6s}"]
+ROW_HEADER = ("row", "publisher", "engine", "scenario", "measured", "LOPO", "error", "unit")
+BREAKDOWN_HEADER = ("rows", "median |error|", "within ±25%", "mean ln(pred/meas)", "LOSO median", "LOSO within ±25%")
+
+
+def row_cells(rep: Report) -> list[tuple[str, ...]]:
+    """ROW_HEADER, then per row: publisher, engine, scenario, measured, leave-one-publisher-out
+    prediction, error, unit (cells for a table that fits a terminal: model/readouts/table_fit.py)."""
+    out = [ROW_HEADER]
     for c in rep.lopo:
         r = c.row
-        out.append(f"{r.row_id:5s} {r.publisher[:24]:24s} {r.engine[:14]:14s} {r.label[:80]:80s} {r.value:>10.4g} "
-                   f"{c.predicted:>10.4g} {100 * c.error:+5.0f}%  {UNITS.get(r.metric, '')}")
+        out.append((r.row_id, r.publisher, r.engine, r.label, f"{r.value:.4g}", f"{c.predicted:.4g}",
+                    f"{100 * c.error:+.0f}%", UNITS.get(r.metric, "")))
     return out
+
+
+def row_lines(rep: Report) -> list[str]:
+    """One line per row, the names cut to fixed columns (``python -m model.machine.validate``)."""
+    return [f"{r[0]:5s} {r[1][:24]:24s} {r[2][:14]:14s} {r[3][:80]:80s} {r[4]:>10s} {r[5]:>10s} {r[6]:>6s}"
+            + (f"  {r[7]}" if i else "") for i, r in enumerate(row_cells(rep))]
 
 
 def _stats(s: Summary) -> str:
     return f"median |error| {_pct(s.median_abs_error)}, {100 * s.within_25:.0f}% within ±25%"
 
 
-def summary_lines(rep: Report) -> list[str]:
-    """The headline in plain text: overall, then per engine, GPU, publisher, source and regime."""
+def headline_lines(rep: Report) -> list[str]:
+    """The headline: leave-one-publisher-out, with leave-one-source-out, in-sample and the floor for scale."""
     s = summarize(rep.lopo)
     lines = [f"leave-one-publisher-out: {s.rows} rows, {len({c.row.publisher for c in rep.lopo})} publishers, "
              f"{_stats(s)}, mean ln(pred/meas) {s.mean_log_error:+.2f}"]
     for name, cs in (("leave-one-source-out", rep.loso), ("in-sample (fitted on every row)", rep.in_sample),
                      ("pure roofline floor", rep.floor)):
         lines.append(f"for scale, {name}: {_stats(summarize(cs))}")
-    loso = {k: by(rep.loso, f) for k, f in BREAKDOWNS.items()}
+    return lines
+
+
+def breakdown_cells(rep: Report) -> dict[str, list[tuple[str, ...]]]:
+    """Per breakdown (engine, GPU, …): one row per group: its name, then BREAKDOWN_HEADER's cells."""
+    out = {}
     for k, f in BREAKDOWNS.items():
+        loso = by(rep.loso, f)
+        out[k] = [(g, str(sm.rows), _pct(sm.median_abs_error), f"{100 * sm.within_25:.0f}%",
+                   f"{sm.mean_log_error:+.2f}", _pct(loso[g].median_abs_error), f"{100 * loso[g].within_25:.0f}%")
+                  for g, sm in by(rep.lopo, f).items()]
+    return out
+
+
+def summary_lines(rep: Report) -> list[str]:
+    """The headline in plain text: overall, then per engine, GPU, publisher, source and regime."""
+    lines = headline_lines(rep)
+    for k, rows in breakdown_cells(rep).items():
         lines.append(f"by {k} (leave-one-publisher-out; leave-one-source-out in brackets):")
-        for g, sm in by(rep.lopo, f).items():
-            o = loso[k][g]
-            lines.append(f"  {g:34s} {sm.rows:4d} rows  median {_pct(sm.median_abs_error):>6s}  "
-                         f"{100 * sm.within_25:3.0f}% within ±25%  mean ln {sm.mean_log_error:+.2f}  "
-                         f"[{_pct(o.median_abs_error)}, {100 * o.within_25:.0f}%]")
+        lines += [f"  {g:34s} {n:>4s} rows  median {m:>6s}  {w:>4s} within ±25%  mean ln {x}  [{om}, {ow}]"
+                  for g, n, m, w, x, om, ow in rows]
     return lines
 
 
@@ -245,16 +290,20 @@ def markdown(rep: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def main(argv=None) -> int:
+def main(argv=None, progress: Progress | None = None) -> int:
+    """The command: rows and summary, --markdown or --json on stdout (``progress``: see ``report``)."""
     ap = argparse.ArgumentParser(description="The model against published measurements, leave-one-publisher-out.")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--markdown", action="store_true", help="docs/validation.md")
     ap.add_argument("--serving", action="store_true", help="the published serving runs, simulated (validate_serving.py)")
+    ap.add_argument("--no-cache", action="store_true", help="refit everything; read and write no cached fits")
     args = ap.parse_args(argv)
+    if args.no_cache:
+        use_disk(False)
     if args.serving:
         from model.machine.validate_serving import main as serving_main
-        return serving_main(["--json"] if args.json else [])
-    rep = report()
+        return serving_main(["--json"] if args.json else [], progress=progress)
+    rep = report(progress=progress)
     if args.markdown:
         print(markdown(rep), end="")
     elif args.json:

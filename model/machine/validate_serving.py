@@ -25,6 +25,7 @@ from model.catalog.active import default_efficiency
 from model.catalog.engines import EfficiencyTable
 from model.errors import ModelError
 from model.machine.calibrate import all_plans, design, fit
+from model.machine.fit_cache import cached_theta
 from model.machine.serving_rows import (FAMILIES, METRICS, RUN_KEYS, ServingRow, load_serving_rows,  # noqa: F401
                                         metric_of, run_inputs)
 from model.serving.results import Summary, summarize
@@ -33,6 +34,7 @@ from model.values import frozen
 
 GOALS = {"throughput": 0.15, "tpot": 0.15, "ttft": 0.25, "ttft_tail": 0.25}    # median |error| at most
 GOAL_ROWS = 20
+Progress = Callable[[int, int, str], None]      # (done, in all, what is being done): cli/progress.py draws it
 
 
 @frozen
@@ -49,7 +51,7 @@ class ServingComparison:
         return math.isfinite(self.predicted) and self.predicted > 0
 
 
-def predict_rows(rows, table: EfficiencyTable, progress: Callable[[int], None] | None = None) -> list[ServingComparison]:
+def predict_rows(rows, table: EfficiencyTable) -> list[ServingComparison]:
     """Each row's run simulated once with ``table``'s factors (rows of one run share it)."""
     runs: dict[tuple, Summary | None] = {}
     out = []
@@ -60,35 +62,40 @@ def predict_rows(rows, table: EfficiencyTable, progress: Callable[[int], None] |
                 runs[r.run] = summarize(serve(sc, setup, efficiency=table))
             except ModelError:
                 runs[r.run] = None
-            if progress:
-                progress(1)
         sm = runs[r.run]
         out.append(ServingComparison(r, metric_of(sm, r.metric) if sm is not None else math.nan))
     return out
 
 
-def held_out(rows, key: Callable[[ServingRow], str], step_key: Callable, progress=None) -> list[ServingComparison]:
+def held_out(rows, key: Callable[[ServingRow], str], step_key: Callable,
+             progress: Progress | None = None) -> list[ServingComparison]:
     """Each group's runs (``key``) simulated with factors fitted on the step-level rows of every
-    other group (``step_key`` names a step-level row's group the same way)."""
+    other group (``step_key`` names a step-level row's group the same way; the fits are kept by
+    their inputs: model/machine/fit_cache.py); ``progress(done, total, label)`` before each group."""
     table = default_efficiency()
     plans = all_plans(None, table)
     shared = design(plans, table)
     groups = np.array([step_key(p.row) for p in plans])
     by_id: dict[str, ServingComparison] = {}
-    for g in sorted({key(r) for r in rows}):
-        fitted = table.with_fits(fit(plans, table, shared=shared, active=groups != g))
-        for c in predict_rows([r for r in rows if key(r) == g], fitted, progress):
+    names = sorted({key(r) for r in rows})
+    for n, g in enumerate(names):
+        if progress is not None:
+            progress(n, len(names), f"simulating the serving runs of {g}, fitted without it")
+        fitted = table.with_fits(fit(plans, table, shared=shared, active=groups != g, theta_for=cached_theta))
+        for c in predict_rows([r for r in rows if key(r) == g], fitted):
             by_id[c.row.row_id] = c
+    if progress is not None:
+        progress(len(names), len(names), "done")
     return [by_id[r.row_id] for r in rows]
 
 
-def leave_one_publisher_out(rows=None, progress=None) -> list[ServingComparison]:
+def leave_one_publisher_out(rows=None, progress: Progress | None = None) -> list[ServingComparison]:
     """The headline: each publisher's serving runs with factors fitted without anything it published."""
     rows = rows if rows is not None else load_serving_rows()
     return held_out(rows, lambda r: r.publisher, lambda m: m.publisher, progress)
 
 
-def leave_one_source_out(rows=None, progress=None) -> list[ServingComparison]:
+def leave_one_source_out(rows=None, progress: Progress | None = None) -> list[ServingComparison]:
     rows = rows if rows is not None else load_serving_rows()
     return held_out(rows, lambda r: r.source_id, lambda m: m.source_id, progress)
 
@@ -120,7 +127,7 @@ def breakdown(cs, key: Callable[[ServingRow], str]) -> dict:
     return out
 
 
-def report(rows=None, progress=None) -> dict:
+def report(rows=None, progress: Progress | None = None) -> dict:
     rows = rows if rows is not None else load_serving_rows()
     lopo = leave_one_publisher_out(rows, progress)
     fam = {f: summary([c for c in lopo if c.row.metric in ms]) for f, ms in FAMILIES.items()}
@@ -144,42 +151,57 @@ def _pct(x) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def _line(name: str, s: dict, width: int = 30) -> str:
-    if not s["rows"]:
-        return f"  {name[:width]:{width}s}    0 rows"
-    return (f"  {name[:width]:{width}s} {s['rows']:5d} rows  median {_pct(s['median_abs_error']):>6s}  "
-            f"{_pct(s['within_25']):>6s} within ±25%  mean ln {s['mean_log_error']:+.2f}")
+ROW_HEADER = ("row", "publisher", "metric", "run", "measured", "LOPO", "error")
+BLOCK_HEADER = ("results", "median |error|", "within ±25%", "mean ln(pred/meas)")
 
 
-def summary_lines(rep: dict) -> list[str]:
-    a = rep["all"]
-    out = [f"serving, leave-one-publisher-out: {a['rows']} results of {rep['runs']} runs from {rep['documents']} "
-           f"documents by {rep['publishers']} publishers; median |error| {_pct(a['median_abs_error'])}, "
-           f"{_pct(a['within_25'])} within ±25%", "by family (goal: median |error|, at least "
-           f"{GOAL_ROWS} results):"]
-    for f, s in rep["by_family"].items():
-        g = rep["goal"].get(f)
-        goal = "" if g is None else f"  goal ≤ {100 * g['goal']:.0f}%: {'met' if g['met'] else 'not met'}"
-        out.append(_line(f, s) + goal)
-    out.append("DeepSeek-V3/R1-class models (MLA, many experts) on their own:")
-    out += [_line(f, s) for f, s in rep["deepseek"].items() if s["rows"]]
-    for title, key in (("by engine", "by_engine"), ("by load", "by_load")):
-        out.append(f"{title}:")
-        for f, groups in rep[key].items():
-            out += [_line(f"{f} · {k}", s) for k, s in groups.items() if s["rows"]]
-    out.append("by publisher:")
-    out += [_line(p, s) for p, s in rep["by_publisher"].items()]
+def row_cells(rep: dict) -> list[tuple[str, ...]]:
+    """ROW_HEADER, then one row per result (cells for a table that fits a terminal)."""
+    out = [ROW_HEADER]
+    for r in rep["rows"]:
+        err = "n/a" if r["error_lopo"] is None else f"{100 * r['error_lopo']:+.0f}%"
+        pred = "—" if r["error_lopo"] is None else f"{r['predicted_lopo']:.4g}"
+        out.append((r["row_id"], r["publisher"], r["metric"][6:], r["label"], f"{r['measured']:.4g}", pred, err))
     return out
 
 
-def row_lines(rep: dict, width: int = 100) -> list[str]:
-    label = max(20, width - 60)
-    out = [f"{'row':6s} {'metric':18s} {'run':{label}s} {'measured':>10s} {'LOPO':>10s} {'error':>6s}"]
-    for r in rep["rows"]:
-        err = "   n/a" if r["error_lopo"] is None else f"{100 * r['error_lopo']:+5.0f}%"
-        text = r["label"] if len(r["label"]) <= label else r["label"][:label - 1].rsplit(" ", 1)[0] + "…"
-        out.append(f"{r['row_id']:6s} {r['metric'][6:][:18]:18s} {text:{label}s} {r['measured']:>10.4g} "
-                   f"{r['predicted_lopo']:>10.4g} {err}")
+def headline_lines(rep: dict) -> list[str]:
+    a = rep["all"]
+    out = [f"serving, leave-one-publisher-out: {a['rows']} results of {rep['runs']} runs from {rep['documents']} "
+           f"documents by {rep['publishers']} publishers; median |error| {_pct(a['median_abs_error'])}, "
+           f"{_pct(a['within_25'])} within ±25%"]
+    for f, g in rep["goal"].items():
+        s = rep["by_family"][f]
+        out.append(f"goal {f}: median |error| ≤ {100 * g['goal']:.0f}% over at least {GOAL_ROWS} results: "
+                   f"{_pct(s['median_abs_error'])} over {s['rows']}, {'met' if g['met'] else 'not met'}")
+    return out
+
+
+def _cells(block: dict) -> list[tuple[str, ...]]:
+    return [(g, str(s["rows"]), _pct(s["median_abs_error"]), _pct(s["within_25"]),
+             f"{s['mean_log_error']:+.2f}" if s["rows"] else "—") for g, s in block.items() if s["rows"]]
+
+
+def block_cells(rep: dict) -> dict[str, list[tuple[str, ...]]]:
+    """Each summary block (by family, DeepSeek alone, by engine, by load, by publisher): one row per
+    group, its name then BLOCK_HEADER's cells."""
+    flat = {key: {f"{f} · {k}": s for f, groups in rep[key].items() for k, s in groups.items()}
+            for key in ("by_engine", "by_load")}
+    return {"by family": _cells(rep["by_family"]),
+            "DeepSeek-V3/R1-class models (MLA, many experts) on their own": _cells(rep["deepseek"]),
+            "by engine": _cells(flat["by_engine"]), "by load": _cells(flat["by_load"]),
+            "by publisher": _cells(rep["by_publisher"])}
+
+
+def lines(rep: dict, summary_only: bool = False) -> list[str]:
+    """The rows (names cut to fixed columns), then the headline and the blocks (``python -m``)."""
+    out = [] if summary_only else [f"{r[0]:6s} {r[1][:22]:22s} {r[2][:16]:16s} {r[3][:60]:60s} {r[4]:>10s} "
+                                   f"{r[5]:>10s} {r[6]:>6s}" for r in row_cells(rep)] + [""]
+    out += headline_lines(rep)
+    for name, rows in block_cells(rep).items():
+        out.append(f"{name}:")
+        out += [f"  {g[:34]:34s} {n:>5s} results  median {m:>6s}  {w:>6s} within ±25%  mean ln {x}"
+                for g, n, m, w, x in rows]
     return out
 
 
@@ -216,28 +238,13 @@ def markdown(rep: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-class Progress:
-    """Runs simulated so far, on stderr: one overwritten line on a terminal, a few lines otherwise."""
-
-    def __init__(self, total: int, stream=None):
-        self.total, self.done, self.stream = total, 0, stream or sys.stderr
-        self.tty = getattr(self.stream, "isatty", lambda: False)()
-        self._next = 0.0
-
-    def __call__(self, n: int) -> None:
-        self.done += n
-        share = self.done / max(self.total, 1)
-        if self.tty:
-            self.stream.write(f"\rsimulating published serving runs: {self.done}/{self.total}")
-            if self.done >= self.total:
-                self.stream.write("\n")
-        elif share >= self._next:
-            self.stream.write(f"simulating published serving runs: {self.done}/{self.total}\n")
-            self._next += 0.25
-        self.stream.flush()
+def _stderr_progress(done: int, total: int, label: str) -> None:
+    """``python -m`` runs: a plain line at the start and at each quarter (the CLI draws its own)."""
+    if total and (done == 0 or 4 * done // total != 4 * (done - 1) // total) and done < total:
+        print(f"validate --serving: {label} [{done + 1}/{total}]", file=sys.stderr)
 
 
-def main(argv=None) -> int:
+def main(argv=None, progress: Progress | None = None) -> int:
     ap = argparse.ArgumentParser(description="Published serving runs against the request-level simulator.")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--summary", action="store_true", help="the tables only, not every result")
@@ -252,13 +259,13 @@ def main(argv=None) -> int:
             print(f"validate --serving: no published serving results by '{args.publisher}' (known: {known})",
                   file=sys.stderr)
             return 2
-    rep = report(rows, Progress(len({r.run for r in rows})))
+    rep = report(rows, progress or _stderr_progress)
     if args.json:
         print(json.dumps(rep, indent=2))
     elif args.markdown:
         print(markdown(rep), end="")
     else:
-        print("\n".join(([] if args.summary else row_lines(rep) + [""]) + summary_lines(rep)))
+        print("\n".join(lines(rep, args.summary)))
     return 0
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from typing import Callable
 
 import numpy as np
 
@@ -154,24 +155,32 @@ def _worst(s: Served) -> float:
 
 
 def make_plan(r: PlanRequest, catalog: Catalog | None = None, simulate_frontier: bool = True,
-              disaggregated: bool = True) -> Plan:
-    """The whole plan for ``r`` (ScenarioError / UnknownIdError, one line, for bad input)."""
+              disaggregated: bool = True, progress: Callable[[int, int, str], None] | None = None) -> Plan:
+    """The whole plan for ``r`` (ScenarioError / UnknownIdError, one line, for bad input).
+    ``progress(done, total, label)`` before each stage: the sweep, each point served."""
     cat = catalog or default_catalog()
     r = check_request(r, cat)
+    budget = int(axis("simulated_candidates"))
+    report = progress or (lambda _done, _total, _label: None)
+    report(0, 1 + budget, "sweeping the configurations")
     t = point_table(r, cat, disaggregated)
     front = frontier_indices(t)
-    served = tuple(simulate(t, int(i), r, cat) for i in front) if simulate_frontier else ()
+    total = 1 + (len(front) if simulate_frontier else 0) + budget
+
+    def served_at(n: int, i: int, what: str) -> Served:
+        report(n, total, f"serving {what} in the simulator ({t.label(i)})")
+        return simulate(t, i, r, cat)
+    served = tuple(served_at(1 + n, int(i), "the frontier") for n, i in enumerate(front)) if simulate_frontier else ()
     cheapest, runners = [], []
     tried: dict[int, Served] = {int(s.index): s for s in served}
     candidates = cost_order(t, r, np.flatnonzero(meets_steady(t, r)))
-    budget = int(axis("simulated_candidates"))
     shapes: set[str] = set()
     for i in candidates:
         if len(cheapest) >= CHEAPEST or budget <= 0:
             break
         if t.label(int(i)) in shapes:        # the cheapest few are distinct setups, not one setup's knobs
             continue
-        s = tried.get(int(i)) or simulate(t, int(i), r, cat)
+        s = tried.get(int(i)) or served_at(total - budget, int(i), "the cheapest candidates")
         budget -= int(i) not in tried
         tried[int(i)] = s
         if s.meets:

@@ -20,6 +20,7 @@ from model.catalog.active import default_catalog, default_efficiency
 from model.catalog.parts import Catalog
 from model.errors import AssetError, ScenarioError
 from model.files.assets import ASSETS_DIR, read_asset_json
+from model.files.limits import ceiling
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.values import frozen
 
@@ -110,10 +111,16 @@ def check_request(r: PlanRequest, catalog: Catalog | None = None) -> PlanRequest
     for name, v in (("input length", r.input_len), ("output length", r.output_len)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 1_048_576:
             raise ScenarioError(f"{name} must be a whole number from 1 to 1,048,576, got {v!r}")
-    for name, v in (("TTFT p90 target", r.ttft_p90_ms), ("TPOT p90 target", r.tpot_p90_ms),
-                    ("rate", r.rate_per_s)):
-        if v is not None and not (float(v) > 0 and float(v) < 1e9):
+    for name, kind, unit, v in (("TTFT p90 target", "target_ms", "ms", r.ttft_p90_ms),
+                                ("TPOT p90 target", "target_ms", "ms", r.tpot_p90_ms),
+                                ("rate", "rate_per_s", "requests/s", r.rate_per_s)):
+        if v is None:
+            continue
+        if not float(v) > 0:
             raise ScenarioError(f"{name} must be more than 0, got {v!r}")
+        top, why = ceiling(kind)                 # model/files/limits.py
+        if not float(v) <= top:
+            raise ScenarioError(f"{name} must be at most {top:,.0f} {unit} ({why}), got {float(v):g}")
     avail = tuple((cat.gpu(g).id, int(n)) for g, n in r.gpus_available)
     if not avail:
         raise ScenarioError("no GPUs available to plan on")

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from model.errors import ModelError
+from model.readouts.command_line import engine_words
 from model.readouts.derivations import all_readouts, arithmetic, derivations, equation
 from model.readouts.evidence import band, nearest_runs
 from model.machine.measured import UNITS
@@ -141,6 +142,7 @@ def estimate_table(e) -> list[tuple[str, str]]:
         ("Scenario", f"{e.model_name} · {e.precision_name} (KV {e.kv_precision_name}) · {s.gpus}× {e.gpu_name}"),
         ("", f"batch {s.batch} · {s.input_len} in / {s.output_len} out · TP {e.tp} × PP {e.pp}"
              + (f" over {e.link_name}" if e.link_name else "") + f" · {t('mean_context')}"),
+        ("Engine", engine_words(e.engine_id, e.engine_name, s.engine, e.resolved.hw.short_name)),
         ("Decode", f"{r['decode_time'].text}/token{_band(e, 'decode_time')} at the mean context · {t('decode_floor')}"),
         ("  of which", t("decode_memory_time", "decode_compute_time", "decode_comm_time", "decode_overhead_time")),
         ("Prefill (TTFT)", f"{r['prefill_time'].labelled}{_band(e, 'prefill_time')} · {t('prefill_floor')}"),

@@ -33,6 +33,7 @@ from dataclasses import fields, replace
 from typing import Any, Mapping
 
 from model.errors import ScenarioError
+from model.files.limits import ceiling
 from model.serving.datasets import datasets
 from model.values import frozen
 
@@ -43,7 +44,7 @@ PREEMPTIONS = ("recompute", "swap", "none")
 METRIC_TOOLS = ("vllm", "sglang", "genai-perf", "llmperf", "mlperf", "trtllm-bench")
 PRETOKENIZED = ("mlperf", "trtllm-bench")       # their clients send token ids: the server tokenises nothing
 MAX_REQUESTS = 1_000_000
-MAX_RATE = 1e6
+MAX_RATE = ceiling("rate_per_s")[0]       # model/files/limits.py: the one place
 MAX_REPLICAS = 64
 MAX_SPEC_K = 16
 MAX_SEED = 2 ** 32 - 1

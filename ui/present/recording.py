@@ -280,8 +280,7 @@ def record(path: str, *, chapter: int | None = None, scenario=None, seconds: flo
     from model.lessons.chapters import default_chapters
     if chapter is not None and not 1 <= int(chapter) <= len(default_chapters()):
         raise RecordingError(f"--chapter must be 1-{len(default_chapters())}, got {chapter}")
-    if seconds is None:
-        seconds = DEFAULT_CHIP_S if chapter is None else DEFAULT_STATE_S * len(default_chapters()[chapter - 1].states)
+    seconds = planned_seconds(chapter, seconds)
     suffix = check_request(path, size, float(seconds), float(fps))
     try:
         check_writable_target(path, overwrite)           # before a single frame is drawn
@@ -318,19 +317,34 @@ def stored_frames(path: str, drawn: int) -> int:
         return int(getattr(im, "n_frames", 1))
 
 
+def planned_seconds(chapter: int | None, seconds: float | None) -> float:
+    """How long a recording runs: as asked, else 3 s of the chip or 2 s per state of the chapter."""
+    if seconds is not None:
+        return seconds
+    from model.lessons.chapters import default_chapters
+    return DEFAULT_CHIP_S if chapter is None else DEFAULT_STATE_S * len(default_chapters()[chapter - 1].states)
+
+
 def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | None, size: tuple[int, int] | None,
                fps: float | None, theme: str | None, page: str | None = None, serving=None,
-               overwrite: bool = False) -> int:
-    """main.py --record: 0 and one line on stdout, or 2 and one line on stderr."""
+               overwrite: bool = False, report: Callable[[int, int, str], None] | None = None) -> int:
+    """main.py --record: 0 and one line on stdout, or 2 and one line on stderr; ``report(done,
+    total, label)`` after each frame (the command line's progress on stderr)."""
     import sys
     if os.environ.get("QT_QPA_PLATFORM") is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"      # drawn off screen; no display needed
     import signal
     interrupted: list[int] = []
 
-    def progress(_k: int) -> None:
+    def progress(k: int) -> None:
         if interrupted:                 # between frames: the temporary file goes, nothing is left
             raise RecordingError("interrupted (Ctrl+C); nothing was written")
+        if report is not None:
+            try:
+                total = frame_count(planned_seconds(chapter, seconds), DEFAULT_FPS if fps is None else fps)
+            except (ValueError, IndexError, ZeroDivisionError):
+                return
+            report(k, total, "drawing and encoding the frames")      # k done; at the last, the line goes
     # Ctrl+C is noted and acted on between frames: an exception raised inside Qt's drawing (where a
     # KeyboardInterrupt would land) can crash the process on its way out
     before = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1))

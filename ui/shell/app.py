@@ -160,7 +160,8 @@ def _save_grab(widget, path: str) -> bool:
     from model.files.safe_io import atomic_write_bytes
     from ui.chapters.exports import image_bytes
     try:
-        atomic_write_bytes(path, image_bytes(widget.grab()), overwrite=True)
+        fmt = {".jpg": "JPEG", ".jpeg": "JPEG", ".bmp": "BMP"}.get(os.path.splitext(path)[1].lower(), "PNG")
+        atomic_write_bytes(path, image_bytes(widget.grab(), fmt), overwrite=True)   # the format the name says
     except ModelError as exc:
         print(f"error: could not write the screenshot: {exc}", file=sys.stderr)
         return False
