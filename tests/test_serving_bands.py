@@ -66,3 +66,12 @@ def test_the_stored_serving_residuals_are_a_fresh_run():
     """assets/serving_residuals.csv is what `python -m model.machine.serving_residuals` writes today."""
     from model.machine.serving_residuals import PATH
     assert PATH.read_text(encoding="utf-8") == residuals_text(compute_serving_residuals())
+
+
+@pytest.mark.slow
+def test_the_serving_validation_page_is_today_s():
+    """docs/serving_validation.md is what `python -m model.machine.validate_serving --markdown` writes."""
+    from model.machine.validate_serving import markdown, report
+    from model.files.assets import ASSETS_DIR
+    page = ASSETS_DIR.parent / "docs" / "serving_validation.md"
+    assert page.read_text(encoding="utf-8") == markdown(report())
