@@ -115,3 +115,24 @@ def test_broken_asset_file_gives_one_line_error(tmp_path):
     with pytest.raises(AssetError, match="broken data file hardware.json") as exc:
         load_catalog(tmp_path)
     assert "\n" not in str(exc.value)
+
+
+def test_every_catalogue_row_has_a_source():
+    raw = json.loads((ASSETS_DIR / "models.json").read_text())
+    for m in raw["models"]:
+        assert m["source"].strip() and m["published_params_B"] > 0, m["id"]
+        if "params_source" in m:
+            assert m["params_source"].strip(), m["id"]
+    for p in json.loads((ASSETS_DIR / "precisions.json").read_text())["precisions"]:
+        assert p["source"].strip(), p["id"]
+    for g in default_catalog().gpus:
+        assert all(src.strip() for name, src in g.sources if name in ("compute", "hbm", "power", "price")), g.id
+
+
+def test_list_shows_the_new_models_gpus_and_formats(capsys):
+    import main
+    assert main.main(["list"]) == 0
+    out = capsys.readouterr().out
+    for ident in ("gpt-oss-120b", "qwen3-next-80b-a3b", "llama-4-maverick", "deepseek-v3.2", "kimi-k2", "b300-288gb",
+                  "mi355x-288gb", "dgx-spark-gb10-128gb", "tpu-v7-192gb", "m5-32gb", "mxfp4-moe"):
+        assert ident in out, ident
