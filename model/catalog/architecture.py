@@ -10,8 +10,14 @@ f FFN width, V vocab):
     attention FLOPs / token    = 4·L·h·k · context  (QKᵀ and PV, 2 FLOPs per multiply-add)
 
 Mixture of experts: with E routed experts and K chosen per token, a batch of B tokens
-touches on average E·(1 − (1 − K/E)^B) distinct experts per layer. Those weights are
-what a decode step must read; FLOPs scale with K experts per token.
+touches on average E·(1 − (1 − K/E)^B) distinct experts per layer (each expert is missed by
+one token with probability 1 − K/E, uniform routing). Those weights are what a decode step
+must read; FLOPs scale with K experts per token. Shared experts and dense layers are read
+whatever the batch; MoE layers may alternate with dense ones (``moe_layers``).
+
+A model that mixes layer kinds (sliding-window, chunked, sparse, linear-attention / state-space
+layers: model/catalog/layers.py) counts each kind's own weights, cache values per token and
+FLOPs per key; the Shape then carries the kinds, and model/physics/mixers.py reads them.
 """
 from __future__ import annotations
 

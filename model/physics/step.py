@@ -44,6 +44,12 @@ Each GEMM kernel reads its weights once per pass (decode: intensity ≈ 2·token
 weight, so it climbs with the batch) while attention reads each sequence's own cache (intensity
 ≈ 1 whatever the batch): the GEMMs turn compute-bound first and attention never does.
 
+A model that mixes layer kinds (model/catalog/layers.py) reads and computes its attention kernel
+kind by kind (model/physics/mixers.py: a window or a chunk caps the keys, a sparse kind's indexer
+reads every key and its MLA the top-k, a linear kind reads and writes its fixed state); a model of
+one kind takes the single-kind path above, so its numbers are exactly what they always were. A mixed
+format reads its routed experts at their own bytes per weight and unpacks only them.
+
 Pipeline stages (pp > 1) split the batch into m = min(pp, B) micro-batches: a token
 still crosses every stage, so its latency is that of the whole model at batch B/m, while
 the group carries B tokens per step. Everything broadcasts over numpy arrays of batch
