@@ -22,8 +22,8 @@ from model.values import frozen
 
 NVIDIA_LINE = ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb")
 AMD_LINE = ("mi250x-128gb", "mi300x-192gb", "mi325x-256gb")
-NVIDIA_NEXT = ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "b200-180gb", "b300-288gb")
-AMD_NEXT = ("mi250x-128gb", "mi300x-192gb", "mi325x-256gb", "mi355x-288gb")
+NVIDIA_NEXT = ("v100-sxm2-32gb", "h100-sxm5-80gb", "b300-288gb")
+AMD_NEXT = ("mi300x-192gb", "mi325x-256gb", "mi355x-288gb")
 NEWEST = ("h100-sxm5-80gb", "b200-180gb", "b300-288gb", "mi300x-192gb", "mi355x-288gb")
 
 

@@ -49,16 +49,17 @@ ACCURACY = {
     "mxfp4-moe": "as released (gpt-oss was trained for its MXFP4 experts)",
 }
 PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4", "fp4")
-MOE_FORMATS = ("mxfp4", "mxfp4-moe")        # a MoE model's table also shows the 4-bit microscaling formats
+MOE_FORMATS = ("mxfp4-moe",)     # a MoE model's table also shows its experts in MXFP4 (gpt-oss as released)
 
 
 def precision_table(s: Scenario, precisions: Iterable[str] | None = None,
                     catalog: Catalog | None = None) -> tuple[PrecisionRow, ...]:
-    """One row per precision (``precisions``, default PRECISIONS, and for a MoE model MOE_FORMATS too):
+    """One row per precision (``precisions``, default PRECISIONS; for a MoE model MOE_FORMATS in INT8's place):
     weights held (a mixed format's experts at their own bits), floor, realistic time, fewest GPUs."""
     cat = catalog or default_catalog()
-    if precisions is None:
-        precisions = PRECISIONS + (MOE_FORMATS if cat.model(s.model).is_moe else ())
+    if precisions is None:          # (a MoE model's: INT8 gives way to the mixed format, as many bytes as FP8)
+        moe = cat.model(s.model).is_moe
+        precisions = tuple(p for p in PRECISIONS if not (moe and p == "int8")) + (MOE_FORMATS if moe else ())
     rows = []
     for pid in precisions:
         p = cat.precision(pid)
@@ -134,8 +135,8 @@ def _why(e: Estimate, cur: PrecisionRow | None, pair, key: str) -> tuple[str, ..
     params = e.resolved.llm.params
     p = e.resolved.precision
     if p.mixed and params.experts:
-        lines = [f"{held} = {si(params.routed_total, '')} expert weights × {sig3(p.expert_bytes_per_weight)} B + "
-                 f"{si(params.total - params.routed_total, '')} others × {sig3(p.bytes_per_weight)} B"]
+        lines = [f"{held} = {si(params.routed_total, '')} × {sig3(p.expert_bytes_per_weight)} B (experts) + "
+                 f"{si(params.total - params.routed_total, '')} × {sig3(p.bytes_per_weight)} B"]
     else:
         lines = [f"{held} = {si(params.total, '')} weights × {sig3(p.bytes_per_weight)} B each"]
     lines += floor_why(e)
@@ -146,8 +147,12 @@ def _why(e: Estimate, cur: PrecisionRow | None, pair, key: str) -> tuple[str, ..
 
 
 def short_name(name: str) -> str:
-    """A precision's name on the chart's axis: "FP8", "INT4" …"""
-    return name.split(" (")[0].replace(" weights", "")
+    """A precision's name on the chart's axis: "FP8", "INT4" …; a mixed format by its two parts,
+    short enough for the axis: "MX4" (MXFP4 experts + BF16), "MX4Q8" (… + Q8_0)."""
+    name = name.split(" (")[0].replace(" weights", "")
+    if " + " not in name:
+        return name
+    return name.replace("MXFP4 experts + ", "MX4").replace("BF16", "").replace("Q8_0", "Q8")
 
 
 @frozen
