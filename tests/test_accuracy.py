@@ -119,3 +119,13 @@ def test_each_new_engine_reproduces_a_published_row(engine, row_id):
     assert row.base_engine == engine
     c = compare((row,))[0]
     assert abs(c.error) <= 0.25, (row.label, row.value, c.predicted)
+
+
+def test_the_rows_of_issue_39_fill_every_column_and_name_a_listed_publisher():
+    rows = [r for r in default_measured() if r.row_id.startswith("m39") and len(r.row_id) == 6]
+    assert len(rows) == 150
+    listed = load_publishers()
+    for r in rows:
+        assert r.source and r.source_id in listed and r.engine and r.engine_version and r.framework, r.row_id
+        assert r.tp is not None and r.pp is not None and r.tp * r.pp == r.n_gpus, r.row_id
+        assert r.tag and r.split == "external", r.row_id

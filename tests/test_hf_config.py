@@ -140,3 +140,33 @@ def test_calibrate_quick_runs_on_the_cpu_and_its_file_works(tmp_path):
     e = json.loads(est.stdout)
     # the floor of a memory-bound decode on the measured machine: 32 GB of FP32 weights / measured bandwidth
     assert e["decode_floor_ms_per_token"] >= 0.9 * 8.03e9 * 4 / report["memory_bandwidth_bytes_per_s"] * 1e3
+
+
+# issue 39: what cannot be counted is refused in one line naming the field
+@pytest.mark.parametrize("name,changes,needle", [
+    ("gpt-oss-20b.json", {"layer_types": ["sliding_attention"] * 23 + ["mystery_attention"]}, "layer_types holds 'mystery_attention'"),
+    ("gpt-oss-20b.json", {"layer_types": ["full_attention"] * 3}, "layer_types must list one type per layer"),
+    ("nemotron-h-56b.json", {"hybrid_override_pattern": "M" * 117 + "X"}, "hybrid_override_pattern holds 'X'"),
+    ("nemotron-h-56b.json", {"ssm_state_size": None}, "missing ssm_state_size"),
+    ("qwen3-next-80b-a3b.json", {"linear_num_value_heads": None}, "missing linear_num_value_heads"),
+    ("minimax-m1.json", {"attn_type_list": [0, 2] * 40}, "attn_type_list"),
+    ("deepseek-v3.2.json", {"index_topk": None}, "missing index_topk"),
+    ("llama-4-scout.json", {"attention_chunk_size": -8192}, "attention_chunk_size must be at least 1"),
+])
+def test_what_cannot_be_counted_is_refused_naming_the_field(name, changes, needle):
+    cfg = json.loads((CONFIGS / name).read_text())
+    inner = cfg.get("text_config", cfg)
+    for k, v in changes.items():
+        if v is None:
+            inner.pop(k, None)
+        else:
+            inner[k] = v
+    with pytest.raises(ModelConfigError, match=needle) as exc:
+        llm_from_config(cfg, "x")
+    assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
+def test_every_kept_config_reads(name):
+    llm, _ = load_model_config(CONFIGS / name)
+    assert llm.params.total > 1e9 and llm.shape.kv_values_per_token > 0

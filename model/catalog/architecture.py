@@ -10,8 +10,14 @@ f FFN width, V vocab):
     attention FLOPs / token    = 4·L·h·k · context  (QKᵀ and PV, 2 FLOPs per multiply-add)
 
 Mixture of experts: with E routed experts and K chosen per token, a batch of B tokens
-touches on average E·(1 − (1 − K/E)^B) distinct experts per layer. Those weights are
-what a decode step must read; FLOPs scale with K experts per token.
+touches on average E·(1 − (1 − K/E)^B) distinct experts per layer (each expert is missed by
+one token with probability 1 − K/E, uniform routing). Those weights are what a decode step
+must read; FLOPs scale with K experts per token. Shared experts and dense layers are read
+whatever the batch; MoE layers may alternate with dense ones (``moe_layers``).
+
+A model that mixes layer kinds (sliding-window, chunked, sparse, linear-attention / state-space
+layers: model/catalog/layers.py) counts each kind's own weights, cache values per token and
+FLOPs per key; the Shape then carries the kinds, and model/physics/mixers.py reads them.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from model.catalog.layers import LayerKind, kinds_of, mixer_params
 from model.values import frozen, kept
 
 
@@ -95,6 +102,11 @@ class Shape:
     attention_activations: float = 0.0  # the attention output
     out_activations: float = 0.0        # the O projection's output
     ffn_activations: float = 0.0        # the FFN's input, its up/gate outputs and its down output
+    # the layer kinds of a model that mixes them (model/catalog/layers.py); () when every layer is one
+    # kind: then kv_values_per_token and attention_flops_per_context above say it all (with sliding_window).
+    # With kinds, those two are the sums over the kinds (for display) and the physics reads the kinds.
+    kinds: tuple[LayerKind, ...] = ()
+    state_bytes_per_value: float = 2.0  # a linear kind's recurrent state: the model's state type (state_bits)
 
 
 def _get(cfg: Mapping[str, Any], key: str, default: Any = None) -> Any:
@@ -112,43 +124,60 @@ def param_breakdown(cfg: Mapping[str, Any]) -> ParamBreakdown:
     top_k = int(_get(cfg, "experts_per_token", 0))
     shared = int(_get(cfg, "shared_experts", 0))
     expert_ffn = int(_get(cfg, "expert_ffn", f))
-    first_dense = int(_get(cfg, "first_dense_layers", 0))
+    shared_ffn = int(_get(cfg, "shared_expert_ffn", expert_ffn))
+    ffn_layers, moe_layers = ffn_layer_counts(cfg)
     mla = cfg.get("mla")
 
-    if mla:
-        qr, kvr = mla.get("q_lora_rank") or 0, mla["kv_lora_rank"]     # qr 0: full-rank Q (V2-Lite)
-        nope, rope, vd = mla["qk_nope_head_dim"], mla["qk_rope_head_dim"], mla["v_head_dim"]
-        q_params = d * qr + qr * h * (nope + rope) if qr else d * h * (nope + rope)
-        attn_layer = (q_params                                  # Q (down and up, or one projection)
-                      + d * (kvr + rope) + kvr * h * (nope + vd)  # KV down (with rope key) and up
-                      + h * vd * d)                             # O
-        norm_extra = qr + kvr
-    else:
-        attn_layer = d * h * k + 2 * d * g * k + h * k * d
-        norm_extra = 0
     qkv_bias = (h * k + 2 * g * k) if cfg.get("qkv_bias") else 0
+    if cfg.get("layer_kinds"):
+        mixers = mixer_params(cfg, d)
+        attention, attention_out, mixer_small = mixers.projections + mixers.out, mixers.out, mixers.small
+        per_layer_extra = 0
+    else:
+        if mla:
+            qr, kvr = mla.get("q_lora_rank") or 0, mla["kv_lora_rank"]     # qr 0: full-rank Q (V2-Lite)
+            nope, rope, vd = mla["qk_nope_head_dim"], mla["qk_rope_head_dim"], mla["v_head_dim"]
+            q_params = d * qr + qr * h * (nope + rope) if qr else d * h * (nope + rope)
+            attn_layer = (q_params                                  # Q (down and up, or one projection)
+                          + d * (kvr + rope) + kvr * h * (nope + vd)  # KV down (with rope key) and up
+                          + h * vd * d)                             # O
+            norm_extra = qr + kvr
+        else:
+            attn_layer = d * h * k + 2 * d * g * k + h * k * d
+            norm_extra = 0
+        attention, attention_out = float(L * attn_layer), float(L * h * (mla["v_head_dim"] if mla else k) * d)
+        mixer_small, per_layer_extra = 0.0, norm_extra + qkv_bias
 
     mats = 3 if gated else 2
     mlp_bias = (f + d) if cfg.get("mlp_bias") else 0
     parallel = bool(cfg.get("parallel_block"))
     norms_per_layer = (2 if parallel else 4) * d if cfg.get("mlp_bias") else 2 * d
 
-    moe_layers = (L - first_dense) if experts else 0
-    dense_layers = L - moe_layers
-    dense_ffn = dense_layers * (mats * d * f + mlp_bias) + moe_layers * shared * mats * d * expert_ffn
+    dense_layers = ffn_layers - moe_layers
+    dense_ffn = dense_layers * (mats * d * f + mlp_bias) + moe_layers * shared * mats * d * shared_ffn
     expert = mats * d * expert_ffn if experts else 0.0
     router = moe_layers * experts * d
-    other = L * (norms_per_layer + norm_extra + qkv_bias) + d + router
+    other = L * (norms_per_layer + per_layer_extra) + mixer_small + d + router
     if cfg.get("lm_head_bias"):
         other += V
-    o_layer = h * (mla["v_head_dim"] if mla else k) * d
     return ParamBreakdown(
         embedding=float(V * d), lm_head=0.0 if tied else float(V * d),
-        attention=float(L * attn_layer), dense_ffn=float(dense_ffn), expert=float(expert),
+        attention=float(attention), dense_ffn=float(dense_ffn), expert=float(expert),
         moe_layers=moe_layers, experts=experts, experts_per_token=top_k,
-        other=float(other), tied_embeddings=tied, attention_out=float(L * o_layer),
+        other=float(other), tied_embeddings=tied, attention_out=float(attention_out),
         ffn_down_share=1.0 / mats,
     )
+
+
+def ffn_layer_counts(cfg: Mapping[str, Any]) -> tuple[int, int]:
+    """(layers with an FFN, of them the MoE ones). Every layer has one unless ``ffn_layers`` says
+    fewer (Nemotron-H's blocks are a mixer or an FFN); MoE layers are those after the
+    ``first_dense_layers``, or ``moe_layers`` of them (Llama 4 Maverick: every second)."""
+    L = int(cfg["layers"])
+    ffn_layers = int(_get(cfg, "ffn_layers", L))
+    if not int(_get(cfg, "experts", 0)):
+        return ffn_layers, 0
+    return ffn_layers, int(_get(cfg, "moe_layers", ffn_layers - int(_get(cfg, "first_dense_layers", 0))))
 
 
 def shape(cfg: Mapping[str, Any]) -> Shape:
@@ -156,6 +185,7 @@ def shape(cfg: Mapping[str, Any]) -> Shape:
     L, d, h, g, k = (int(cfg[x]) for x in ("layers", "hidden", "heads", "kv_heads", "head_dim"))
     f = int(cfg["ffn"])
     mla = cfg.get("mla")
+    kinds = kinds_of(cfg)
     if mla:
         latent = mla["kv_lora_rank"] + mla["qk_rope_head_dim"]
         kv = L * latent
@@ -169,17 +199,31 @@ def shape(cfg: Mapping[str, Any]) -> Shape:
         attn = 4 * L * h * k
         q_dim, kv_dim, attn_out = h * k, 2 * g * k, h * k
     experts = int(_get(cfg, "experts", 0))
-    ffn_active = (int(_get(cfg, "experts_per_token", 0)) + int(_get(cfg, "shared_experts", 0))) \
-        * int(_get(cfg, "expert_ffn", f)) if experts else f
+    shared_ffn = int(_get(cfg, "shared_expert_ffn", _get(cfg, "expert_ffn", f)))
+    ffn_active = (int(_get(cfg, "experts_per_token", 0)) * int(_get(cfg, "expert_ffn", f))
+                  + int(_get(cfg, "shared_experts", 0)) * shared_ffn) if experts else f
     ffn_values = (3 if cfg["ffn_gated"] else 2) * ffn_active
     # Each kernel writes its output once and the next reads it once (×2).
     qkv_act, attn_act, out_act, ffn_act = (L * 2.0 * v for v in (d + q_dim + kv_dim, attn_out, d, ffn_values))
     per_layer = 1 if cfg.get("parallel_block") else 2
+    allreduces = float(L * per_layer * d)
+    if kinds:
+        mixers = mixer_params(cfg, d)
+        ffn_layers = int(_get(cfg, "ffn_layers", L))
+        mixer_layers = sum(x.layers for x in kinds)
+        qkv_act = 2.0 * (mixer_layers * d + mixers.projections / d)
+        attn_act, out_act = 2.0 * mixers.out / d, 2.0 * mixer_layers * d
+        ffn_act = ffn_layers * 2.0 * ffn_values
+        kv = sum(x.kv_values_per_token + x.index_values_per_token for x in kinds)
+        attn = sum(x.attention_flops_per_context + x.index_flops_per_context for x in kinds)
+        allreduces = float((mixer_layers + ffn_layers) * d)
+        per_layer = max(1, round((mixer_layers + ffn_layers) / L))
     return Shape(
         kv_values_per_token=float(kv), attention_flops_per_context=float(attn),
         activation_values_per_token=qkv_act + attn_act + out_act + ffn_act,
-        allreduce_values_per_token=float(L * per_layer * d),
+        allreduce_values_per_token=allreduces,
         allreduces_per_layer=per_layer, kv_heads=g,
-        sliding_window=cfg.get("sliding_window"),
+        sliding_window=None if kinds else cfg.get("sliding_window"),
         qkv_activations=qkv_act, attention_activations=attn_act, out_activations=out_act, ffn_activations=ffn_act,
+        kinds=kinds, state_bytes_per_value=float(_get(cfg, "state_bits", 16)) / 8.0,
     )

@@ -132,10 +132,23 @@ class Precision:
     default_kv: str
     notes: str
     source: str
+    # mixed formats (gpt-oss: MXFP4 experts, BF16 the rest): the routed experts' own bits per weight
+    # (0: the same as every other weight's)
+    expert_weight_bits: float = 0.0
+    aliases: tuple[str, ...] = ()
 
     @property
     def bytes_per_weight(self) -> float:
         return self.weight_bits / 8.0
+
+    @property
+    def mixed(self) -> bool:
+        """Whether the routed experts are stored in a format of their own."""
+        return bool(self.expert_weight_bits) and self.expert_weight_bits != self.weight_bits
+
+    @property
+    def expert_bytes_per_weight(self) -> float:
+        return (self.expert_weight_bits or self.weight_bits) / 8.0
 
     @property
     def activation_bytes(self) -> float:

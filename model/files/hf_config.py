@@ -7,17 +7,23 @@ model card:
     layers = num_hidden_layers      hidden = hidden_size        heads = num_attention_heads
     kv_heads = num_key_value_heads (default: heads)            head_dim = head_dim (default hidden/heads)
     ffn = intermediate_size         vocab = vocab_size          tied = tie_word_embeddings
-    Mixtral MoE:  experts = num_local_experts, experts_per_token = num_experts_per_tok
+    Mixtral, gpt-oss, MiniMax MoE:  experts = num_local_experts, experts_per_token = num_experts_per_tok
+    Qwen MoE:     experts = num_experts, expert_ffn = moe_intermediate_size (+ a shared expert)
     DeepSeek MoE: experts = n_routed_experts, shared_experts = n_shared_experts,
                   expert_ffn = moe_intermediate_size, first_dense_layers = first_k_dense_replace,
                   MLA = q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim
+                  (V3.2: + the indexer, index_n_heads, index_head_dim, index_topk); GLM-4.5 alike, without MLA
+    layer kinds (sliding, chunked, linear, Mamba-2 …): model/files/hf_families.py
 
-Architectures it does not know (``model_type``) are refused, naming what is missing.
+A multimodal wrapper's language model is read from its ``text_config``. A ``model_type`` this version
+does not know but whose ``architectures`` class it does (Kimi K2: kimi_k2, DeepseekV3ForCausalLM) reads
+as that architecture, and says so. Architectures it does not know are refused, naming what is missing;
+a field it cannot count is refused in one line naming the field. A config holding a bare ``Infinity``
+or ``NaN`` reads as Python's json module reads it (``read_model_config``).
 """
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from pathlib import Path
@@ -26,68 +32,86 @@ from typing import Any, Mapping
 from model.catalog.parts import LLM
 from model.files.assets import llm_from_entry
 from model.catalog.active import shipped_catalog
-from model.files.hardware_file import HardwareFileError, read_json_file
+from model.files.hardware_file import MAX_FILE_BYTES
+from model.files.hf_families import experts_named, layer_type_kinds, llama4, mtp_note, nemotron_h, qwen_moe
+from model.files.hf_fields import ModelConfigError, dtype_bits, finite_only, missing, require, whole
 from model.files.limits import check_text
+from model.files.safe_io import SafeIOError, read_json
 
-LLAMA_LIKE = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2")
-MIXTRAL_LIKE = ("mixtral",)
-DEEPSEEK_LIKE = ("deepseek_v2", "deepseek_v3")
-SUPPORTED = LLAMA_LIKE + MIXTRAL_LIKE + DEEPSEEK_LIKE
-TIED_BY_DEFAULT = ("gemma", "gemma2")          # their config classes default tie_word_embeddings to true
-QKV_BIAS = ("qwen2",)                           # Qwen2 / 2.5 have Q, K, V biases
+__all__ = ["ModelConfigError", "model_entry", "llm_from_config", "load_model_config", "read_model_config",
+           "default_name", "SUPPORTED"]
+
+DENSE = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text", "qwen3_5_text")
+NAMED_EXPERTS = ("mixtral", "gpt_oss", "minimax_m1", "minimax_m2")
+QWEN_MOE = ("qwen3_moe", "qwen3_next", "qwen3_5_moe_text")
+DEEPSEEK_LIKE = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe")
+SUPPORTED = DENSE + NAMED_EXPERTS + QWEN_MOE + DEEPSEEK_LIKE + ("llama4_text", "nemotron_h")
+TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3_text")   # their config classes default tie_word_embeddings to true
+QKV_BIAS = ("qwen2",)                                   # Qwen2 / 2.5 have Q, K, V biases
+QK_NORM = ("qwen3", "qwen3_moe", "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text", "gemma3_text")
+OUTPUT_GATE = ("qwen3_next",)                           # Qwen3NextConfig: attn_output_gate true by default
 BASE_FIELDS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
-MIXTRAL_FIELDS = ("num_local_experts", "num_experts_per_tok")
-DEEPSEEK_FIELDS = ("n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "kv_lora_rank",
-                   "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
-# Plausibility ceilings (far above any published model): a typo, not a model, beyond these.
-CEILINGS = {"hidden_size": 1 << 18, "num_hidden_layers": 4096, "num_attention_heads": 8192,
-            "num_key_value_heads": 8192, "head_dim": 8192, "intermediate_size": 1 << 20, "vocab_size": 1 << 24,
-            "num_local_experts": 1 << 16, "n_routed_experts": 1 << 16, "num_experts_per_tok": 1 << 16,
-            "n_shared_experts": 1 << 10, "moe_intermediate_size": 1 << 20, "first_k_dense_replace": 4096,
-            "kv_lora_rank": 1 << 16, "q_lora_rank": 1 << 16, "qk_nope_head_dim": 8192, "qk_rope_head_dim": 8192,
-            "v_head_dim": 8192, "sliding_window": 1 << 24}
+MLA_FIELDS = ("kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+FAMILY_FIELDS = {
+    "mixtral": ("num_local_experts", "num_experts_per_tok"),
+    "deepseek": ("n_routed_experts", "num_experts_per_tok", "moe_intermediate_size") + MLA_FIELDS,
+    "deepseek_v32": ("index_n_heads", "index_head_dim", "index_topk"),
+    "glm4_moe": ("n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"),
+}
 
 
-class ModelConfigError(HardwareFileError):
-    """A config.json that cannot be read as a model: one line."""
+def _stem(name: str) -> str:
+    return name.lower().replace("forcausallm", "").replace("forconditionalgeneration", "").replace("_", "")
 
 
 def _model_type(cfg: Mapping[str, Any]) -> str:
     mt = cfg.get("model_type")
     if isinstance(mt, str) and mt:
         return mt.lower()
+    stem = _architecture_stem(cfg)
+    return next((known for known in SUPPORTED if known.replace("_", "") == stem.replace("_", "")), stem)
+
+
+def _architecture_stem(cfg: Mapping[str, Any]) -> str:
     archs = cfg.get("architectures")
     if isinstance(archs, list) and archs and isinstance(archs[0], str):
-        stem = archs[0].lower().replace("forcausallm", "")
-        for known in SUPPORTED:
-            if known.replace("_", "") == stem:
-                return known
-        return stem
+        return archs[0].lower().replace("forcausallm", "")
     return ""
 
 
-def _int(cfg: Mapping[str, Any], key: str, *, default: Any = None, minimum: int = 1) -> int:
-    value = cfg.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or value != int(value):
-        raise ModelConfigError(f"{key} must be a whole number, got {value!r}"[:120])
-    if value < minimum:
-        raise ModelConfigError(f"{key} must be at least {minimum}, got {value:g}")
-    if value > CEILINGS.get(key, float("inf")):
-        raise ModelConfigError(f"{key} = {value:g} is implausibly large (a typo?)")
-    return int(value)
-
-
-def _missing(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
-    return [k for k in keys if k not in cfg]
+def _architecture_type(cfg: Mapping[str, Any]) -> str:
+    """The supported model type whose code a config under another name runs ('' when none): its
+    ``auto_map`` config class and its ``architectures`` class both name it (Kimi K2: kimi_k2 with
+    configuration_deepseek.DeepseekV3Config and DeepseekV3ForCausalLM)."""
+    archs, auto = cfg.get("architectures"), cfg.get("auto_map")
+    if not (isinstance(archs, list) and archs and isinstance(archs[0], str) and isinstance(auto, Mapping)
+            and isinstance(auto.get("AutoConfig"), str)):
+        return ""
+    stem = _stem(archs[0])
+    config_stem = auto["AutoConfig"].rpartition(".")[2].lower().removesuffix("config").replace("_", "")
+    if config_stem != stem:
+        return ""
+    return next((known for known in SUPPORTED if known.replace("_", "") == stem), "")
 
 
 def _text_config(cfg: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[str]]:
-    """Multimodal wrappers keep the language model under text_config."""
+    """Multimodal wrappers keep the language model under text_config (the wrapper's
+    tie_word_embeddings applies to it when it has none of its own)."""
     inner = cfg.get("text_config")
     if _model_type(cfg) not in SUPPORTED and isinstance(inner, Mapping) and _model_type(inner) in SUPPORTED:
-        return inner, [f"read the language model in text_config ({_model_type(inner)}); the vision tower is not counted"]
+        merged = dict(inner)
+        if "tie_word_embeddings" not in merged and "tie_word_embeddings" in cfg:
+            merged["tie_word_embeddings"] = cfg["tie_word_embeddings"]
+        return merged, [f"read the language model in text_config ({_model_type(inner)}); the vision tower is not counted"]
     return cfg, []
+
+
+def _family_fields(mt: str) -> tuple[str, ...]:
+    if mt in ("deepseek_v2", "deepseek_v3"):
+        return FAMILY_FIELDS["deepseek"]
+    if mt == "deepseek_v32":
+        return FAMILY_FIELDS["deepseek"] + FAMILY_FIELDS["deepseek_v32"]
+    return FAMILY_FIELDS.get(mt, ())
 
 
 def model_entry(cfg: Any) -> dict[str, Any]:
@@ -96,19 +120,41 @@ def model_entry(cfg: Any) -> dict[str, Any]:
         raise ModelConfigError("is not a Hugging Face config.json (expected a JSON object)")
     cfg, notes = _text_config(cfg)
     mt = _model_type(cfg)
-    need = BASE_FIELDS + (MIXTRAL_FIELDS if mt in MIXTRAL_LIKE else DEEPSEEK_FIELDS if mt in DEEPSEEK_LIKE else ())
-    missing = _missing(cfg, need)
+    if mt not in SUPPORTED and _architecture_type(cfg):
+        notes.append(f"model_type '{mt}' read as {_architecture_type(cfg)}, the architecture its "
+                     f"architectures field names ({cfg['architectures'][0]})")
+        mt = _architecture_type(cfg)
+    if "intermediate_size" not in cfg and "moe_intermediate_size" in cfg and not cfg.get("mlp_only_layers") \
+            and not cfg.get("first_k_dense_replace"):
+        cfg = {**cfg, "intermediate_size": cfg["moe_intermediate_size"]}     # every layer MoE: no dense FFN width
+    gone = missing(cfg, BASE_FIELDS + _family_fields(mt))
     if mt not in SUPPORTED:
         what = f"architecture '{mt}'" if mt else "a config without model_type"
-        lack = f"; missing: {', '.join(missing)}" if missing else ""
+        lack = f"; missing: {', '.join(gone)}" if gone else ""
         raise ModelConfigError(f"{what} is not one this version reads ({', '.join(SUPPORTED)}){lack}")
-    if missing:
-        raise ModelConfigError(f"{mt} config is missing {', '.join(missing)}")
-    heads = _int(cfg, "num_attention_heads")
-    hidden = _int(cfg, "hidden_size")
-    kv = _int(cfg, "num_key_value_heads", default=heads) if cfg.get("num_key_value_heads") is not None else heads
+    if gone:
+        raise ModelConfigError(f"{mt} config is missing {', '.join(gone)}")
+    entry = _base(cfg, mt)
+    entry.update(_window(cfg, mt, entry, notes))
+    entry.update(_experts(cfg, mt, entry, notes))
+    if entry.get("experts") and entry["experts_per_token"] > entry["experts"]:
+        raise ModelConfigError(f"num_experts_per_tok {entry['experts_per_token']} exceeds the {entry['experts']} experts")
+    mtp_note(cfg, notes)
+    if entry.get("layer_kinds") and any(k["kind"] == "linear" for k in entry["layer_kinds"]) and "state_bits" not in entry:
+        entry["state_bits"] = dtype_bits(cfg, "mamba_ssm_dtype", "mamba_ssm_cache_dtype", "torch_dtype", "dtype")
+    entry["model_type"] = mt
+    entry["notes"] = "; ".join(notes)
+    return entry
+
+
+def _base(cfg: Mapping[str, Any], mt: str) -> dict[str, Any]:
+    heads = whole(cfg, "num_attention_heads")
+    hidden = whole(cfg, "hidden_size")
+    kv = whole(cfg, "num_key_value_heads", default=heads) if cfg.get("num_key_value_heads") is not None else heads
     if cfg.get("head_dim") is not None:
-        head_dim = _int(cfg, "head_dim")
+        head_dim = whole(cfg, "head_dim")
+    elif cfg.get("attention_head_dim") is not None:
+        head_dim = whole(cfg, "attention_head_dim")
     elif hidden % heads:          # the head size is hidden / heads: it must come out whole (and ≥ 1)
         raise ModelConfigError(f"hidden_size {hidden} is not a multiple of num_attention_heads {heads} "
                                "(and no head_dim is given)")
@@ -117,51 +163,68 @@ def model_entry(cfg: Any) -> dict[str, Any]:
     if heads % kv:
         raise ModelConfigError(f"num_attention_heads {heads} is not a multiple of num_key_value_heads {kv}")
     entry: dict[str, Any] = {
-        "layers": _int(cfg, "num_hidden_layers"), "hidden": hidden, "heads": heads, "kv_heads": kv,
-        "head_dim": head_dim, "ffn": _int(cfg, "intermediate_size"), "ffn_gated": True,
-        "vocab": _int(cfg, "vocab_size"),
+        "layers": whole(cfg, "num_hidden_layers"), "hidden": hidden, "heads": heads, "kv_heads": kv,
+        "head_dim": head_dim, "ffn": whole(cfg, "intermediate_size"), "ffn_gated": True,
+        "vocab": whole(cfg, "vocab_size"),
         "tied_embeddings": bool(cfg.get("tie_word_embeddings", mt in TIED_BY_DEFAULT)),
         "qkv_bias": mt in QKV_BIAS or bool(cfg.get("attention_bias", False)),
     }
-    entry.update(_attention_window(cfg, mt, notes))
-    if mt in MIXTRAL_LIKE:
-        entry.update(experts=_int(cfg, "num_local_experts"), experts_per_token=_int(cfg, "num_experts_per_tok"),
-                     shared_experts=0, expert_ffn=entry["ffn"])
-    elif mt in DEEPSEEK_LIKE:
-        entry.update(_deepseek(cfg, entry, notes))
-    if entry.get("experts") and entry["experts_per_token"] > entry["experts"]:
-        raise ModelConfigError(f"num_experts_per_tok {entry['experts_per_token']} exceeds the {entry['experts']} experts")
-    entry["model_type"] = mt
-    entry["notes"] = "; ".join(notes)
+    if mt in QK_NORM or (cfg.get("use_qk_norm") and mt != "llama4_text"):    # Llama 4's QK norm has no weights
+        entry["qk_norm"] = True
+    if cfg.get("attn_output_gate", mt in OUTPUT_GATE):
+        entry["attn_output_gate"] = True
     return entry
 
 
-def _attention_window(cfg: Mapping[str, Any], mt: str, notes: list[str]) -> dict[str, Any]:
+def _window(cfg: Mapping[str, Any], mt: str, entry: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The layer kinds: one sliding window for every layer (Mistral v0.1), or a mix (hf_families)."""
+    if mt == "nemotron_h":
+        return nemotron_h(cfg, entry, notes)
+    kinds = layer_type_kinds(cfg, mt, entry["layers"], notes)
+    if mt == "deepseek_v32":
+        kinds = [{"kind": "sparse", "layers": entry["layers"], "index_heads": whole(cfg, "index_n_heads"),
+                  "index_head_dim": whole(cfg, "index_head_dim"), "topk": whole(cfg, "index_topk")}]
+        notes.append(f"sparse attention: an indexer ({cfg['index_n_heads']} heads × {cfg['index_head_dim']}) "
+                     f"reads every cached key, MLA attends to the top {cfg['index_topk']:,}")
+    if len(kinds) == 1 and kinds[0]["kind"] == "sliding" and not kinds[0].get("sinks"):
+        return {"sliding_window": kinds[0]["window"]}          # every layer one window: counted as always
+    if kinds:
+        return {"layer_kinds": kinds}
     window = cfg.get("sliding_window")
-    if mt == "qwen2" and not cfg.get("use_sliding_window", False):
+    if mt in ("qwen2", "qwen3", "qwen3_moe") and not cfg.get("use_sliding_window", False):
         window = None
-    if mt == "gemma2" and window:
-        notes.append(f"Gemma 2 alternates {window}-token sliding-window and global layers: counted as global")
-        window = None
-    if window is None:
+    if window is None or mt in ("gemma2", "gemma3_text", "gpt_oss", "llama4_text"):
         return {}
-    return {"sliding_window": _int(cfg, "sliding_window")}
+    return {"sliding_window": whole(cfg, "sliding_window")}
 
 
-def _deepseek(cfg: Mapping[str, Any], entry: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
-    first_dense = _int(cfg, "first_k_dense_replace", default=0, minimum=0)
+def _experts(cfg: Mapping[str, Any], mt: str, entry: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    if mt in NAMED_EXPERTS:
+        return experts_named(cfg, entry, notes)
+    if mt in QWEN_MOE or (mt == "qwen3_5_text" and cfg.get("num_experts")):
+        return qwen_moe(cfg, entry, notes)
+    if mt == "llama4_text":
+        return llama4(cfg, entry, notes)
+    if mt in DEEPSEEK_LIKE:
+        return _deepseek(cfg, entry, notes, mla=mt != "glm4_moe")
+    return {}
+
+
+def _deepseek(cfg: Mapping[str, Any], entry: Mapping[str, Any], notes: list[str], mla: bool = True) -> dict[str, Any]:
+    first_dense = whole(cfg, "first_k_dense_replace", default=0, minimum=0)
     if first_dense >= entry["layers"]:
         raise ModelConfigError(f"first_k_dense_replace {first_dense} leaves no MoE layer of {entry['layers']}")
     if cfg.get("moe_layer_freq", 1) != 1:
         notes.append(f"moe_layer_freq {cfg.get('moe_layer_freq')!r} read as 1 (every layer after the dense ones)")
-    if cfg.get("num_nextn_predict_layers"):
-        notes.append("the multi-token-prediction module is not counted (as in the published total)")
-    mla = {k: _int(cfg, k) for k in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")}
-    mla["q_lora_rank"] = _int(cfg, "q_lora_rank") if cfg.get("q_lora_rank") is not None else 0   # 0: full-rank Q
-    return {"experts": _int(cfg, "n_routed_experts"), "experts_per_token": _int(cfg, "num_experts_per_tok"),
-            "shared_experts": _int(cfg, "n_shared_experts", default=0, minimum=0),
-            "expert_ffn": _int(cfg, "moe_intermediate_size"), "first_dense_layers": first_dense,
-            "head_dim": mla["v_head_dim"], "mla": mla}
+    out = {"experts": whole(cfg, "n_routed_experts"), "experts_per_token": whole(cfg, "num_experts_per_tok"),
+           "shared_experts": whole(cfg, "n_shared_experts", default=0, minimum=0),
+           "expert_ffn": whole(cfg, "moe_intermediate_size"), "first_dense_layers": first_dense}
+    if not mla:
+        return out
+    require(cfg, MLA_FIELDS, "MLA")
+    mla_dims = {k: whole(cfg, k) for k in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")}
+    mla_dims["q_lora_rank"] = whole(cfg, "q_lora_rank") if cfg.get("q_lora_rank") is not None else 0   # 0: full-rank Q
+    return {**out, "head_dim": mla_dims["v_head_dim"], "mla": mla_dims}
 
 
 def _slug(text: str) -> str:
@@ -197,10 +260,20 @@ def llm_from_config(cfg: Any, name: str, source: str = "config.json") -> LLM:
     return llm_from_entry({**entry, "published_params_B": llm.params.total / 1e9})
 
 
+def read_model_config(path: str | os.PathLike) -> Any:
+    """A config.json file through model/files/safe_io.py's guards, reading a bare ``Infinity`` or ``NaN``
+    as Python's json module does (Nemotron-H's time_step_limit holds one) and keeping it as its name,
+    so the document kept and saved is strict JSON (raises ModelConfigError, one line)."""
+    try:
+        return finite_only(read_json(path, max_bytes=MAX_FILE_BYTES, unique_keys=True, allow_constants=True))
+    except SafeIOError as exc:
+        raise ModelConfigError(str(exc)) from None
+
+
 def load_model_config(path: str | os.PathLike, name: str | None = None) -> tuple[LLM, str]:
     """(LLM, the config's JSON text) from a config.json file (raises ModelConfigError, one line)."""
     p = Path(path)
-    cfg = read_json_file(p)
+    cfg = read_model_config(p)
     try:
         llm = llm_from_config(cfg, name or default_name(cfg, p), source=f"Hugging Face config.json ({p.name})")
     except ModelConfigError as exc:

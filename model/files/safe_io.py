@@ -163,9 +163,10 @@ def _unique_keys(name: str):
 
 def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPTH,
                max_int_digits: int = MAX_INT_DIGITS, max_bytes: int = MAX_JSON_BYTES,
-               unique_keys: bool = False) -> Any:
+               unique_keys: bool = False, allow_constants: bool = False) -> Any:
     """Parse JSON text with the depth, integer and size limits (and, ``unique_keys``: no key twice
-    in one object — a user's file where the last one would silently win); SafeIOError on any problem."""
+    in one object — a user's file where the last one would silently win; ``allow_constants``: a bare
+    NaN or Infinity read as Python's json reads it, for a Hugging Face config.json); SafeIOError on any problem."""
     if not isinstance(text, str):
         raise SafeIOError(f"{name} is not text")
     if len(text) > max_bytes:
@@ -174,7 +175,8 @@ def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPT
     if depth > max_depth:
         raise SafeIOError(f"{name} is nested {depth} levels deep (at most {max_depth})")
     try:
-        return json.loads(text, parse_int=_bounded_int(max_int_digits, name), parse_constant=_no_constant(name),
+        return json.loads(text, parse_int=_bounded_int(max_int_digits, name),
+                          parse_constant=float if allow_constants else _no_constant(name),
                           object_pairs_hook=_unique_keys(name) if unique_keys else None)
     except json.JSONDecodeError as exc:
         raise SafeIOError(f"{name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
@@ -185,9 +187,10 @@ def loads_json(text: str, name: str = "the data", max_depth: int = MAX_JSON_DEPT
 
 
 def read_json(path: str | os.PathLike, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH,
-              max_int_digits: int = MAX_INT_DIGITS, unique_keys: bool = False) -> Any:
+              max_int_digits: int = MAX_INT_DIGITS, unique_keys: bool = False, allow_constants: bool = False) -> Any:
     """A JSON file read through every guard above."""
-    return loads_json(read_text(path, max_bytes), Path(path).name, max_depth, max_int_digits, max_bytes, unique_keys)
+    return loads_json(read_text(path, max_bytes), Path(path).name, max_depth, max_int_digits, max_bytes, unique_keys,
+                      allow_constants)
 
 
 def current_umask() -> int:

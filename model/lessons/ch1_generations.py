@@ -2,6 +2,11 @@
 
     growth = part ÷ first part of the line (dense 16-bit FLOP/s, HBM B/s)   (V100 → H100: 7.9×, 3.7×)
     ridge  = FLOP/s ÷ B/s
+    4-bit ridge = the part's dense FP4 FLOP/s ÷ B/s (parts with a 4-bit tensor path: Blackwell, CDNA 4)
+
+The lesson goes on past the H100 to Blackwell (B200, B300) and the MI355X: does the wall keep growing?
+At 16 bits the ridge stops climbing (H100 295, B300 281, MI355X 315 FLOP/byte), but the parts lead with
+4-bit maths, and there it is 1 690 on a B300.
 """
 from __future__ import annotations
 
@@ -17,6 +22,9 @@ from model.values import frozen
 
 NVIDIA_LINE = ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "b200-180gb")
 AMD_LINE = ("mi250x-128gb", "mi300x-192gb", "mi325x-256gb")
+NVIDIA_NEXT = ("v100-sxm2-32gb", "h100-sxm5-80gb", "b300-288gb")
+AMD_NEXT = ("mi300x-192gb", "mi325x-256gb", "mi355x-288gb")
+NEWEST = ("h100-sxm5-80gb", "b200-180gb", "b300-288gb", "mi300x-192gb", "mi355x-288gb")
 
 
 @frozen
@@ -44,11 +52,26 @@ def generations(gpu_ids: Iterable[str] = NVIDIA_LINE, catalog: Catalog | None = 
                                  _flops16(hw) / hw.hbm_bandwidth_bytes_per_s) for hw in parts)
 
 
-LINES = {"nvidia": NVIDIA_LINE, "amd": AMD_LINE}
-LESSON_PARTS = {"nvidia": ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb"), "amd": AMD_LINE}
+LINES = {"nvidia": NVIDIA_LINE, "amd": AMD_LINE, "nvidia_next": NVIDIA_NEXT, "amd_next": AMD_NEXT, "newest": NEWEST}
+LESSON_PARTS = {"nvidia": ("v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb"), "amd": AMD_LINE,
+                "nvidia_next": NVIDIA_NEXT, "amd_next": AMD_NEXT, "newest": NEWEST}
+VENDORS = {"nvidia": "NVIDIA", "amd": "AMD INSTINCT", "nvidia_next": "NVIDIA TO BLACKWELL",
+           "amd_next": "AMD INSTINCT TO MI355X", "newest": "HOPPER, BLACKWELL, CDNA 3 AND 4"}
 
 
-def generation_facts(line: str = "nvidia", show: str = "", catalog: Catalog | None = None) -> Facts:
+def four_bit_ridges(points: Iterable[GenerationPoint], catalog: Catalog | None = None) -> dict[str, float]:
+    """Each part's ridge at its dense FP4 rate, for the parts that have a 4-bit tensor path."""
+    cat = catalog or default_catalog()
+    out = {}
+    for p in points:
+        hw = cat.gpu(p.gpu_id)
+        if hw.peak("fp4"):
+            out[p.name] = hw.peak("fp4") / hw.hbm_bandwidth_bytes_per_s
+    return out
+
+
+def generation_facts(line: str = "nvidia", show: str = "", catalog: Catalog | None = None, fp4: bool = False) -> Facts:
+    """The state's numbers; ``fp4``: a ridge state also at the parts' dense FP4 rate (the key number then)."""
     cat = catalog or default_catalog()
     parts = LINES[line] if show == "ridge" else LESSON_PARTS[line]
     pts = generations(parts, cat)
@@ -67,8 +90,19 @@ def generation_facts(line: str = "nvidia", show: str = "", catalog: Catalog | No
                             more_bw=times(p.bandwidth_bytes_per_s / top.bandwidth_bytes_per_s))
         key = KeyNumber(f"{sig3(top.ridge_flops_per_byte)} FLOP/byte",
                         f"{top.name} ridge: FLOPs a kernel must do per byte read to keep it busy")
+        fp4 = four_bit_ridges(pts, cat) if fp4 else {}
+        if fp4:                       # the parts that lead with 4-bit maths: the wall at that precision
+            name4 = max(fp4, key=fp4.get)
+            vals.update(fp4_top=name4, fp4_ridge_top=sig3(fp4[name4]))
+            key = KeyNumber(f"{sig3(fp4[name4])} FLOP/byte", f"{name4} ridge at its dense FP4 rate (16-bit: "
+                            f"{sig3(next(p.ridge_flops_per_byte for p in pts if p.name == name4))})")
+            details += [f"{n}: ridge {sig3(r)} FLOP/byte at its dense FP4 rate" for n, r in fp4.items()]
         why = [f"ridge = FLOP/s ÷ bytes/s: {top.name} {si(top.flops16, 'FLOP/s')} ÷ "
                f"{si(top.bandwidth_bytes_per_s, 'B/s')} = {sig3(top.ridge_flops_per_byte)}"]
+        if fp4:
+            hw4 = next(cat.gpu(p.gpu_id) for p in pts if p.name == vals["fp4_top"])
+            why.append(f"At 4 bits: {vals['fp4_top']} {si(hw4.peak('fp4'), 'FLOP/s')} dense FP4 ÷ "
+                       f"{si(hw4.hbm_bandwidth_bytes_per_s, 'B/s')} = {vals['fp4_ridge_top']}")
         if "same_compute" in vals:          # the part with the same FLOP/s and more bandwidth: a lower ridge
             p = next(p for p in pts if p.name == vals["same_compute"])
             why.append(f"{p.name}: {si(p.flops16, 'FLOP/s')} ÷ {si(p.bandwidth_bytes_per_s, 'B/s')} = "
@@ -104,7 +138,7 @@ def generation_chart(line: str = "nvidia", show: str = "", catalog: Catalog | No
     cat = catalog or default_catalog()
     ridge_mode = show == "ridge"
     pts = generations(LINES[line] if ridge_mode else LESSON_PARTS[line], cat)
-    vendor = "NVIDIA" if line == "nvidia" else "AMD INSTINCT"
+    vendor = VENDORS[line]
     names = tuple(f"{p.name.split()[0]} ({p.year})" for p in pts)
     if ridge_mode:
         ridge = tuple(Bar(k, p.ridge_flops_per_byte, sig3(p.ridge_flops_per_byte),

@@ -15,6 +15,7 @@ from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, ms, short_gpu, times
 from model.lessons.measured import measured_e2e
 from model.physics.estimate import Estimate, estimate
+from model.physics.memory import resident_weight_bytes
 from model.physics.scenario import GPU_COUNTS, Scenario
 from model.readouts.format import duration, si, sig3
 from model.readouts.numbers import readouts
@@ -44,12 +45,21 @@ ACCURACY = {
     "w8a16": "negligible (weight-only)",
     "int4": "small but measurable; needs AWQ/GPTQ-style calibration — engineering",
     "fp4": "measurable; needs NVFP4 scaling and calibration — engineering",
+    "mxfp4": "measurable; a coarser scale per 32 than NVFP4's per 16 — engineering",
+    "mxfp4-moe": "as released (gpt-oss was trained for its MXFP4 experts)",
 }
+PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4", "fp4")
+MOE_FORMATS = ("mxfp4-moe",)     # a MoE model's table also shows its experts in MXFP4 (gpt-oss as released)
 
 
-def precision_table(s: Scenario, precisions: Iterable[str] = ("fp32", "bf16", "fp8", "int8", "int4", "fp4"),
+def precision_table(s: Scenario, precisions: Iterable[str] | None = None,
                     catalog: Catalog | None = None) -> tuple[PrecisionRow, ...]:
+    """One row per precision (``precisions``, default PRECISIONS; for a MoE model MOE_FORMATS in INT8's place):
+    weights held (a mixed format's experts at their own bits), floor, realistic time, fewest GPUs."""
     cat = catalog or default_catalog()
+    if precisions is None:          # (a MoE model's: INT8 gives way to the mixed format, as many bytes as FP8)
+        moe = cat.model(s.model).is_moe
+        precisions = tuple(p for p in PRECISIONS if not (moe and p == "int8")) + (MOE_FORMATS if moe else ())
     rows = []
     for pid in precisions:
         p = cat.precision(pid)
@@ -66,7 +76,7 @@ def precision_table(s: Scenario, precisions: Iterable[str] = ("fp32", "bf16", "f
                     break
             except ScenarioError:
                 continue
-        rows.append(PrecisionRow(pid, p.name, p.weight_bits, cat.model(s.model).params.total * p.bytes_per_weight,
+        rows.append(PrecisionRow(pid, p.name, p.weight_bits, resident_weight_bytes(cat.model(s.model), p),
                                  e.decode_floor_ms_per_token, e.decode_ms_per_token, fit_n, e.emulated,
                                  ACCURACY.get(pid, ""), e.kv_bytes_per_step * s.gpus))
     return tuple(rows)
@@ -77,10 +87,11 @@ def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") 
     rows = {r.precision_id: r for r in precision_table(s, catalog=catalog)}
     vals = {"gpu": e.gpu_name, "gpu_short": short_gpu(e, catalog), "model": e.model_name}
     for pid, r in rows.items():
-        vals[f"{pid}_gb"] = si(r.weight_bytes_total, "B")
-        vals[f"{pid}_floor"] = ms(r.floor_ms_per_token)
-        vals[f"{pid}_gpus"] = str(r.gpus_to_fit) if r.gpus_to_fit else "—"
-        vals[f"{pid}_maths"] = "emulated" if r.emulated else "native"
+        name = pid.replace("-", "_")                 # (a template's names: mxfp4_moe_gb …)
+        vals[f"{name}_gb"] = si(r.weight_bytes_total, "B")
+        vals[f"{name}_floor"] = ms(r.floor_ms_per_token)
+        vals[f"{name}_gpus"] = str(r.gpus_to_fit) if r.gpus_to_fit else "—"
+        vals[f"{name}_maths"] = "emulated" if r.emulated else "native"
     cur = rows.get(s.precision)
     meas = measured_e2e(s.with_(precision="fp16"), catalog, 1), measured_e2e(s.with_(precision="fp8"), catalog, 1)
     pair = [(a, b) for a in meas[0] for b in meas[1] if a.row.batch == b.row.batch == s.batch]
@@ -122,7 +133,12 @@ def _why(e: Estimate, cur: PrecisionRow | None, pair, key: str) -> tuple[str, ..
                 "Assumes: the model runs each published run's batch, lengths and engine")
     held, read = si(cur.weight_bytes_total, "B"), r["weights_read_per_step"].text
     params = e.resolved.llm.params
-    lines = [f"{held} = {si(params.total, '')} weights × {sig3(e.resolved.precision.bytes_per_weight)} B each"]
+    p = e.resolved.precision
+    if p.mixed and params.experts:
+        lines = [f"{held} = {si(params.routed_total, '')} × {sig3(p.expert_bytes_per_weight)} B (experts) + "
+                 f"{si(params.total - params.routed_total, '')} × {sig3(p.bytes_per_weight)} B"]
+    else:
+        lines = [f"{held} = {si(params.total, '')} weights × {sig3(p.bytes_per_weight)} B each"]
     lines += floor_why(e)
     routed = " or the experts a token is not routed to" if params.moe_layers and params.experts else ""
     lines.append(f"Assumes: a token reads {read} of the {held} held, not the input embedding table{routed} "
@@ -131,8 +147,12 @@ def _why(e: Estimate, cur: PrecisionRow | None, pair, key: str) -> tuple[str, ..
 
 
 def short_name(name: str) -> str:
-    """A precision's name on the chart's axis: "FP8", "INT4" …"""
-    return name.split(" (")[0].replace(" weights", "")
+    """A precision's name on the chart's axis: "FP8", "INT4" …; a mixed format by its two parts,
+    short enough for the axis: "MX4" (MXFP4 experts + BF16), "MX4Q8" (… + Q8_0)."""
+    name = name.split(" (")[0].replace(" weights", "")
+    if " + " not in name:
+        return name
+    return name.replace("MXFP4 experts + ", "MX4").replace("BF16", "").replace("Q8_0", "Q8")
 
 
 @frozen

@@ -28,7 +28,7 @@ def chapter_facts(number: int, e: Estimate, params: dict, catalog: Catalog | Non
     cat = catalog or default_catalog()
     hw = cat.gpu(e.scenario.gpu)
     if number == 1:
-        return generation_facts(params.get("line", "nvidia"), params.get("show", ""), cat)
+        return generation_facts(params.get("line", "nvidia"), params.get("show", ""), cat, bool(params.get("fp4")))
     if number == 2:
         return warp_facts(hw, int(params.get("warps", 1)), float(params.get("divergence", 0.0)))
     if number == 3:

@@ -14,6 +14,8 @@ import functools
 import numpy as np
 
 from model.catalog.active import default_efficiency
+from model.physics.memory import streamed_weight_bytes
+from model.physics.mixers import decode_mix
 from model.physics.scenario import ResolvedScenario
 from model.values import kept
 
@@ -44,28 +46,43 @@ def _weights_only(table, hw, llm, precision, compute_dtype: str, tp: int) -> flo
     return _critical_batch(rs, None, True)
 
 
+def sequence_terms(rs: ResolvedScenario, context: float) -> tuple[float, float]:
+    """(FLOPs, bytes) one more sequence adds to a decode step at ``context``, per GPU: its tokens'
+    weight FLOPs and attention; its KV cache (or state) and activations."""
+    llm, shp = rs.llm, rs.llm.shape
+    act = shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp
+    if shp.kinds:
+        kvb, attn, _ = decode_mix(shp.kinds, 1.0, context, rs.kv.bytes_per_value, shp.state_bytes_per_value, rs.tp, 0.0)
+        return (2.0 * llm.params.active_per_token + attn) / rs.tp, kvb + act
+    ctx = context
+    if shp.sliding_window:
+        ctx = min(ctx, shp.sliding_window)
+    flops_per_seq = (2.0 * llm.params.active_per_token + ctx * shp.attention_flops_per_context) / rs.tp
+    bytes_per_seq = ((ctx + 1.0) * shp.kv_values_per_token * rs.kv.bytes_per_value / rs.tp_kv + act)
+    return flops_per_seq, bytes_per_seq
+
+
 def _critical_batch(rs: ResolvedScenario, context: float | None, weights_only: bool) -> float | None:
     llm, shp = rs.llm, rs.llm.shape
     ridge = ridge_flops_per_byte(rs.peak_flops, rs.hw.hbm_bandwidth_bytes_per_s)
     bpw = rs.precision.bytes_per_weight
+    mixed = rs.precision.mixed and llm.is_moe
     if weights_only:
         flops_per_seq = 2.0 * llm.params.active_per_token / rs.tp
         bytes_per_seq = 0.0
     else:
-        ctx = float(context)
-        if shp.sliding_window:
-            ctx = min(ctx, shp.sliding_window)
-        flops_per_seq = (2.0 * llm.params.active_per_token + ctx * shp.attention_flops_per_context) / rs.tp
-        bytes_per_seq = ((ctx + 1.0) * shp.kv_values_per_token * rs.kv.bytes_per_value / rs.tp_kv
-                         + shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp)
+        flops_per_seq, bytes_per_seq = sequence_terms(rs, float(context))
     slope = flops_per_seq - ridge * bytes_per_seq
     if slope <= 0:
         return None
     b = 1.0
     dense = not llm.params.experts                  # streamed(b) is the dense weights whatever b
     for _ in range(60):  # fixed point; one pass for dense models, MoE converges monotonically
-        streamed = llm.params.streamed_dense + 0.0 if dense else float(llm.params.streamed(b))
-        nxt = ridge * streamed * bpw / rs.tp / slope
+        if mixed:                                   # the experts at their own bytes per weight
+            nxt = ridge * float(streamed_weight_bytes(llm, rs.precision, b)) / rs.tp / slope
+        else:
+            streamed = llm.params.streamed_dense + 0.0 if dense else float(llm.params.streamed(b))
+            nxt = ridge * streamed * bpw / rs.tp / slope
         if abs(nxt - b) <= 1e-9 * nxt:
             b = nxt
             break

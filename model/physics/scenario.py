@@ -100,6 +100,8 @@ class ResolvedScenario:
 
 def _tp_kv(rs: ResolvedScenario) -> int:
     llm = rs.llm
+    if llm.shape.kinds:         # each kind splits its own cache (model/physics/mixers.py); this: the attention's
+        return min([rs.tp] + [min(rs.tp, k.shards) for k in llm.shape.kinds if k.kind != "linear"])
     if llm.shape.kv_values_per_token < 2 * llm.layers * llm.kv_heads * llm.head_dim:
         return 1  # MLA
     return min(rs.tp, llm.kv_heads)
@@ -128,8 +130,9 @@ def compute_path(hw: Hardware, p: Precision) -> tuple[str, bool, str | None]:
         return p.compute, False, None
     for alt in p.fallbacks:
         if hw.peak(alt) is not None:
+            bits = f"{p.weight_bits:g}-bit" + (f", experts {p.expert_weight_bits:g}-bit" if p.mixed else "")
             return alt, True, (f"{hw.short_name} has no {p.compute.upper()} tensor-core path: "
-                               f"{p.name} runs emulated (weights stay {p.weight_bits:g}-bit, maths in {alt.upper()})")
+                               f"{p.name} runs emulated (weights stay {bits}, maths in {alt.upper()})")
     raise ScenarioError(f"{hw.short_name} cannot run {p.name}: no {p.compute.upper()} path and no fallback")
 
 

@@ -44,6 +44,12 @@ Each GEMM kernel reads its weights once per pass (decode: intensity ≈ 2·token
 weight, so it climbs with the batch) while attention reads each sequence's own cache (intensity
 ≈ 1 whatever the batch): the GEMMs turn compute-bound first and attention never does.
 
+A model that mixes layer kinds (model/catalog/layers.py) reads and computes its attention kernel
+kind by kind (model/physics/mixers.py: a window or a chunk caps the keys, a sparse kind's indexer
+reads every key and its MLA the top-k, a linear kind reads and writes its fixed state); a model of
+one kind takes the single-kind path above, so its numbers are exactly what they always were. A mixed
+format reads its routed experts at their own bytes per weight and unpacks only them.
+
 Pipeline stages (pp > 1) split the batch into m = min(pp, B) micro-batches: a token
 still crosses every stage, so its latency is that of the whole model at batch B/m, while
 the group carries B tokens per step. Everything broadcasts over numpy arrays of batch
@@ -60,6 +66,7 @@ import numpy as np
 
 from model.catalog.engines import IDEAL, Efficiency
 from model.catalog.active import default_efficiency
+from model.physics.mixers import decode_mix, prefill_mix
 from model.physics.cost import GEMM_KERNELS, PassCost, PassTerms, kernel_sum, matmul_rate, pass_cost
 from model.physics.scenario import ResolvedScenario
 from model.values import frozen, kept
@@ -100,7 +107,20 @@ DTYPE_BITS = {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 
 
 
 def weight_only(rs: ResolvedScenario) -> bool:
-    """Whether the weights are stored narrower than the maths type and unpacked before each multiply."""
+    """Whether the weights are stored narrower than the maths type and unpacked before each multiply
+    (a mixed format: whether its experts are)."""
+    stored = int(rs.precision.expert_weight_bits if experts_apart(rs) else rs.precision.weight_bits)
+    return stored < DTYPE_BITS.get(rs.compute_dtype, stored)
+
+
+def experts_apart(rs: ResolvedScenario) -> bool:
+    """Whether a MoE model's routed experts are stored in a format of their own (gpt-oss: MXFP4 experts)."""
+    return rs.precision.mixed and rs.llm.is_moe
+
+
+def rest_unpacked(rs: ResolvedScenario) -> bool:
+    """Whether the weights other than the routed experts are unpacked too (not so in a mixed format
+    whose rest is stored in the maths type)."""
     stored = int(rs.precision.weight_bits)
     return stored < DTYPE_BITS.get(rs.compute_dtype, stored)
 
@@ -177,10 +197,11 @@ class _PassConstants:
 
     active_flops: np.ndarray       # per kernel: 2 FLOPs per weight a token multiplies with, / tp
     activation_bytes: np.ndarray   # per kernel: activation values per token × their bytes, / tp
-    streamed: np.ndarray           # per kernel: weights streamed (the experts' row: 0, worked out per pass)
-    streamed_bytes: np.ndarray     # the same × bytes per weight / tp
+    streamed: np.ndarray           # per kernel: weights streamed that a weight-only kernel unpacks (the
+    #                                experts' row: 0, worked out per pass; a mixed format's rest: 0)
+    streamed_bytes: np.ndarray     # per kernel: weights streamed × bytes per weight / tp (experts: 0)
     moe: bool
-    bytes_per_weight: float        # / tp
+    bytes_per_weight: float        # the routed experts' bytes per weight / tp
     weight_only: bool
     matmul_flops: float
     vector_flops: float
@@ -210,9 +231,10 @@ def _constants_of(table, hw, llm, precision, compute_dtype: str, engine: str, tp
     streamed, active, acts = gemm_split(rs, 0.0)
     moe = bool(rs.llm.params.moe_layers and rs.llm.params.experts)
     const = np.array([0.0 if i == EXPERTS else float(x) for i, x in enumerate(streamed)])
+    unpacked = const if rest_unpacked(rs) else 0.0 * const      # a mixed format unpacks its experts only
     return _PassConstants(
-        np.array(active) * (2.0 / rs.tp), np.array(acts) * (rs.precision.activation_bytes / rs.tp), const,
-        const * (rs.precision.bytes_per_weight / rs.tp), moe, rs.precision.bytes_per_weight / rs.tp, quantised,
+        np.array(active) * (2.0 / rs.tp), np.array(acts) * (rs.precision.activation_bytes / rs.tp), unpacked,
+        const * (rs.precision.bytes_per_weight / rs.tp), moe, rs.precision.expert_bytes_per_weight / rs.tp, quantised,
         table.matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops,
         rs.hw.peak("fp32") or rs.peak_flops, _score_bytes_per_pair(rs), float(table.prefill_chunk(rs.engine)))
 
@@ -243,6 +265,10 @@ def decode_inputs(rs: ResolvedScenario, batch, context) -> tuple:
     shp = rs.llm.shape
     _, b = microbatch(rs, batch if batch.__class__ is float else np.asarray(batch, dtype=float))
     ctx = np.asarray(context, dtype=float)
+    if shp.kinds:                                       # layer kinds mixed: model/physics/mixers.py
+        kvb, attn, scores = decode_mix(shp.kinds, b, ctx, rs.kv.bytes_per_value, shp.state_bytes_per_value, rs.tp,
+                                       default_efficiency().score_bytes(rs.engine))
+        return b, kvb, attn / rs.tp, 1.0, 0.0, scores, 1.0
     if shp.sliding_window:
         ctx = np.minimum(ctx, shp.sliding_window)
     kv_token_bytes = shp.kv_values_per_token * rs.kv.bytes_per_value
@@ -288,6 +314,12 @@ def prefill_inputs(rs: ResolvedScenario, batch, prompt_len) -> tuple:
     m, b = microbatch(rs, batch)
     s = prompt_len
     tokens = b * s
+    if shp.kinds:                                       # layer kinds mixed: model/physics/mixers.py
+        chunk = kept(rs, "pass", _pass_constants).prefill_chunk
+        kvb, attn, scores = prefill_mix(shp.kinds, b, s, chunk, rs.kv.bytes_per_value, shp.state_bytes_per_value,
+                                        rs.tp, default_efficiency().score_bytes(rs.engine))
+        passes = _maximum(1.0, _ceil(tokens / chunk)) if chunk else 1.0
+        return tokens, kvb, attn / rs.tp, (m + rs.pp - 1) / rs.pp, 1.0, scores, passes
     w = shp.sliding_window
     if not w:
         ctx_sum = s * s / 2.0

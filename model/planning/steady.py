@@ -23,7 +23,7 @@ import numpy as np
 from model.catalog.active import default_efficiency
 from model.catalog.parts import Catalog
 from model.errors import ScenarioError
-from model.physics.memory import kv_bytes_per_sequence
+from model.physics.memory import kv_bytes_per_token
 from model.physics.scenario import ResolvedScenario
 from model.serving.parallel import expert_parallel_table
 from model.planning.space import Group, PlanRequest, axis, resolve_group
@@ -89,7 +89,7 @@ def group_table(g: Group, r: PlanRequest, catalog: Catalog | None = None,
     rs = resolve_group(g, r, catalog)
     eff = table.efficiency(rs.engine, rs.hw)
     room = kv_room(rs, table)
-    per_token = kv_bytes_per_sequence(rs, 1.0)
+    per_token = kv_bytes_per_token(rs)
     kv_tokens = int(room // per_token) if room > 0 else 0
     if kv_tokens < r.input_len + r.output_len:
         raise ScenarioError(f"{g.label()}: no room for one request's KV cache")

@@ -5,6 +5,7 @@ from model.catalog.active import default_efficiency
 from model.catalog.engines import AUTO, IDEAL_ID
 from model.catalog.parts import LLM, Catalog
 from model.readouts.format import si, sig3
+from model.readouts.kind_words import kinds_sentence
 
 
 def hardware_summary(hw) -> str:
@@ -47,7 +48,9 @@ def model_import_rows(llm: LLM) -> list[tuple[str, str]]:
     if llm.is_moe:
         rows.append(("Experts", f"{p.experts} routed, {p.experts_per_token} per token, in {p.moe_layers} layers"))
         rows.append(("Active per token", f"{sig3(p.active_per_token / 1e9)} billion parameters"))
-    if llm.shape.kv_values_per_token < 2 * llm.layers * llm.kv_heads * llm.head_dim:
+    if llm.shape.kinds:
+        rows.append(("Layer kinds", kinds_sentence(llm)))
+    elif llm.shape.kv_values_per_token < 2 * llm.layers * llm.kv_heads * llm.head_dim:
         rows.append(("Attention", f"multi-head latent (MLA): {llm.shape.kv_values_per_token / llm.layers:,.0f} "
                                   "values cached per token per layer"))
     if llm.shape.sliding_window:

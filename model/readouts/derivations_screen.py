@@ -10,8 +10,10 @@
 """
 from __future__ import annotations
 
+from model.physics.step import experts_apart
 from model.readouts.derivations_terms import Derivation, chunked, filled, kernel_names, split
 from model.readouts.expr import Expr, emax, emin, esum, efloor, num, ref
+from model.readouts.kind_words import kinds_sentence
 
 
 def _sum(e, phase: str, quantity: str, skip: tuple[str, ...] = ()) -> Expr:
@@ -153,28 +155,25 @@ def _prefill_bytes() -> Expr:
 def _memory(e) -> list[Derivation]:
     gemm = [k for k in kernel_names(e, "decode") if k not in ("attention", "scores")]
     pgemm = [k for k in kernel_names(e, "prefill") if k not in ("attention", "scores")]
-    wsum = esum(*(ref(f"decode.{k}.weights") for k in gemm))
-    pwsum = chunked(e, esum(*(ref(f"prefill.{k}.weights") for k in pgemm)), "prefill")
     asum = esum(*(ref(f"decode.{k}.activations") for k in gemm))
     pasum = esum(*(ref(f"prefill.{k}.activations") for k in pgemm))
     held = ("Every parameter, all experts and the input embedding table: more than a step reads",)
     read = ("Not the input embedding table (a step gathers only its tokens' rows)"
             + ("; for MoE only the experts the batch's tokens touch" if e.resolved.llm.is_moe else ""),)
     return [
-        Derivation("weights_resident_per_gpu", split(e, split(e, ref("params_total") * ref("bytes_per_weight"), "tp"), "pp"), held),
-        Derivation("weights_read_per_step", _share(e, split(e, wsum * ref("bytes_per_weight"), "tp"), "decode"), read),
+        Derivation("weights_resident_per_gpu", split(e, split(e, _resident(e), "tp"), "pp"), held),
+        Derivation("weights_read_per_step", _share(e, split(e, _read(e, "decode", gemm), "tp"), "decode"), read),
         Derivation("kv_resident_per_gpu", ref("batch") * ref("kv_per_sequence"), ("The cache at the last step",)),
-        Derivation("kv_read_per_step", _share(e, ref("decode.attention.bytes"), "decode"), ("At the mean context",)),
-        Derivation("kv_per_sequence", split(e, split(e, ref("context_full") * ref("kv_values_per_token")
-                                                      * ref("kv_bytes_per_value"), "tp_kv"), "pp"),
-                   ("One sequence's cache at the end of its output",)),
+        Derivation("kv_read_per_step", _share(e, ref("decode.attention.bytes"), "decode"),
+                   ("At the mean context",) + ((kinds_sentence(e.resolved.llm),) if e.resolved.llm.shape.kinds else ())),
+        *_kv_per_sequence(e),
         Derivation("hbm_room_for_kv", emax(num(0), ref("hbm_capacity") - ref("weights_resident_per_gpu")
                                            - ref("workspace_per_gpu")), ()),
         Derivation("activations_per_step", _share(e, asum, "decode"), ("Written by each kernel, read by the next",)),
         Derivation("flops_per_step", _share(e, _sum(e, "decode", "flops"), "decode"), ()),
         Derivation("bytes_per_step", _decode_bytes(), ("What the floor and MBU divide by the bandwidth",)),
         Derivation("bytes_per_prefill", _prefill_bytes(), ()),
-        Derivation("weights_read_per_prefill", _share(e, split(e, pwsum * ref("bytes_per_weight"), "tp"), "prefill"), read),
+        Derivation("weights_read_per_prefill", _share(e, split(e, _read(e, "prefill", pgemm), "tp"), "prefill"), read),
         Derivation("kv_written_per_prefill", _share(e, ref("prefill.attention.bytes"), "prefill"), ()),
         Derivation("activations_per_prefill", _share(e, pasum, "prefill"), ()),
         Derivation("flops_per_prefill", _share(e, _sum(e, "prefill", "flops"), "prefill"), ()),
@@ -192,6 +191,46 @@ def _memory(e) -> list[Derivation]:
         Derivation("mean_context", ref("input_len") + ref("output_len") * num(0.5),
                    ("The context in the middle of the decode, where decode numbers are taken",)),
     ]
+
+
+def _resident(e) -> Expr:
+    """Every weight × its bytes: a mixed format's routed experts at their own bytes per weight."""
+    if not experts_apart(e.resolved):
+        return ref("params_total") * ref("bytes_per_weight")
+    return ((ref("params_total") - ref("params_routed")) * ref("bytes_per_weight")
+            + ref("params_routed") * ref("expert_bytes_per_weight"))
+
+
+def _read(e, phase: str, kernels: list[str]) -> Expr:
+    """The weights a pass reads × their bytes (a mixed format's experts at their own)."""
+    if not experts_apart(e.resolved) or "experts" not in kernels:
+        return chunked(e, esum(*(ref(f"{phase}.{k}.weights") for k in kernels)), phase) * ref("bytes_per_weight")
+    rest = chunked(e, esum(*(ref(f"{phase}.{k}.weights") for k in kernels if k != "experts")), phase)
+    return rest * ref("bytes_per_weight") + chunked(e, ref(f"{phase}.experts.weights"), phase) * ref("expert_bytes_per_weight")
+
+
+def _kv_per_sequence(e) -> list[Derivation]:
+    """One sequence's cache at the end of its output: a model that mixes layer kinds adds up its kinds,
+    each what it holds (a window's or a chunk's tokens, or a fixed state)."""
+    why = ("One sequence's cache at the end of its output",)
+    rs = e.resolved
+    kinds = rs.llm.shape.kinds
+    if not kinds:
+        return [Derivation("kv_per_sequence", split(e, split(e, ref("context_full") * ref("kv_values_per_token")
+                                                             * ref("kv_bytes_per_value"), "tp_kv"), "pp"), why)]
+    each = range(1, len(kinds) + 1)
+    out = [Derivation("kv_per_sequence", esum(*(ref(f"kind{i}.held_bytes") for i in each)),
+                      why + (kinds_sentence(rs.llm),))]
+    for i, x in zip(each, kinds):
+        if x.kind == "linear":
+            x_expr, words = ref(f"kind{i}.state_values") * ref(f"kind{i}.state_bytes_per_value"), "A fixed state: the same at any context"
+        else:
+            x_expr = ref(f"kind{i}.held_tokens") * ref(f"kind{i}.values_per_token") * ref("kv_bytes_per_value")
+            words = "Its tokens × the values each caches"
+        if min(rs.tp, x.shards) > 1:
+            x_expr = x_expr / ref(f"kind{i}.splits")
+        out.append(Derivation(f"kind{i}.held_bytes", split(e, x_expr, "pp"), (words,)))
+    return out
 
 
 def _money(e) -> list[Derivation]:

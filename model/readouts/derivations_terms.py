@@ -12,8 +12,9 @@ factors, the architecture, the user's choices — carry their source.
 from __future__ import annotations
 
 from model.physics.cost import GEMM_KERNELS
-from model.physics.step import weight_only
-from model.readouts.expr import Expr, emax, emin, ref
+from model.physics.step import experts_apart, rest_unpacked, weight_only
+from model.readouts.expr import Expr, emax, emin, esum, num, ref
+from model.readouts.kind_words import kinds_sentence
 from model.readouts.terms import term_readouts
 from model.values import frozen
 
@@ -75,7 +76,11 @@ def _kernel_derivations(e, phase: str) -> list[Derivation]:
         key = f"{phase}.{k}"
         out.append(Derivation(f"{key}.time", emax(ref(f"{key}.memory"), ref(f"{key}.compute")),
                               ("The kernel waits for the slower of its two resources",)))
-        if k == "attention":
+        if k == "attention" and rs.llm.shape.kinds:
+            mem = ref(f"{key}.bytes") / (ref("achieved_bandwidth") * ref("eta_kv"))
+            out += _kind_derivations(e, phase)
+            comp = ref(f"{key}.flops") / rate
+        elif k == "attention":
             mem = ref(f"{key}.bytes") / (ref("achieved_bandwidth") * ref("eta_kv"))
             ctx = ref("decode_kv_context") if phase == "decode" else None
             tokens = tok * ctx if ctx is not None else ref("prefill_kv_tokens")
@@ -94,7 +99,8 @@ def _kernel_derivations(e, phase: str) -> list[Derivation]:
         else:
             mem = ref(f"{key}.bytes") / ref("achieved_bandwidth")
             weights = ref(f"{key}.active") if k == "experts" else ref(f"{key}.weights")
-            out += [Derivation(f"{key}.bytes", chunked(e, split(e, ref(f"{key}.weights") * ref("bytes_per_weight"), "tp"), phase)
+            bpw = ref("expert_bytes_per_weight") if k == "experts" and experts_apart(rs) else ref("bytes_per_weight")
+            out += [Derivation(f"{key}.bytes", chunked(e, split(e, ref(f"{key}.weights") * bpw, "tp"), phase)
                                + ref(f"{key}.activations"), ("Every weight is read once per pass, for all its tokens",)),
                     Derivation(f"{key}.flops", split(e, 2 * weights * tok, "tp"), ("2 FLOPs (a multiply and an add) per weight per token",)),
                     Derivation(f"{key}.weights", None, source=f"{rs.llm.name}'s architecture (model/catalog/architecture.py)"),
@@ -102,13 +108,35 @@ def _kernel_derivations(e, phase: str) -> list[Derivation]:
             if k == "experts":
                 out.append(Derivation(f"{key}.active", None, source="K experts per token × every MoE layer"))
             comp = ref(f"{key}.flops") / rate
-            if weight_only(rs):
+            if weight_only(rs) and (k == "experts" or rest_unpacked(rs)):
                 comp = comp + chunked(e, split(e, ref(f"{key}.weights"), "tp"), phase) * ref("dequant_ops") / ref("vector_flops")
         out.append(Derivation(f"{key}.memory", filled(e, mem, phase), _memory_assumption(k)))
         if comp is not None:
             out.append(Derivation(f"{key}.compute", filled(e, comp, phase), _compute_assumption(e, k)))
         else:
             out.append(Derivation(f"{key}.compute", None, source="no maths: bytes in and out"))
+    return out
+
+
+def _kind_derivations(e, phase: str) -> list[Derivation]:
+    """A model that mixes layer kinds: the attention kernel's bytes and FLOPs are the sums over its kinds
+    (model/readouts/layer_kinds.py has each kind's numbers)."""
+    rs, kinds = e.resolved, e.resolved.llm.shape.kinds
+    key, tok = f"{phase}.attention", ref(f"{phase}_tokens_per_pass")
+    each = range(1, len(kinds) + 1)
+    why = (kinds_sentence(rs.llm), "Each kind reads what it holds: a window or a chunk caps the tokens, a fixed state "
+           "is read and written back once per step")
+    out = [Derivation(f"{key}.bytes", esum(*(ref(f"{phase}.kind{i}.bytes") for i in each)), why),
+           Derivation(f"{key}.flops", esum(*(ref(f"{phase}.kind{i}.flops") for i in each)), why)]
+    if phase == "decode":
+        for i, x in zip(each, kinds):
+            per = ref(f"kind{i}.state_values") * num(2) * ref(f"kind{i}.state_bytes_per_value") if x.kind == "linear" \
+                else ref(f"decode.kind{i}.keys") * ref(f"kind{i}.values_per_token") * ref("kv_bytes_per_value")
+            if x.kind != "linear" and x.index_values_per_token:
+                continue            # (the indexer reads every key, the attention its top-k: a leaf says so)
+            whole = tok * per if min(rs.tp, x.shards) == 1 else tok * per / ref(f"kind{i}.splits")
+            out.append(Derivation(f"decode.kind{i}.bytes", whole,
+                                  ("Each sequence reads its own cache or state: nothing is shared across the batch",)))
     return out
 
 
@@ -120,7 +148,7 @@ def _memory_assumption(k: str) -> tuple[str, ...]:
 
 def _compute_assumption(e, k: str) -> tuple[str, ...]:
     out = ["At the FLOP/s the engine's matmuls reach, not the peak"]
-    if weight_only(e.resolved) and k in GEMM_KERNELS:
+    if weight_only(e.resolved) and k in GEMM_KERNELS and (k == "experts" or rest_unpacked(e.resolved)):
         out.append("Weight-only format: each weight is unpacked on the FP32 units before the multiply")
     return tuple(out)
 

@@ -30,6 +30,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from model.readouts.format import duration, percent, si, sig3
+from model.readouts.kind_words import kinds_sentence
 from model.readouts.vocabulary import capitalised, matrix_unit_adjective, matrix_units, memory_word
 from model.values import frozen
 
@@ -226,6 +227,8 @@ def _memory(e) -> list[Readout]:
     free = max(0.0, cap - e.memory_needed_bytes_per_gpu)
     room = max(0.0, cap - e.weight_bytes_per_gpu - e.workspace_bytes_per_gpu)
     ctx = mean_context_tokens(s.input_len, s.output_len)
+    held = kinds_sentence(e.resolved.llm) if e.resolved is not None else ""
+    kinds = f". {held}" if held else ""
     return [
         _bytes("weights_resident_per_gpu", WEIGHTS_RESIDENT, e.weight_bytes_per_gpu,
                "Every parameter this GPU holds (all experts, the embedding table) ÷ (tp·pp). "
@@ -235,10 +238,10 @@ def _memory(e) -> list[Readout]:
                "is routed to, never the input embedding table. Less than the weights resident"),
         _bytes("kv_resident_per_gpu", KV_RESIDENT, e.kv_cache_bytes_per_gpu,
                f"The cache of {s.batch} sequences at {s.input_len + s.output_len:,} tokens (the last step): "
-               "what must fit. More than a mid-decode step reads"),
+               "what must fit. More than a mid-decode step reads" + kinds),
         _bytes("kv_read_per_step", "KV cache read per decode step (mean context)", e.kv_bytes_per_step,
                f"The cache one decode step reads at the mean context {count_text(ctx)} tokens (+ the new "
-               "token's entry): less than the cache resident at full context"),
+               "token's entry): less than the cache resident at full context" + kinds),
         _bytes("kv_per_sequence", "KV cache per sequence (full context)", e.kv_cache_bytes_per_gpu / s.batch,
                f"One sequence's cache at {s.input_len + s.output_len:,} tokens, per GPU"),
         _bytes("hbm_room_for_kv", f"{mem} left for the KV cache", room,

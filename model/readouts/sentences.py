@@ -7,6 +7,7 @@ Estimate's phase, and the times it lists are that phase's.
 from __future__ import annotations
 
 from model.readouts.format import percent, si
+from model.readouts.kind_words import kinds_sentence
 from model.readouts.numbers import HBM_FREE, KV_RESIDENT, WEIGHTS_RESIDENT, WORKSPACE, readouts, words
 
 
@@ -95,14 +96,17 @@ def hbm_parts(capacity_bytes: float, weight_bytes: float, kv_bytes: float,
 
 
 def hbm_segments(e) -> list[tuple[str, float, str]]:
-    """hbm_parts of an Estimate."""
-    return hbm_parts(e.hbm_capacity_bytes, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu,
-                     e.workspace_bytes_per_gpu, words(e)["mem"])
+    """hbm_parts of an Estimate (a model that mixes layer kinds: the KV part also says what each holds)."""
+    parts = hbm_parts(e.hbm_capacity_bytes, e.weight_bytes_per_gpu, e.kv_cache_bytes_per_gpu,
+                      e.workspace_bytes_per_gpu, words(e)["mem"])
+    held = kinds_sentence(e.resolved.llm) if e.resolved is not None else ""
+    return [(n, b, f"{t}. {held}" if held and n == "kv" else t) for n, b, t in parts]
 
 
 def shown_notes(e) -> list[str]:
     """The notes under the gauges: the Estimate's notes, plus the emulation fact when missing."""
-    notes = list(e.notes) + ([fit_note(e)] if not e.fits else [])
+    held = kinds_sentence(e.resolved.llm) if e.resolved is not None else ""
+    notes = list(e.notes) + ([held] if held else []) + ([fit_note(e)] if not e.fits else [])
     if e.emulated and not any("emulated" in n for n in notes):
         notes.append(f"{e.precision_name} runs emulated in {e.compute_dtype.upper()}")
     return notes

@@ -23,9 +23,12 @@ import numpy as np
 from model.catalog.active import default_efficiency
 from model.physics.estimate import decode_contexts, e2e_seconds
 from model.physics.cost import GEMM_KERNELS, queue_wait
-from model.physics.step import (allreduce_bytes, decode_pass, gemm_split, microbatch, pipeline_hop_bytes, prefill_terms,
-                                weight_only)
+from model.physics.memory import streamed_weight_bytes
+from model.physics.roofline import sequence_terms
+from model.physics.step import (allreduce_bytes, decode_pass, experts_apart, gemm_split, microbatch, pipeline_hop_bytes,
+                                prefill_terms, weight_only)
 from model.readouts.format import duration, percent, si, sig3
+from model.readouts.layer_kinds import kind_readouts
 from model.readouts.numbers import Readout, count_text
 
 KERNEL_WORDS = {
@@ -65,7 +68,7 @@ def term_readouts(e) -> Mapping[str, Readout]:
 def _terms(e) -> Mapping[str, Readout]:
     out: dict[str, Readout] = {}
     for r in (*_scenario(e), *_parts(e), *_engine(e), *_passes(e), *_kernels(e, "decode"), *_kernels(e, "prefill"),
-              *_memory_terms(e), *_links(e), *_whole_request(e), *_critical(e)):
+              *_memory_terms(e), *_links(e), *_whole_request(e), *_critical(e), *kind_readouts(e)):
         out[r.key] = r
     return MappingProxyType(out)
 
@@ -102,6 +105,11 @@ def _parts(e) -> list[Readout]:
     return [
         _ro("bytes_per_weight", "Bytes per weight", p.bytes_per_weight, "B", f"{sig3(p.bytes_per_weight)} B",
             f"{p.name}: {p.weight_bits:g} bits per weight ({p.source or 'assets/precisions.json'})"),
+        *([_ro("expert_bytes_per_weight", "Bytes per routed-expert weight", p.expert_bytes_per_weight, "B",
+               f"{sig3(p.expert_bytes_per_weight)} B", f"{p.name}: the routed experts' {p.expert_weight_bits:g} bits per weight"),
+           _ro("params_routed", "Routed-expert parameters", rs.llm.params.routed_total, "weights",
+               si(rs.llm.params.routed_total, ""), f"Every routed expert of every MoE layer of {rs.llm.name}")]
+          if experts_apart(rs) else []),
         _ro("activation_bytes", "Bytes per activation", p.activation_bytes, "B", f"{sig3(p.activation_bytes)} B",
             f"{p.name}: activations cross kernels in {max(p.activation_bits, 8):g} bits"),
         _ro("kv_bytes_per_value", "Bytes per cached value", rs.kv.bytes_per_value, "B", f"{sig3(rs.kv.bytes_per_value)} B",
@@ -183,11 +191,12 @@ def _passes(e) -> list[Readout]:
     passes = float(np.asarray(terms.passes))
     out = [_ro("prefill_passes", "Prefill passes", passes, "", count_text(passes),
                f"⌈prompt tokens ÷ {chunk:,}⌉: {e.engine_name} prefills in chunks of {chunk:,} tokens, each pass reading "
-               "every weight once" if chunk else "One pass over every prompt token"),
-           _ro("prefill_kv_tokens", "Cached tokens the prefill reads and writes", float(np.asarray(terms.kv_bytes))
+               "every weight once" if chunk else "One pass over every prompt token")]
+    if not rs.llm.shape.kinds:          # (a model that mixes layer kinds: per kind, model/readouts/layer_kinds.py)
+        out.append(_ro("prefill_kv_tokens", "Cached tokens the prefill reads and writes", float(np.asarray(terms.kv_bytes))
                * rs.tp_kv / (rs.llm.shape.kv_values_per_token * rs.kv.bytes_per_value), "tokens",
                si(float(np.asarray(terms.kv_bytes)) * rs.tp_kv / (rs.llm.shape.kv_values_per_token * rs.kv.bytes_per_value), ""),
-               "Every prompt token's entry written" + (", and each chunk reads the chunks before it" if chunk else ""))]
+               "Every prompt token's entry written" + (", and each chunk reads the chunks before it" if chunk else "")))
     eff = table.efficiency(rs.engine, rs.hw)
     if eff.eager:
         out.append(_t("host_layer", "Host time per layer", eff.host_layer_s,
@@ -343,16 +352,16 @@ def _whole_request(e) -> list[Readout]:
 def _critical(e) -> list[Readout]:
     """What the critical batch is made of: per sequence FLOPs and bytes beside the weights' bytes."""
     rs = e.resolved
-    llm, shp, bpw = rs.llm, rs.llm.shape, rs.precision.bytes_per_weight
+    llm = rs.llm
     out = []
     for suffix, crit, with_kv in (("", e.critical_batch, True), ("_wo", e.critical_batch_weights_only, False)):
         if not crit:
             continue
-        ctx = float(min(e.scenario.input_len + e.scenario.output_len / 2.0, shp.sliding_window or 1e18))
-        f_seq = (2.0 * llm.params.active_per_token + (ctx * shp.attention_flops_per_context if with_kv else 0.0)) / rs.tp
-        b_seq = (((ctx + 1.0) * shp.kv_values_per_token * rs.kv.bytes_per_value / rs.tp_kv
-                  + shp.activation_values_per_token * rs.precision.activation_bytes / rs.tp) if with_kv else 0.0)
-        w = float(llm.params.streamed(crit)) * bpw / rs.tp
+        if with_kv:
+            f_seq, b_seq = sequence_terms(rs, e.scenario.input_len + e.scenario.output_len / 2.0)
+        else:
+            f_seq, b_seq = (2.0 * llm.params.active_per_token + 0.0) / rs.tp, 0.0
+        w = float(streamed_weight_bytes(llm, rs.precision, crit)) / rs.tp
         what = "with the KV cache" if with_kv else "weights only"
         out += [_ro(f"crit{suffix}.flops_per_sequence", f"FLOPs per sequence per step ({what})", f_seq, "FLOP",
                     si(f_seq, "FLOP"), "2 × the weights each token multiplies with" + (" + its attention" if with_kv else "")),

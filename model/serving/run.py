@@ -26,7 +26,7 @@ from model.catalog.active import default_catalog, default_efficiency
 from model.catalog.engines import EfficiencyTable
 from model.catalog.parts import Catalog
 from model.errors import ScenarioError
-from model.physics.memory import footprint, kv_bytes_per_sequence
+from model.physics.memory import footprint, kv_bytes_per_token
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.serving.limits import SchedulerLimits, limits_for, mtp_heads
 from model.serving.setup import PRETOKENIZED, ServingSetup, check, expected_tokens_per_step
@@ -163,7 +163,7 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
     req = make_requests(s, rs.scenario.input_len, rs.scenario.output_len)
     q = s.spec_k + 1
     longest = int(req.input_len.max() + req.output_len.max())
-    kv_per_token = kv_bytes_per_sequence(rs, 1.0)
+    kv_per_token = kv_bytes_per_token(rs)           # (a linear kind's fixed state is per sequence, not per token)
     rough = int(min(MAX_TABLE_TOKENS, lim.max_tokens_per_step + int(req.input_len.max())
                     + q * min(lim.max_running or 1 << 20, 1 << 20)))
     spec, drs = _speculation(rs, s, table, cat, rough)

@@ -20,10 +20,10 @@ from ui.chip.paint.legend import paint_legend, paint_legend_frame
 from ui.chip.paint.package import paint_package, paint_package_frame
 from ui.chip.patches import paste, patch_bytes, word_patches
 
-FRAMES_KEPT = 16         # layouts and frames kept, of the canvas' size: the catalogue's chips, 10-15 shapes a scenario
-FRAME_BYTES_KEPT = 48 * 2 ** 20     # at most this much of frames (fewer of them on a big screen)
+FRAMES_KEPT = 24         # layouts and frames kept, of the canvas' size: the catalogue's chips, about 20 shapes a scenario (51 parts)
+FRAME_BYTES_KEPT = 72 * 2 ** 20     # at most this much of frames (fewer of them on a big screen)
 STATICS_KEPT = 6         # static pictures kept (a frame with one scenario's words)
-PATCH_BYTES_KEPT = 24 * 2 ** 20     # words drawn ahead, as pieces (~0.5 MB a GPU at 1600×900: 28 GPUs in ~14 MB)
+PATCH_BYTES_KEPT = 40 * 2 ** 20     # words drawn ahead, as pieces (~0.5 MB a GPU at 1600×900: 51 GPUs in ~26 MB)
 
 
 def remember(kept: dict, key, value, room: int = FRAMES_KEPT):

@@ -9,8 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from model.errors import ModelError
-from model.files.hardware_file import read_json_file
-from model.files.hf_config import default_name, llm_from_config
+from model.files.hf_config import default_name, llm_from_config, read_model_config
 from model.files.limits import MAX_NAME_CHARS
 from model.readouts.catalog_text import model_import_rows
 from ui.custom import store as custom_store
@@ -54,7 +53,7 @@ class ModelImportDialog(QDialog):
         lay.addLayout(buttons)
         self.unreadable = False
         try:
-            self.cfg = read_json_file(self.path)
+            self.cfg = read_model_config(self.path)
             self.name.setText(default_name(self.cfg, self.path))
         except ModelError as exc:
             self.unreadable = True
