@@ -14,7 +14,9 @@ GPU_IDS = ("v100-sxm2-32gb a100-sxm4-40gb a100-sxm4-80gb a100-pcie-80gb h100-sxm
            # issue 39: 2025–26 parts
            "b300-288gb gb300-288gb h20-96gb rtx-pro-6000-96gb dgx-spark-gb10-128gb rtx-5080-16gb rtx-5070-ti-16gb "
            "rtx-5060-ti-16gb m3-ultra-512gb m4-pro-64gb m5-32gb m5-pro-64gb m5-max-128gb mi350x-288gb mi355x-288gb "
-           "ryzen-ai-max-395-128gb radeon-ai-pro-r9700-32gb rx-9070-xt-16gb arc-pro-b60-24gb tpu-v6e-32gb tpu-v7-192gb").split()
+           "ryzen-ai-max-395-128gb radeon-ai-pro-r9700-32gb rx-9070-xt-16gb arc-pro-b60-24gb tpu-v6e-32gb tpu-v7-192gb "
+           # issue 38: parts that published serving runs ran on
+           "a10-24gb h800-sxm-80gb gh200-144gb mi100-32gb").split()
 MODEL_IDS = ("llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b llama-3.1-70b llama-3.2-3b llama-3.1-405b gpt-j-6b "
              "mistral-7b mixtral-8x7b qwen2.5-72b deepseek-v3 "
              # issue 39: hybrid, sliding-window, sparse and MoE models people run now

@@ -21,6 +21,9 @@ FLOPs per key; the Shape then carries the kinds, and model/physics/mixers.py rea
 """
 from __future__ import annotations
 
+import functools
+import math
+
 from typing import Any, Mapping
 
 import numpy as np
@@ -81,9 +84,53 @@ class ParamBreakdown:
         e, k = float(self.experts), float(self.experts_per_token)
         return e * (1.0 - np.power(1.0 - k / e, batch_tokens))
 
+    def expert_rows(self, batch_tokens, tile: int = 1):
+        """Expected rows the routed experts' grouped GEMMs compute per MoE layer for ``batch_tokens``
+        tokens: Σ_e ⌈n_e / t⌉·t, each expert's n_e tokens padded up to the kernel's tile of t rows,
+        n_e ~ Poisson(λ = B·K/E) (uniform routing). t = 1 gives B·K exactly (no padding); with t
+        rows a lone token costs t: E·t·Σ_j P(n_e > j·t) (model/catalog/architecture._padded)."""
+        b = np.asarray(batch_tokens, dtype=float)
+        if self.experts == 0:
+            return 0.0 * b
+        k = float(self.experts_per_token)
+        if tile <= 1:
+            return b * k
+        lam = b * k / float(self.experts)
+        return float(self.experts) * _padded(lam, int(tile))
+
     def streamed(self, batch_tokens):
         """Weights read from HBM by one forward pass over ``batch_tokens`` tokens."""
         return self.streamed_dense + self.moe_layers * self.experts_touched(batch_tokens) * self.expert
+
+
+_LAMBDAS = np.geomspace(1e-4, 1e5, 1401)
+
+
+@functools.lru_cache(maxsize=8)
+def _padded_table(tile: int) -> np.ndarray:
+    """E[⌈n/t⌉·t] for n ~ Poisson(λ) on _LAMBDAS: t·Σ_j P(n > j·t), summed over j until the tail
+    is nothing (normal tail past λ + 12√λ)."""
+    out = np.empty(_LAMBDAS.size)
+    for i, lam in enumerate(_LAMBDAS):
+        top = int(lam + 12.0 * math.sqrt(lam) + 2 * tile + 20)
+        n = np.arange(top + 1)
+        logp = n * math.log(lam) - lam - np.array([math.lgamma(x + 1.0) for x in n])
+        p = np.exp(logp)
+        cdf = np.cumsum(p)
+        js = np.arange(0, top // tile + 1) * tile
+        out[i] = tile * float(np.sum(1.0 - cdf[js]))
+    return out
+
+
+def _padded(lam, tile: int):
+    """E[⌈n/t⌉·t], n ~ Poisson(λ) (λ an array): interpolated in ln λ on a fine grid; → λ + t/2
+    for λ ≫ t, → t·(1 − e^−λ) for λ ≪ 1."""
+    lam = np.asarray(lam, dtype=float)
+    table = _padded_table(tile)
+    safe = np.clip(lam, _LAMBDAS[0], _LAMBDAS[-1])
+    out = np.exp(np.interp(np.log(safe), np.log(_LAMBDAS), np.log(np.maximum(table, 1e-300))))
+    small = lam < _LAMBDAS[0]
+    return np.where(small, tile * -np.expm1(-lam), np.where(lam > _LAMBDAS[-1], lam + tile / 2.0, out))
 
 
 @frozen

@@ -136,6 +136,10 @@ class Precision:
     # (0: the same as every other weight's)
     expert_weight_bits: float = 0.0
     aliases: tuple[str, ...] = ()
+    # the rows an expert's grouped GEMM computes in at least (its tokens padded up to a multiple):
+    # 1 where the kernels take any count (Triton's fused MoE at small batches), 128 for DeepGEMM's
+    # block-FP8 and Blackwell's FP4 grouped GEMMs (model/catalog/architecture.expert_rows)
+    moe_tile_rows: int = 1
 
     @property
     def bytes_per_weight(self) -> float:

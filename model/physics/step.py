@@ -37,7 +37,9 @@ The kernels of a pass, in the order an engine runs them (each a roofline of its 
     out_proj   the O projection         h·k·d per layer
     mlp_up     the FFN's up (and gate)  2·d·f per layer when gated
     mlp_down   the FFN's down           f·d per layer
-    experts    the routed experts (MoE) the experts the tokens touch, FLOPs 2·K experts·tokens
+    experts    the routed experts (MoE) the experts the tokens touch, FLOPs 2·expert·Σ_e ⌈n_e/t⌉·t per
+                                        MoE layer: each expert's n_e tokens padded to its grouped
+                                        GEMM's tile of t rows (t = 1: 2·K·expert·tokens)
     lm_head    the vocabulary           V·d
     small      norms, biases, router    (elementwise and tiny matmuls)
 Each GEMM kernel reads its weights once per pass (decode: intensity ≈ 2·tokens ÷ bytes per
@@ -173,6 +175,9 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, stretch=1.0, requests=0.0,
         wb *= passes
     np.multiply(activation_bytes, tz, out=act)
     np.multiply(active_flops, tz, out=a)
+    if c.moe_tile > 1:                                  # each expert's tokens padded to the kernel's tile
+        p = rs.llm.params
+        a[EXPERTS] = active_flops[EXPERTS] * (p.expert_rows(tz, c.moe_tile) / p.experts_per_token)
     if c.weight_only:                                   # the weights each kernel unpacks, / tp
         dq = g[3]
         dq[...] = streamed
@@ -207,6 +212,7 @@ class _PassConstants:
     vector_flops: float
     score_bytes_per_pair: float
     prefill_chunk: float
+    moe_tile: int = 1              # the experts' grouped GEMMs pad each expert's tokens to this many rows
 
     @property
     def rows(self) -> tuple[np.ndarray, ...]:
@@ -236,7 +242,8 @@ def _constants_of(table, hw, llm, precision, compute_dtype: str, engine: str, tp
         np.array(active) * (2.0 / rs.tp), np.array(acts) * (rs.precision.activation_bytes / rs.tp), unpacked,
         const * (rs.precision.bytes_per_weight / rs.tp), moe, rs.precision.expert_bytes_per_weight / rs.tp, quantised,
         table.matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops,
-        rs.hw.peak("fp32") or rs.peak_flops, _score_bytes_per_pair(rs), float(table.prefill_chunk(rs.engine)))
+        rs.hw.peak("fp32") or rs.peak_flops, _score_bytes_per_pair(rs), float(table.prefill_chunk(rs.engine)),
+        int(rs.precision.moe_tile_rows) if moe else 1)
 
 
 def microbatch(rs: ResolvedScenario, batch):
