@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from model.catalog.parts import Catalog
 from model.errors import ScenarioError
-from model.files.limits import check_text
+from model.files.limits import check_text, least
 from model.physics.scenario import Scenario
 from model.planning.space import PlanRequest, parse_available
 from model.serving.knobs import KNOBS
@@ -74,6 +74,9 @@ def _limit(name: str, value: Any) -> float | None:
         raise ScenarioError(f"{k.label} must be a number or null, got {value!r}")
     if not k.lo <= value <= k.hi:
         raise ScenarioError(f"{k.label} is {value:,.6g}; the window's knob takes {k.lo:,.6g} (none) to {k.hi:,.6g}")
+    lo, why = least("rate_per_s" if name == "rate_per_s" else "target_ms")
+    if 0 < value < lo:
+        raise ScenarioError(f"{k.label} is {value:.3g}; it must be 0 (none) or at least {lo:g} ({why})")
     return float(value) or None
 
 
