@@ -43,7 +43,11 @@ def _main(argv: list[str]) -> int:
             setattr(sys, name, open(os.devnull, "w"))
     if argv[:1] in (["--version"], ["-V"]):
         from cli.version import print_version
-        return print_version()
+        from model.files.safe_io import finish_output
+        try:
+            return print_version() or finish_output()
+        except OSError as exc:
+            return finish_output(exc)
     quick = bool(argv) and argv[0] in ONE_BLAS_THREAD
     if quick:                   # a short command (cli.ONE_BLAS_THREAD): before numpy is imported
         import gc
@@ -65,8 +69,8 @@ def _main(argv: list[str]) -> int:
         else:
             from cli.window import run_app
             rc = run_app(argv)
-        finish_output()
-        return rc
+        flushed = finish_output()            # a report that could not be written: exit 1, never 0
+        return rc or flushed
     except (UsageError, ModelError) as exc:   # one line naming the program and the command
         from model.readouts.command_line import error_line
         print(error_line(exc, prog_name(), argv[0] if argv and argv[0] in COMMANDS else None), file=sys.stderr)

@@ -42,7 +42,8 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
                    help=f"refuse a plan larger than N configurations, a replica shape counting as 1,000 "
                         f"(default {MAX_SIZE:,}: about 0.5 GB and a few seconds)")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--csv", metavar="FILE", help="write the frontier as CSV (never replaces a file without --force)")
+    p.add_argument("--csv", metavar="FILE", help="write the frontier as CSV (never replaces a file without --force; "
+                                                 "-: standard output, the table on stderr)")
     p.add_argument("--force", action="store_true", help="with --csv: replace FILE if it exists")
     add_wide_flag(p)
     return p
@@ -55,9 +56,8 @@ def _list(text: str | None) -> tuple[str, ...]:
 def cmd_plan(args) -> int:
     import json
     import time
-    from pathlib import Path
+    from cli.output import STDOUT, refuse_two_on_stdout, report_stream, target, write_text
     from model.catalog.active import default_catalog
-    from model.files.safe_io import atomic_write_text
     from model.planning.plan import make_plan
     from model.planning.size import SHAPE_WEIGHT, PlanTooLarge
     from model.planning.space import PlanRequest, check_request, parse_available
@@ -68,8 +68,8 @@ def cmd_plan(args) -> int:
     for name in ("ttft_p90_ms", "tpot_p90_ms"):
         if getattr(args, name) == 0:
             raise UsageError(f"--{name.replace('_', '-')} must be more than 0")
-    if args.csv and Path(args.csv).exists() and not args.force:
-        raise UsageError(f"{args.csv} exists; add --force to replace it")
+    refuse_two_on_stdout(**{"--json": args.json, "--csv -": args.csv == STDOUT})
+    csv = target(args.csv, "--csv", overwrite=args.force, exists_hint=" (add --force to replace it)")
     req = PlanRequest(args.model, args.input_len, args.output_len, parse_available(args.gpus_available),
                       args.ttft_p90_ms, args.tpot_p90_ms, args.rate, _list(args.precisions), _list(args.engines),
                       not args.no_spec)
@@ -84,12 +84,12 @@ def cmd_plan(args) -> int:
     took = time.perf_counter() - t0
     if not len(plan.table):                  # nothing runs: no table to show, one line to say why
         raise NothingFound(no_plan_line(plan, prog_name()))
-    if args.csv:
-        atomic_write_text(args.csv, frontier_csv(plan), overwrite=args.force)
+    if csv is not None:
+        write_text(csv, frontier_csv(plan), overwrite=args.force)
     if args.json:
         print(json.dumps({"ran": ran, **plan_json(plan)}, indent=2))
     else:
-        print("\n".join(plan_lines(plan, ran, took, table_width(args))))
+        print("\n".join(plan_lines(plan, ran, took, table_width(args))), file=report_stream(csv))
     if (req.ttft_p90_ms is not None or req.tpot_p90_ms is not None) and not plan.met:
         raise NothingFound(no_plan_line(plan, prog_name()))
     return 0

@@ -61,7 +61,11 @@ def model_path(ident: str) -> Path:
 def clean_temporaries(extra_folders=()) -> list[str]:
     """Temporary files a killed save left in the app's own folders (data, hardware, models, and
     ``extra_folders``: the settings folder), older than an hour: removed. Nothing else is touched."""
-    return clean_stale_temps([data_dir(), _folder("hardware"), _folder("models"), *extra_folders])
+    try:
+        folders = [data_dir(), _folder("hardware"), _folder("models")]
+    except NoDataFolder:
+        folders = []
+    return clean_stale_temps([*folders, *extra_folders])
 
 
 def load_saved() -> list[str]:
