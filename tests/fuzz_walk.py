@@ -183,6 +183,19 @@ class FuzzWalk:
             if page is not None and page.jobs.busy:
                 page.jobs.finish()
                 deliver()
+        self._views_agree()
+
+    def _views_agree(self) -> None:
+        """Every visible Explore panel shows the controller's estimate (a snapshot that reached some
+        views and not others left the roofline and gauges on the previous scenario for a change)."""
+        c = self.w.controller
+        if c.pending:
+            return
+        for name in ("roofline", "gauges"):
+            view = getattr(self.w, name)
+            if view.isVisible() and view._snap is not None and view._snap.estimate is not c.snapshot.estimate:
+                raise AssertionError(f"the {name} shows snapshot {view._snap.serial}, the controller's is "
+                                     f"{c.snapshot.serial} (after {self.done + 1} actions)")
 
     def _visible(self, kind):
         return [c for c in self.w.findChildren(kind) if c.isVisibleTo(self.w) and c.isEnabled()]

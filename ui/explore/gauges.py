@@ -275,8 +275,8 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         self.hbm.set_theme(t)
         for g in self.gauges.values():
             g.set_base_px(t.px(32))
-        if self._snap is not None:
-            self.show_snapshot(self._snap, force=True)
+        if self.newest() is not None:
+            self.show_snapshot(self.newest(), force=True)
 
     def show_snapshot(self, snap, force: bool = False) -> None:
         """Place the model's readouts of ``snap``'s estimate: every gauge is one readout (title = its label)."""
