@@ -18,7 +18,9 @@
 
 The command line (cli/) and the window (ui/) call the same functions in model/. Bad input exits 2
 with one line on stderr that starts with the program and the command ("main.py estimate: …",
-"memory-wall estimate: …" when installed); a plan that finds nothing exits 1.
+"memory-wall estimate: …" when installed); a plan that finds nothing exits 1. An output path that
+cannot be written exits 2 before any work; a write that fails under way (a full disk), or a report
+that cannot be written to stdout, exits 1 (cli/output.py; "-" is standard output for every output flag).
 """
 from __future__ import annotations
 
