@@ -18,7 +18,9 @@
 
 The command line (cli/) and the window (ui/) call the same functions in model/. Bad input exits 2
 with one line on stderr that starts with the program and the command ("main.py estimate: …",
-"memory-wall estimate: …" when installed); a plan that finds nothing exits 1.
+"memory-wall estimate: …" when installed); a plan that finds nothing exits 1. An output path that
+cannot be written exits 2 before any work; a write that fails under way (a full disk), or a report
+that cannot be written to stdout, exits 1 (cli/output.py; "-" is standard output for every output flag).
 """
 from __future__ import annotations
 
@@ -43,7 +45,11 @@ def _main(argv: list[str]) -> int:
             setattr(sys, name, open(os.devnull, "w"))
     if argv[:1] in (["--version"], ["-V"]):
         from cli.version import print_version
-        return print_version()
+        from model.files.safe_io import finish_output
+        try:
+            return print_version() or finish_output()
+        except OSError as exc:
+            return finish_output(exc)
     quick = bool(argv) and argv[0] in ONE_BLAS_THREAD
     if quick:                   # a short command (cli.ONE_BLAS_THREAD): before numpy is imported
         import gc
@@ -65,8 +71,8 @@ def _main(argv: list[str]) -> int:
         else:
             from cli.window import run_app
             rc = run_app(argv)
-        finish_output()
-        return rc
+        flushed = finish_output()            # a report that could not be written: exit 1, never 0
+        return rc or flushed
     except (UsageError, ModelError) as exc:   # one line naming the program and the command
         from model.readouts.command_line import error_line
         print(error_line(exc, prog_name(), argv[0] if argv and argv[0] in COMMANDS else None), file=sys.stderr)

@@ -89,10 +89,11 @@ def warm_up(w, app) -> None:
     for n in range(1, 9):
         w.show_chapter(n)
         app.processEvents()
-    for show in (w.show_serve, w.show_plan):
+    for show, page in ((w.show_serve, lambda: w.serve), (w.show_plan, lambda: w.plan)):
         show()
         app.processEvents()
         w.controller.flush()
+        page().settle() if page() is w.plan else page().settle(1)     # its thread's run or plan, drawn
         app.processEvents()
     w.show_explore()
     w.set_chip_focus(True)
@@ -109,9 +110,9 @@ def same_state(w, app) -> None:
     """Explore, 1600×900, no presenter, no "Measure this machine" running (its layers take
     ~0.5 GB while it runs), the default scenario (Reset all: a 1M-token context or a 65 536 batch
     the walk left holds hundreds of MB of arrays while it is the scenario, and lets them go when
-    it is not), the Plan page's GPUs, speculation and pools as at start (its plan is kept while
-    another page is shown: with disaggregated pools ~45 MB more than without, for any model), then
-    idle past the app's next heap trim."""
+    it is not), the Serve setup and the Plan settings as at start (each page keeps its last run and
+    plan while another page is shown: 20 000 requests or disaggregated pools hold tens of MB more),
+    then idle past the app's next heap trim."""
     from PySide6.QtTest import QTest
     from shiboken6 import isValid
     from ui.kit.qt_app import TRIM_EVERY_MS
@@ -125,13 +126,18 @@ def same_state(w, app) -> None:
     w.show_explore()
     w.controller.reset()
     w.controller.flush()
-    if w.plan_built():            # the Plan page's knobs as they start: its kept plan is of them
-        from ui.plan.page import DEFAULT_AVAILABLE
-        p = w.plan
-        p.available.setText(DEFAULT_AVAILABLE)
-        p.disagg.setChecked(False)
-        p.spec.setChecked(True)
-        p.flush()
+    from model.planning.settings import PlanSettings
+    from model.serving.knobs import DEFAULT
+    w.controller.set_serving(DEFAULT)             # the Serve setup and the Plan settings as they start:
+    w.controller.set_planning(PlanSettings())     # the run and the plan each page keeps are of them
+    w.controller.flush()
+    for show, page in ((w.show_serve, w._serve), (w.show_plan, w._plan)):
+        if page is not None:
+            show()
+            app.processEvents()
+            page.settle() if page is w._plan else page.settle(1)
+            app.processEvents()
+    w.show_explore()
     w.resize(1600, 900)
     app.processEvents()
     QTest.qWait(TRIM_EVERY_MS + 1000)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from cli import UsageError, prog_name
+
+EXISTS = ": choose another name with -o, or add --force to replace it"
 
 
 def add_custom_flags(p: argparse.ArgumentParser) -> None:
@@ -47,7 +48,7 @@ def add_commands(sub) -> None:
     hw_sub = hw.add_subparsers(dest="hardware_command", parser_class=type(hw))
     ex = hw_sub.add_parser("export", help="write a catalogue entry as an editable JSON file")
     ex.add_argument("id", help=f"GPU id or alias ({prog_name()} list gpus)")
-    ex.add_argument("-o", "--output", metavar="FILE", help="write here (default: print)")
+    ex.add_argument("-o", "--output", metavar="FILE", help="write here (default, or -: standard output)")
     ex.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_custom_flags(ex)
     ck = hw_sub.add_parser("check", help="read a hardware file and say whether it is usable")
@@ -56,33 +57,24 @@ def add_commands(sub) -> None:
     cal = sub.add_parser("calibrate", help="measure this machine and write a hardware file")
     cal.add_argument("--quick", action="store_true", help="small sizes, few repeats (seconds)")
     cal.add_argument("--json", action="store_true", help="print the measurements as JSON")
-    cal.add_argument("-o", "--output", metavar="FILE", help="hardware file to write (default: this-machine-DATE.json)")
+    cal.add_argument("-o", "--output", metavar="FILE", help="hardware file to write (default: this-machine-DATE.json; "
+                                                            "-: standard output, the report on stderr)")
     cal.add_argument("--force", action="store_true", help="replace the output file if it exists")
     cal.add_argument("--backend", choices=("auto", "numpy", "torch"), default="auto",
                      help="auto: PyTorch when it sees a GPU, else numpy on the CPU")
     add_custom_flags(cal)
 
 
-def _refuse_overwrite(path: str | Path, force: bool) -> None:
-    """Never replace a file the user has unless asked to (--force)."""
-    from model.files.hardware_file import HardwareFileError
-    if Path(path).exists() and not force:
-        raise HardwareFileError(f"{path} exists: choose another name with -o, or add --force to replace it")
-
-
 def cmd_hardware(args: argparse.Namespace) -> int:
     from model.catalog.active import default_catalog
+    from cli.output import STDOUT, target, write_text
     from model.files.hardware_file import HardwareFileError, document_text, export_document, load_hardware_file
-    from model.files.safe_io import atomic_write_text
     if args.hardware_command == "export":
-        text = document_text(export_document(default_catalog().gpu(args.id)))
-        if not args.output:
-            sys.stdout.write(text)
-            return 0
-        _refuse_overwrite(args.output, args.force)
-        atomic_write_text(args.output, text, overwrite=args.force)   # SafeIOError: one line
-        print(f"wrote {args.output}: change its id and name, edit the numbers, then use it with "
-              f"--hardware-file {args.output}", file=sys.stderr)
+        out = target(args.output, "-o", overwrite=args.force, exists_hint=EXISTS) or STDOUT
+        write_text(out, document_text(export_document(default_catalog().gpu(args.id))), overwrite=args.force)
+        if out != STDOUT:
+            print(f"wrote {out}: change its id and name, edit the numbers, then use it with "
+                  f"--hardware-file {out}", file=sys.stderr)
         return 0
     if args.hardware_command == "check":
         hw, _ = load_hardware_file(args.file)
@@ -93,24 +85,30 @@ def cmd_hardware(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
+    from cli.output import STDOUT, report_stream, target, write_text
     from model.machine import measure
-    from model.files.hardware_file import HardwareFileError, save_hardware_file
+    from model.files.hardware_file import HardwareFileError, document_text, save_hardware_file
     from model.readouts.machine_report import measured_document, report_json, report_text
     if args.backend == "torch" and not measure.gpu_available():
         raise HardwareFileError("--backend torch needs PyTorch and a GPU it can see (pip install -e .[calibrate])")
 
     import time
-    out = Path(args.output or f"this-machine-{time.strftime('%Y-%m-%d')}.json")
-    _refuse_overwrite(out, args.force)
+    out = target(args.output or f"this-machine-{time.strftime('%Y-%m-%d')}.json", "-o", overwrite=args.force,
+                 exists_hint=EXISTS)
 
     from cli.progress import progress
     with progress("calibrate") as p:          # on stderr: a line on a terminal, a few lines in a log
         m = measure.run(quick=args.quick, backend=args.backend, progress=p)
     doc = measured_document(m)
-    save_hardware_file(out, doc, overwrite=args.force)             # SafeIOError: one line
-    if args.json:
-        print(json.dumps({**report_json(m), "hardware_file": str(out), "hardware_id": doc["id"]}, indent=2))
+    if out == STDOUT:                # the hardware file on stdout, the report on stderr
+        write_text(out, document_text(doc))
     else:
-        print(report_text(m))
-        print(f"\nwrote {out} (id '{doc['id']}'): use it with --hardware-file {out} --gpu {doc['id']}")
+        save_hardware_file(out, doc, overwrite=args.force)         # SafeIOError: one line
+    said = report_stream(out)
+    if args.json:
+        print(json.dumps({**report_json(m), "hardware_file": str(out), "hardware_id": doc["id"]}, indent=2), file=said)
+    else:
+        print(report_text(m), file=said)
+        where, name = ("standard output", "FILE") if out == STDOUT else (out, out)
+        print(f"\nwrote {where} (id '{doc['id']}'): use it with --hardware-file {name} --gpu {doc['id']}", file=said)
     return 0

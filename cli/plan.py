@@ -4,7 +4,7 @@ that meet TTFT/TPOT p90 targets (model/planning).
     main.py plan --model llama-3.1-70b --input-len 1000 --output-len 200 \
                  --gpus-available h100:16,h200:8,mi300x:8 --ttft-p90-ms 500 --tpot-p90-ms 25
                  [--rate R] [--precisions fp8,bf16] [--engines vllm,sglang] [--no-spec] [--json] [--csv FILE [--force]]
-                 [--wide]
+                 [--wide] [--max-configurations N]
 The lengths default to the scenario's (1024 in / 1024 out, as every other command). An unknown GPU exits
 2 with one line; targets no setup meets, or GPUs no setup runs on, exit 1 with one line naming the
 closest setup and the targets it would meet.
@@ -18,6 +18,7 @@ from cli.args import UsageError, add_wide_flag, positive_int, table_width
 from cli.progress import progress
 from cli.serve import _float
 from model.physics.scenario import Scenario
+from model.planning.size import MAX_SIZE
 
 
 def add_plan_parser(sub) -> argparse.ArgumentParser:
@@ -37,8 +38,12 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--engines", help="comma-separated engines to sweep (default: vllm, sglang, tensorrt-llm)")
     p.add_argument("--no-spec", action="store_true", help="leave speculative decoding out of the sweep")
     p.add_argument("--no-disaggregated", action="store_true", help="leave prefill/decode pools out of the sweep")
+    p.add_argument("--max-configurations", type=positive_int("--max-configurations"), metavar="N",
+                   help=f"refuse a plan larger than N configurations, a replica shape counting as 1,000 "
+                        f"(default {MAX_SIZE:,}: about 0.5 GB and a few seconds)")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--csv", metavar="FILE", help="write the frontier as CSV (never replaces a file without --force)")
+    p.add_argument("--csv", metavar="FILE", help="write the frontier as CSV (never replaces a file without --force; "
+                                                 "-: standard output, the table on stderr)")
     p.add_argument("--force", action="store_true", help="with --csv: replace FILE if it exists")
     add_wide_flag(p)
     return p
@@ -51,10 +56,10 @@ def _list(text: str | None) -> tuple[str, ...]:
 def cmd_plan(args) -> int:
     import json
     import time
-    from pathlib import Path
+    from cli.output import STDOUT, refuse_two_on_stdout, report_stream, target, write_text
     from model.catalog.active import default_catalog
-    from model.files.safe_io import atomic_write_text
     from model.planning.plan import make_plan
+    from model.planning.size import SHAPE_WEIGHT, PlanTooLarge
     from model.planning.space import PlanRequest, check_request, parse_available
     from model.readouts.command_line import no_plan_line, plan_ran
     from model.readouts.planning import frontier_csv, plan_json
@@ -63,24 +68,28 @@ def cmd_plan(args) -> int:
     for name in ("ttft_p90_ms", "tpot_p90_ms"):
         if getattr(args, name) == 0:
             raise UsageError(f"--{name.replace('_', '-')} must be more than 0")
-    if args.csv and Path(args.csv).exists() and not args.force:
-        raise UsageError(f"{args.csv} exists; add --force to replace it")
+    refuse_two_on_stdout(**{"--json": args.json, "--csv -": args.csv == STDOUT})
+    csv = target(args.csv, "--csv", overwrite=args.force, exists_hint=" (add --force to replace it)")
     req = PlanRequest(args.model, args.input_len, args.output_len, parse_available(args.gpus_available),
                       args.ttft_p90_ms, args.tpot_p90_ms, args.rate, _list(args.precisions), _list(args.engines),
                       not args.no_spec)
     ran = plan_ran(check_request(req), default_catalog())
     t0 = time.perf_counter()
-    with progress("plan") as p:
-        plan = make_plan(req, disaggregated=not args.no_disaggregated, progress=p)
+    try:
+        with progress("plan") as p:
+            plan = make_plan(req, disaggregated=not args.no_disaggregated, progress=p, limit=args.max_configurations)
+    except PlanTooLarge as exc:
+        raise UsageError(f"{exc}; or raise the limit (--max-configurations {exc.configurations + SHAPE_WEIGHT * exc.shapes})") \
+            from None
     took = time.perf_counter() - t0
     if not len(plan.table):                  # nothing runs: no table to show, one line to say why
         raise NothingFound(no_plan_line(plan, prog_name()))
-    if args.csv:
-        atomic_write_text(args.csv, frontier_csv(plan), overwrite=args.force)
+    if csv is not None:
+        write_text(csv, frontier_csv(plan), overwrite=args.force)
     if args.json:
         print(json.dumps({"ran": ran, **plan_json(plan)}, indent=2))
     else:
-        print("\n".join(plan_lines(plan, ran, took, table_width(args))))
+        print("\n".join(plan_lines(plan, ran, took, table_width(args))), file=report_stream(csv))
     if (req.ttft_p90_ms is not None or req.tpot_p90_ms is not None) and not plan.met:
         raise NothingFound(no_plan_line(plan, prog_name()))
     return 0

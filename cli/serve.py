@@ -3,7 +3,7 @@
     main.py serve --gpu h100 --model llama-3.1-8b --rate 4 --requests 1000 --input-len 1024 --output-len 128
     main.py serve --concurrency 64 | --burst 500 | --trace requests.csv   [--lengths sharegpt]
                   [--prefix-hit 0.5 | --prefix-len 512] [--spec-k 3 --spec-accept 0.7 [--spec-draft ngram]]
-                  [--replicas 2] [--ttft-p90-ms 500 --tpot-p90-ms 50] [--json] [--per-request out.csv]
+                  [--replicas 2] [--ttft-p90-ms 500 --tpot-p90-ms 50] [--json] [--per-request out.csv | -]
                   [--scheduler-steps 10] [--gpu-memory-utilization 0.9 | --kv-free-fraction 0.9]
                   [--ep 8 --dp-attention] [--metrics vllm|sglang|genai-perf|llmperf|mlperf]
     main.py serve my-talk.json        the scenario and serving setup a saved file holds (flags override)
@@ -81,7 +81,8 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
                    help="compute TTFT, TPOT and ITL the way this benchmark tool does (default vllm)")
     o = sv.add_argument_group("output")
     o.add_argument("--json", action="store_true")
-    o.add_argument("--per-request", metavar="CSV", help="write one line per request (never replaces a file)")
+    o.add_argument("--per-request", metavar="CSV", help="write one line per request (never replaces a file; "
+                                                         "-: standard output, the table on stderr)")
     add_wide_flag(o)
     return sv
 
@@ -126,7 +127,7 @@ def cmd_serve(args) -> int:
     from model.physics.estimate import engine_label
     from model.readouts.command_line import serve_ran
     from model.readouts.table_fit import pairs_lines, wrap_line
-    from model.files.safe_io import atomic_write_text
+    from cli.output import STDOUT, refuse_two_on_stdout, report_stream, target, write_text
     from model.readouts.serving import per_request_csv, serving_json, serving_table, explain
     from model.serving.results import summarize
     from model.serving.run import serve
@@ -137,19 +138,21 @@ def cmd_serve(args) -> int:
         from model.serving.setup import serving_from_document
         base_scenario, _ = load_scenario_with_chapter(args.scenario_file)
         base_setup = serving_from_document(read_scenario_document(args.scenario_file), args.scenario_file)
+    refuse_two_on_stdout(**{"--json": args.json, "--per-request -": args.per_request == STDOUT})
+    per_request = target(args.per_request, "--per-request", exists_hint=" (choose another name)")
     scenario = scenario_from_args(args, base_scenario)
     setup = check(setup_from_args(args, base_setup))
     warn_context(scenario.with_(input_len=setup.input_len or scenario.input_len,
                                 output_len=setup.output_len or scenario.output_len), "serve")
     run = serve(scenario, setup)
     sm = summarize(run)
-    if args.per_request:
-        atomic_write_text(args.per_request, per_request_csv(run), overwrite=False)
+    if per_request is not None:
+        write_text(per_request, per_request_csv(run))
     ran = serve_ran(run, engine_label(default_efficiency(), run.resolved.engine))
     if args.json:
         print(json.dumps({"ran": ran, **serving_json(run, sm)}, indent=2))
         return 0
     width = table_width(args)
     lines = wrap_line(ran, width) + pairs_lines(serving_table(run, sm), width)
-    print("\n".join(lines + wrap_line(explain(run, sm), width, subsequent="")))
+    print("\n".join(lines + wrap_line(explain(run, sm), width, subsequent="")), file=report_stream(per_request))
     return 0

@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import contextmanager
 
 from cli.args import COMMANDS, Parser, UsageError, add_scenario_flags, positive_int, prog_name, scenario_from_args
 from cli.custom import add_custom_flags, apply_custom_flags
+from cli.output import STDOUT, report_stream, target, write_bytes
 from model import estimate
 from model.files.scenario_file import load_scenario_with_chapter
 
@@ -22,7 +24,8 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario_file", nargs="?", help="a saved scenario (.json) to open")
     add_scenario_flags(p, defaults=False)
     p.add_argument("--screenshot", metavar="PNG", help="render offscreen and write an image (.png, .jpg, .jpeg "
-                                                        "or .bmp: the name's ending picks the format), then exit")
+                                                        "or .bmp: the name's ending picks the format; -: a PNG on "
+                                                        "standard output), then exit")
     p.add_argument("--size", default=None, help="window size for --screenshot, e.g. 1600x900")
     p.add_argument("--view", default="main", choices=("main", "hierarchy"))
     p.add_argument("--page", default=None, choices=("explore", "serve", "plan", "lessons"),
@@ -35,7 +38,8 @@ def build_app_parser() -> argparse.ArgumentParser:
     p.add_argument("--smoke", action="store_true", help="start, render every view once, exit 0")
     p.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)  # benches: paint once, exit
     p.add_argument("--record", metavar="OUT.gif", help="record the chip (or --chapter N gliding through its "
-                   "states) as a looping GIF or an MP4, then exit (ui/present/recording.py)")
+                   "states) as a looping GIF or an MP4, then exit (ui/present/recording.py; -: a GIF on standard "
+                   "output)")
     p.add_argument("--force", action="store_true", help="let --record replace an existing file")
     p.add_argument("--seconds", type=float, default=None, help="length of --record (default 3; 2 per state)")
     p.add_argument("--fps", type=float, default=None, help="frames per second of --record (default 20)")
@@ -48,8 +52,9 @@ SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")     # what ui/shell/app.
 
 
 def check_screenshot_name(path: str) -> None:
-    """A screenshot's name must say an image format Qt writes (never PNG bytes in a .txt)."""
-    if not path.lower().endswith(SCREENSHOT_SUFFIXES):
+    """A screenshot's name must say an image format Qt writes (never PNG bytes in a .txt; "-":
+    a PNG on standard output)."""
+    if path != STDOUT and not path.lower().endswith(SCREENSHOT_SUFFIXES):
         raise UsageError(f"--screenshot {path}: the name must end in {', '.join(SCREENSHOT_SUFFIXES[:-1])} or "
                          f"{SCREENSHOT_SUFFIXES[-1]} (the ending picks the image format)")
 
@@ -71,8 +76,11 @@ def run_app(argv: list[str]) -> int:
     if args.version:
         from cli.version import print_version
         return print_version()
-    if args.screenshot:
+    if args.screenshot is not None:
         check_screenshot_name(args.screenshot)
+        target(args.screenshot, "--screenshot", overwrite=True)     # before anything is drawn
+    if args.record is not None and not args.record.strip():
+        raise UsageError("--record needs a file name ('-' for standard output)")
     apply_custom_flags(args, argv)
     base, chapter, serving = None, args.chapter, None
     if args.scenario_file:
@@ -102,34 +110,58 @@ def run_app(argv: list[str]) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 2
-    if args.record:
+    if args.record is not None:
         from ui.kit import quick_start
         quick_start.end()       # no main window paints here
         from cli.progress import progress
         from ui.present.recording import record_cli
-        with progress("--record") as p:
-            return record_cli(args.record, chapter=chapter, scenario=scenario, seconds=args.seconds,
+        with progress("--record") as p, _through_stdout(args.record, ".gif") as path:
+            return record_cli(path, chapter=chapter, scenario=scenario, seconds=args.seconds,
                               size=parse_size(args.size), fps=args.fps, theme=args.theme, page=args.page,
-                              serving=serving, overwrite=args.force, report=p)
+                              serving=serving, overwrite=args.force or path != args.record, report=p,
+                              say=report_stream(args.record), shown_as=_shown(args.record))
     from ui.shell.app import run
-    rc = run(scenario, screenshot=args.screenshot, size=parse_size(args.size), view=args.view,
-             chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
-             large_text=args.large_text, first_paint=args.first_paint,
-             page=args.page or ("serve" if serving is not None and chapter is None else None), serving=serving)
-    if rc == 0 and (args.smoke or args.screenshot):
-        _say_done(args.screenshot if not args.smoke else None)
+    with _through_stdout(args.screenshot, ".png") as shot:
+        rc = run(scenario, screenshot=shot, size=parse_size(args.size), view=args.view,
+                 chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
+                 large_text=args.large_text, first_paint=args.first_paint,
+                 page=args.page or ("serve" if serving is not None and chapter is None else None), serving=serving)
+        if rc == 0 and (args.smoke or args.screenshot):
+            _say_done(shot if not args.smoke else None, report_stream(args.screenshot), _shown(args.screenshot))
     return rc
 
 
-def _say_done(screenshot: str | None) -> None:
-    """One line on success: the image written and its size, or that every view rendered."""
+@contextmanager
+def _through_stdout(path: str | None, suffix: str):
+    """An output flag's path to write to: itself, or for "-" a file in a temporary folder whose
+    bytes go to standard output once it is written (a GIF, a PNG)."""
+    if path != STDOUT:
+        yield path
+        return
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="memory-wall-") as folder:
+        tmp = os.path.join(folder, "output" + suffix)
+        yield tmp
+        if os.path.isfile(tmp):
+            with open(tmp, "rb") as fh:
+                write_bytes(STDOUT, fh.read())
+
+
+def _shown(path: str | None) -> str | None:
+    """How an output flag's target is named in the line that says it was written."""
+    return "standard output" if path == STDOUT else path
+
+
+def _say_done(screenshot: str | None, say=None, shown_as: str | None = None) -> None:
+    """One line on success (on ``say``, default stdout): the image written (named ``shown_as``)
+    and its size, or that every view rendered."""
     from model.readouts.command_line import smoke_passed, wrote_image
     if screenshot is None:
-        print(smoke_passed())
+        print(smoke_passed(), file=say)
         return
     from PySide6.QtGui import QImageReader
     size = QImageReader(screenshot).size()
-    print(wrote_image(screenshot, size.width(), size.height()))
+    print(wrote_image(shown_as or screenshot, size.width(), size.height()), file=say)
 
 
 def _not_a_command_typo(word: str) -> None:

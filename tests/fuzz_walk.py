@@ -1,6 +1,6 @@
-"""A seeded random walk over the main window: every control, key, page, resize, export and
-file action, the hardware editor, model import, Remove, slides and Record…, as a user (or a cat
-on the keyboard) would do them.
+"""A seeded random walk over the main window: every control, key, page (the Serve and Plan pages
+too), resize, export and file action, the hardware editor, model import, Remove, slides and
+Record…, as a user (or a cat on the keyboard) would do them.
 
     with FuzzWalk(window, seed=1, folder=tmp) as walk:
         walk.run(500)                 # raises on the first exception an action raises
@@ -11,8 +11,11 @@ Time: the test's walk (the default) never looks at a clock, so a seed takes the 
 any machine, busy or not: after each action Qt's queue is delivered with no timer firing
 (tests/qt_events.deliver), and a "wait" moves what the app moves by time by hand, by the
 chosen milliseconds: the glide's clock, the chip's frames, the page's 0 ms redraw, a chapter
-page warmed ahead, a running measurement's poll (the slots those timers call). The soak
-(``real_time=True``) waits for real: its timers fire as they fall.
+page warmed ahead, a running measurement's poll (the slots those timers call); the Serve and Plan
+pages' work on their own threads (ui/kit/background.py) is waited for and handed over after each
+action, so the page a seed meets next never depends on how soon a thread finished. The soak
+(``real_time=True``) waits for real: its timers fire as they fall, the threads' results come when
+they come.
 File dialogs are replaced for the walk by a chooser that returns hostile and ordinary paths
 (a FIFO named x.json, /dev/zero, 100 000 nested brackets, a 400-digit batch, a missing folder,
 a read-only file, an empty path), so Save…/Open…/Export go through the window's real code.
@@ -101,7 +104,7 @@ class FuzzWalk:
                         (1, self.shortcut), (2, self.page), (1, self.resize), (1, self.export), (1, self.open_file),
                         (1, self.save_file), (2, self.mouse), (2, self.wait), (1, self.type_text),
                         (2, self.hardware_editor), (1, self.model_import), (1, self.remove_custom),
-                        (1, self.slide), (RECORD_WEIGHT, self.record)]
+                        (1, self.slide), (RECORD_WEIGHT, self.record), (1, self.work_page)]
         self._weights = [a[0] for a in self.actions]
 
     # ---------------------------------------------------------------- set-up
@@ -153,17 +156,46 @@ class FuzzWalk:
             action()
             self.counts[action.__name__] = self.counts.get(action.__name__, 0) + 1
             self._turn()
+            for where, shown in (("on Serve", self.w.serve_visible()), ("on Plan", self.w.plan_visible())):
+                if shown:                       # actions that ended with the page on screen
+                    self.counts[where] = self.counts.get(where, 0) + 1
             self.done += 1
             if every is not None and self.done % every_n == 0:
                 every(self.done)
 
+    @property
+    def reached_serve(self) -> bool:
+        return self.counts.get("on Serve", 0) > 0
+
+    @property
+    def reached_plan(self) -> bool:
+        return self.counts.get("on Plan", 0) > 0
+
     # ---------------------------------------------------------------- helpers
     def _turn(self) -> None:
-        """One turn of the event loop: with timers (the soak) or without (the test)."""
+        """One turn of the event loop: with timers (the soak) or without (the test; then the Serve
+        and Plan pages' work is finished and handed over, and the queue delivered again)."""
         if self.real_time:
             self.app.processEvents()
-        else:
-            deliver()
+            return
+        deliver()
+        for page in (self.w._serve, self.w._plan):
+            if page is not None and page.jobs.busy:
+                page.jobs.finish()
+                deliver()
+        self._views_agree()
+
+    def _views_agree(self) -> None:
+        """Every visible Explore panel shows the controller's estimate (a snapshot that reached some
+        views and not others left the roofline and gauges on the previous scenario for a change)."""
+        c = self.w.controller
+        if c.pending:
+            return
+        for name in ("roofline", "gauges"):
+            view = getattr(self.w, name)
+            if view.isVisible() and view._snap is not None and view._snap.estimate is not c.snapshot.estimate:
+                raise AssertionError(f"the {name} shows snapshot {view._snap.serial}, the controller's is "
+                                     f"{c.snapshot.serial} (after {self.done + 1} actions)")
 
     def _visible(self, kind):
         return [c for c in self.w.findChildren(kind) if c.isVisibleTo(self.w) and c.isEnabled()]
@@ -246,6 +278,11 @@ class FuzzWalk:
             self.w.show_chapter(self.rng.randint(1, 8), self.rng.randint(0, 4))
         else:
             self.w.toggle_chip_focus()
+
+    def work_page(self) -> None:
+        """The Serve or the Plan page (their knobs, keys and presenter mode are then the other
+        actions'): each action there asks its thread for a run or a plan."""
+        (self.w.show_serve if self.rng.random() < 0.5 else self.w.show_plan)()
 
     def resize(self) -> None:
         self.w.resize(*self.rng.choice(SIZES))

@@ -53,3 +53,21 @@ def test_a_window_not_on_screen_draws_every_estimate():
         assert w.gauges.value_text("ms_per_token") == readouts(w.controller.estimate)["decode_time"].text
     finally:
         w.deleteLater()
+
+
+def test_a_panel_drawn_again_while_hidden_shows_the_newest_snapshot(main_window):
+    """Presenter mode on the Plan page, a new scenario, then the window's theme redrawn (entering
+    or leaving presenter mode, leaving the chip's focus view): each panel drew again the snapshot it
+    had drawn last, which replaced the one it had missed, and Explore showed the previous scenario."""
+    w = main_window
+    w.show_plan()
+    deliver()
+    assert not w.roofline.isVisible()
+    w.controller.set(gpu="b200-180gb", batch=64)
+    w.controller.flush()
+    w.apply_theme(force=True)
+    w.show_explore()
+    deliver()
+    snap = w.controller.snapshot
+    assert snap.estimate.scenario.gpu == "b200-180gb"
+    assert w.roofline._snap.estimate is snap.estimate and w.gauges._snap.estimate is snap.estimate

@@ -98,34 +98,52 @@ def test_temporary_names_never_collide_and_keep_the_extension(tmp_path):
     assert len(names) == 200
     for n in names:
         base = os.path.basename(n)
-        assert base.startswith(safe_io.TEMP_PREFIX) and base.endswith(".tmp.gif") and safe_io._TEMP_NAME.fullmatch(base)
+        assert base.startswith(safe_io.TEMP_PREFIX) and base.endswith(".tmp.gif") and safe_io.is_own_temp_name(base)
     assert not target.exists()
+
+
+def _own(tmp_path, part: str, ext: str = "") -> pathlib.Path:
+    """A temporary file as new_temp_file names it (its random part and its mark)."""
+    return tmp_path / f"{safe_io.TEMP_PREFIX}{part}-{safe_io._mark(part)}.tmp{ext}"
 
 
 def test_stale_temporaries_are_cleaned_and_nothing_else(tmp_path):
     old = time.time() - 2 * safe_io.STALE_TEMP_S
-    stale = tmp_path / ".memory-wall-abcd1234.tmp"
-    stale_gif = tmp_path / ".memory-wall-zz_9abcd.tmp.gif"
-    legacy = tmp_path / ".scenario.json.k2j4h5g6.tmp"            # the name before TEMP_PREFIX
-    fresh = tmp_path / ".memory-wall-fresh123.tmp"               # a save in progress right now
+    stale, stale_gif, fresh = _own(tmp_path, "abcd1234"), _own(tmp_path, "zz09abcd", ".gif"), _own(tmp_path, "fresh123")
+    look_alikes = [tmp_path / ".memory-wall-abcd1234.tmp", tmp_path / ".memory-wall-zz_9abcd.tmp.gif",
+                   tmp_path / ".memory-wall-XXXXXXXX.tmp.csv",                    # the user's, of the old pattern
+                   tmp_path / f".memory-wall-abcd1234-{'0' * 8}.tmp",              # the pattern, not the mark
+                   tmp_path / ".scenario.json.k2j4h5g6.tmp"]
     unrelated = [tmp_path / "talk.gif.part.gif", tmp_path / "NAME.part.gif", tmp_path / "notes.tmp",
                  tmp_path / ".memory-wall-notes.txt", tmp_path / "hardware.json"]
-    for f in (stale, stale_gif, legacy, fresh, *unrelated):
+    for f in (stale, stale_gif, fresh, *look_alikes, *unrelated):
         f.write_text("x")
-    for f in (stale, stale_gif, legacy, *unrelated):
+    for f in (stale, stale_gif, *look_alikes, *unrelated):
         os.utime(f, (old, old))
-    (tmp_path / ".memory-wall-dir12345.tmp").mkdir()             # a folder of that name: not ours to remove
-    os.utime(tmp_path / ".memory-wall-dir12345.tmp", (old, old))
+    folder = _own(tmp_path, "dir12345")
+    folder.mkdir()                                                   # a folder of that name: not ours to remove
+    os.utime(folder, (old, old))
+    link = _own(tmp_path, "link1234")
+    link.symlink_to(tmp_path / "hardware.json")
     removed = clean_stale_temps([tmp_path, tmp_path / "missing"])
-    assert sorted(os.path.basename(r) for r in removed) == sorted(f.name for f in (stale, stale_gif, legacy))
-    assert fresh.exists() and all(f.exists() for f in unrelated)
-    assert (tmp_path / ".memory-wall-dir12345.tmp").is_dir()
-    assert clean_stale_temps([tmp_path], legacy=False) == []
+    assert sorted(os.path.basename(r) for r in removed) == sorted(f.name for f in (stale, stale_gif))
+    assert fresh.exists() and all(f.exists() for f in look_alikes + unrelated)
+    assert folder.is_dir() and link.is_symlink()
+
+
+def test_a_look_alike_of_anothers_temporary_survives(tmp_path, monkeypatch):
+    """The mark holds the user's id: a file named as another user's temporary is not this one's."""
+    old = time.time() - 2 * safe_io.STALE_TEMP_S
+    theirs = _own(tmp_path, "abcd1234")
+    theirs.write_text("x")
+    os.utime(theirs, (old, old))
+    monkeypatch.setattr(safe_io, "_uid", lambda: 4242)
+    assert clean_stale_temps([tmp_path]) == [] and theirs.exists()
 
 
 def test_a_save_clears_its_own_stale_temporaries_beside_it(tmp_path):
     old = time.time() - 2 * safe_io.STALE_TEMP_S
-    stale, other = tmp_path / ".memory-wall-killed99.tmp.gif", tmp_path / "talk.gif.part.gif"
+    stale, other = _own(tmp_path, "killed99", ".gif"), tmp_path / ".memory-wall-killed99.tmp.gif"
     for f in (stale, other):
         f.write_text("x")
         os.utime(f, (old, old))

@@ -225,12 +225,12 @@ def test_a_load_that_would_run_for_minutes_is_refused_in_one_line():
     """Outputs far past what the KV cache holds evict and recompute forever: refused once the run
     has logged its event budget (a few per request), not simulated for minutes (the fuzz walk's
     8 × H100 PCIe, 70B, output 1,048,576 tokens)."""
-    from model.serving import simulate
+    from model.serving.budget import budget as allowed
     sc = Scenario(gpu="h100-pcie", model="llama-3.1-70b", precision="fp8", gpus=8, interconnect="pcie")
     with pytest.raises(ScenarioError) as err:
         serve(sc, ServingSetup(rate_per_s=4.0, requests=50, input_len=256, output_len=1_048_576))
     assert "scheduler steps" in str(err.value) and "\n" not in str(err.value)
-    budget = simulate.BASE_EVENTS + simulate.EVENTS_PER_REQUEST * 50
+    budget = allowed(50)
     assert f"{budget:,}" in str(err.value)
     run = serve(SC, ServingSetup(rate_per_s=4.0, requests=2000, input_len=512, output_len=256))
     assert len(run.log_start_s) < budget                     # an ordinary load stays far inside it

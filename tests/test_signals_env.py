@@ -134,6 +134,41 @@ def test_a_display_that_answers_is_no_problem(monkeypatch):
         server.close()
 
 
+def test_a_stale_wayland_display_is_one_line_and_exit_2(tmp_path):
+    """$WAYLAND_DISPLAY naming no compositor (an ssh session, a desktop logged out): Qt's plugin
+    dump and an abort (134) before, since only X11 was probed."""
+    env = _env(tmp_path, WAYLAND_DISPLAY="wayland-stale", XDG_RUNTIME_DIR=str(tmp_path), DISPLAY=None,
+               QT_QPA_PLATFORM=None)
+    r = subprocess.run([sys.executable, str(ROOT / "main.py")], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Wayland" in r.stderr, r.stderr
+    assert not (tmp_path / "config").exists()
+
+
+def test_a_wayland_display_that_answers_or_a_stale_one_beside_x11(monkeypatch, tmp_path):
+    from ui.kit.qt_app import display_problem
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-test")
+    compositor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    compositor.bind(str(tmp_path / "wayland-test"))
+    compositor.listen(1)
+    n = _free_display_number()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(f"\0/tmp/.X11-unix/X{n}")
+    server.listen(1)
+    try:
+        assert display_problem() is None                          # a compositor answers
+        monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-gone")
+        assert "Wayland" in display_problem()                    # stale, and no X11 to fall back on
+        monkeypatch.setenv("DISPLAY", f":{n}")
+        assert display_problem() is None and os.environ["QT_QPA_PLATFORM"] == "xcb"   # straight to X11
+    finally:
+        compositor.close()
+        server.close()
+
+
 def _unusable_home(monkeypatch, cwd, home: str | None, xdg: str) -> None:
     """HOME unset (None) or set to ``home``, the XDG folder unset, the current folder ``cwd``."""
     monkeypatch.chdir(cwd)

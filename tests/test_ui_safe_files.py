@@ -140,8 +140,10 @@ def test_stale_temporaries_in_the_app_folders_are_cleaned_at_start(data_dir, mon
     from ui.shell.settings import open_settings
     hw = data_dir / "hardware"
     hw.mkdir(parents=True)
-    stale, keep = hw / ".memory-wall-k1ll3d00.tmp", hw / "NAME.part.gif"
-    for f in (stale, keep):
+    from model.files.safe_io import TEMP_PREFIX, _mark
+    stale, keep = hw / f"{TEMP_PREFIX}k1ll3d00-{_mark('k1ll3d00')}.tmp", hw / "NAME.part.gif"
+    look_alike = hw / ".memory-wall-k1ll3d00.tmp"                  # the app's pattern before the mark: not its own
+    for f in (stale, keep, look_alike):
         f.write_text("x")
         old = time.time() - 7200
         os.utime(f, (old, old))
@@ -149,7 +151,7 @@ def test_stale_temporaries_in_the_app_folders_are_cleaned_at_start(data_dir, mon
     open_settings()
     assert app.run() == 1
     capsys.readouterr()
-    assert not stale.exists() and keep.exists()
+    assert not stale.exists() and keep.exists() and look_alike.exists()
 
 
 def test_removing_a_model_keeps_the_hardware_of_the_same_id(main_window, data_dir):

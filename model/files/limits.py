@@ -5,8 +5,10 @@ scenario files) read these; the ceilings above are 100× the largest shipped val
 (hardware_check.ceilings), so "what if ×2" works six times over while a typo is refused.
 
     floor(kind)         → (lowest accepted value, why): a value below is refused in one line
-    ceiling(kind)       → (highest accepted value, why) of a request rate or a latency target
-                          (model/serving/setup.py, model/planning/space.py)
+    ceiling(kind)       → (highest accepted value, why) of a request rate, a latency target or
+                          the span of a load's arrivals (model/serving/setup.py, workload.py,
+                          model/planning/space.py, settings.py)
+    least(kind)         → (lowest accepted value other than 0 for "none", why) of the same
     check_text(value)   → the reason a name/id/text cannot be used, or None
 """
 from __future__ import annotations
@@ -30,6 +32,15 @@ FLOORS: dict[str, tuple[float, str]] = {
 CEILINGS: dict[str, tuple[float, str]] = {
     "rate_per_s": (1e6, "a million requests a second, more than any one deployment serves"),
     "target_ms": (1e9, "about 11.6 days, longer than any request waits"),
+    "span_s": (1e9, "about 32 years of arrivals; past it a run's clock would lose a step's microseconds"),
+}
+# (lowest accepted but for 0, "none"): below these a run's numbers are noise. A million requests at
+# the slowest rate arrive over 10⁹ s, the span's ceiling; at 10⁻³⁰⁰ they would arrive over 10³⁰⁶ s,
+# where a step's milliseconds vanish from the clock (TTFT 0 µs) and the sums overflow.
+LEAST: dict[str, tuple[float, str]] = {
+    "rate_per_s": (1e-3, "one request every 17 minutes; slower, a run spans years and its clock loses a step's "
+                         "microseconds"),
+    "target_ms": (1e-3, "a microsecond, shorter than any step"),
 }
 
 MAX_NAME_CHARS = 80           # a name fits a menu line and the status line (200 000 characters made the editor 8 GB)
@@ -47,8 +58,24 @@ def floor(kind: str) -> tuple[float, str] | None:
 
 
 def ceiling(kind: str) -> tuple[float, str]:
-    """(highest accepted value, why) for a CEILINGS kind ("rate_per_s", "target_ms")."""
+    """(highest accepted value, why) for a CEILINGS kind ("rate_per_s", "target_ms", "span_s")."""
     return CEILINGS[kind]
+
+
+def least(kind: str) -> tuple[float, str]:
+    """(lowest accepted value but 0, why) for a LEAST kind ("rate_per_s", "target_ms")."""
+    return LEAST[kind]
+
+
+def check_amount(label: str, kind: str, value: float, unit: str) -> str | None:
+    """Why ``value`` (a positive number of ``kind``: a rate, a target) is out of its range, or None."""
+    lo, lo_why = LEAST[kind]
+    hi, hi_why = CEILINGS[kind]
+    if value < lo:
+        return f"{label} must be at least {lo:g} {unit} ({lo_why}), got {value:.3g}"
+    if value > hi:
+        return f"{label} must be at most {hi:,.0f} {unit} ({hi_why}), got {value:.3g}"
+    return None
 
 
 def check_id(value: object) -> str | None:

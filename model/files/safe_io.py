@@ -6,11 +6,13 @@
     loads_json(text, name, max_depth, ...)       -> object  (the same checks on a string)
     atomic_write_text(path, text, overwrite=False)          (unique temp file, fsync, link/rename; umask kept)
     atomic_write_with(path, write, overwrite=False)         (the same for writers that need a file name)
-    clean_stale_temps(folders)                              (what a killed save left, in the app's folders)
+    clean_stale_temps(folders)                              (what a killed save left: the app's own, marked)
     guard_output() / finish_output(exc=None) -> int         (stdout/stderr: encodings, full disks, pipes)
 
-Every failure raises ``SafeIOError`` (a ``ModelError``, so the CLI prints it as one line and
-exits 2) whose message is one line naming the file. What is refused, and why:
+Every failure raises ``SafeIOError`` (a ``ModelError``, so the CLI prints it as one line) whose
+message is one line naming the file: a path refused before anything is written exits 2; a write
+that fails once under way (a full disk, an I/O error) is a ``WriteFailed`` and exits 1. What is
+refused, and why:
 
 * FIFOs, sockets and devices (``/dev/zero``, a pipe named ``x.json``): ``os.stat`` before
   ``open``, and the file is opened with ``O_NONBLOCK`` and checked again with ``fstat``, so a
@@ -22,7 +24,9 @@ exits 2) whose message is one line naming the file. What is refused, and why:
 * Writing: an empty path, a folder, a read-only target, a missing folder, and — unless the
   caller passes ``overwrite=True`` (the window after asking, the command line with --force) —
   any existing file (``TargetExistsError``, so a caller can ask). A failure (a full disk) keeps
-  the old file; a temporary file is ``.memory-wall-XXXXXXXX.tmp[.EXT]`` beside the target.
+  the old file; a temporary file is ``.memory-wall-RRRRRRRR-MMMMMMMM.tmp[.EXT]`` beside the
+  target, MMMMMMMM a mark only this app makes of RRRRRRRR (and the user's id): cleaning removes
+  only such files, regular, the user's own and over an hour old, never one that merely looks alike.
 """
 from __future__ import annotations
 
@@ -52,6 +56,12 @@ class SafeIOError(ModelError):
 
 class TargetExistsError(SafeIOError):
     """The save target exists and overwrite=False: ask the user first."""
+
+
+class WriteFailed(SafeIOError):
+    """The path was fine but writing failed under way (a full disk, an I/O error): exit status 1."""
+
+    status = 1
 
 
 def _name(path: str | os.PathLike) -> str:
@@ -208,8 +218,23 @@ def current_umask() -> int:
 # failure the temporary file goes and the old file is untouched.
 TEMP_PREFIX = ".memory-wall-"
 STALE_TEMP_S = 3600.0        # a temporary file older than this is left over from a crash (a save takes seconds)
-_TEMP_NAME = re.compile(r"\.memory-wall-[a-z0-9_]{8}\.tmp(\.[A-Za-z0-9]{1,8})?")
-_LEGACY_TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")     # .NAME.XXXXXXXX.tmp (before TEMP_PREFIX)
+_TEMP_NAME = re.compile(r"\.memory-wall-([a-z0-9]{8})-([0-9a-f]{8})\.tmp(\.[A-Za-z0-9]{1,8})?")
+
+
+def _uid() -> int:
+    return os.getuid() if hasattr(os, "getuid") else -1
+
+
+def _mark(random_part: str) -> str:
+    """The part of a temporary file's name only this app makes (from its random part and the user)."""
+    import hashlib
+    return hashlib.sha256(f"memory-wall temporary {random_part} {_uid()}".encode()).hexdigest()[:8]
+
+
+def is_own_temp_name(name: str) -> bool:
+    """Whether ``name`` is one new_temp_file makes: its pattern, and the mark of its random part."""
+    m = _TEMP_NAME.fullmatch(name)
+    return bool(m) and m.group(2) == _mark(m.group(1))
 
 
 def check_writable_target(path: str | os.PathLike, overwrite: bool = False) -> Path:
@@ -219,14 +244,14 @@ def check_writable_target(path: str | os.PathLike, overwrite: bool = False) -> P
         raise SafeIOError("no file name given; choose where to save")
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise SafeIOError(f"cannot save {p.name}: the folder {parent} does not exist")
     try:
+        if not parent.is_dir():
+            raise SafeIOError(f"cannot save {p.name}: the folder {parent} does not exist")
         st = os.stat(p)
     except FileNotFoundError:
         st = None
-    except OSError as exc:
-        raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None
+    except OSError as exc:              # a name too long, a loop of links …
+        raise SafeIOError(f"cannot save {_short(p)}: {_reason(exc)}") from None
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise SafeIOError(f"cannot save to {p}: it is a folder")
@@ -241,21 +266,34 @@ def check_writable_target(path: str | os.PathLike, overwrite: bool = False) -> P
     return p
 
 
+def _short(p: Path) -> str:
+    """A path for a one-line message: a name of thousands of characters is cut short."""
+    text = str(p)
+    return text if len(text) <= 120 else text[:100] + "…" + text[-16:]
+
+
 def new_temp_file(path: str | os.PathLike) -> str:
-    """A new, empty, uniquely named file beside ``path`` (``.memory-wall-XXXXXXXX.tmp.EXT``: the
-    target's extension last, for writers that choose a format by it). SafeIOError when impossible.
-    Our own temporaries there that a killed save left (over an hour old) go first."""
+    """A new, empty, uniquely named file beside ``path`` (``.memory-wall-RRRRRRRR-MMMMMMMM.tmp.EXT``:
+    the mark as the module says, the target's extension last, for writers that choose a format by
+    it). WriteFailed when impossible. Our own temporaries there that a killed save left (over an
+    hour old) go first."""
+    import secrets
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
-    clean_stale_temps([parent], legacy=False)
+    clean_stale_temps([parent])
     ext = p.suffix if re.fullmatch(r"\.[A-Za-z0-9]{1,8}", p.suffix or "") else ""
-    try:
-        import tempfile            # (and shutil with it: only when a file is written, not at every start)
-        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp" + ext, dir=str(parent))
-    except OSError as exc:
-        raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None
-    os.close(fd)
-    return tmp
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    for _ in range(100):
+        part = "".join(secrets.choice(alphabet) for _ in range(8))
+        tmp = str(parent / f"{TEMP_PREFIX}{part}-{_mark(part)}.tmp{ext}")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600))
+            return tmp
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise WriteFailed(f"cannot save {_short(p)}: {_reason(exc)}") from None
+    raise WriteFailed(f"cannot save {_short(p)}: no temporary name was free beside it")
 
 
 def place_file(tmp: str, path: str | os.PathLike, overwrite: bool = False) -> None:
@@ -271,7 +309,7 @@ def place_file(tmp: str, path: str | os.PathLike, overwrite: bool = False) -> No
             except OSError:
                 mode = 0o666 & ~current_umask()
             if os.path.getsize(tmp) == 0:
-                raise SafeIOError(f"cannot save {p}: nothing was written")
+                raise WriteFailed(f"cannot save {p}: nothing was written")
             fd = os.open(tmp, os.O_RDWR | getattr(os, "O_BINARY", 0))
             try:
                 os.fsync(fd)
@@ -283,7 +321,7 @@ def place_file(tmp: str, path: str | os.PathLike, overwrite: bool = False) -> No
             else:
                 _link_new(tmp, p)
         except OSError as exc:
-            raise SafeIOError(f"cannot save {p}: {_reason(exc)}; the old file is kept" if p.exists()
+            raise WriteFailed(f"cannot save {p}: {_reason(exc)}; the old file is kept" if p.exists()
                               else f"cannot save {p}: {_reason(exc)}") from None
     finally:
         _discard(tmp)
@@ -314,7 +352,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, overwrite: bool = F
             os.fsync(fh.fileno())
     except OSError as exc:
         _discard(tmp)
-        raise SafeIOError(f"cannot save {p}: {_reason(exc)}" + ("; the old file is kept" if p.exists() else "")) from None
+        raise WriteFailed(f"cannot save {p}: {_reason(exc)}" + ("; the old file is kept" if p.exists() else "")) from None
     except BaseException:
         _discard(tmp)
         raise
@@ -335,13 +373,13 @@ def atomic_write_with(path: str | os.PathLike, write: Callable[[str], object], o
         ok = write(tmp)
     except OSError as exc:
         _discard(tmp)
-        raise SafeIOError(f"cannot save {p}: {_reason(exc)}") from None
+        raise WriteFailed(f"cannot save {p}: {_reason(exc)}") from None
     except BaseException:
         _discard(tmp)
         raise
     if ok is False:
         _discard(tmp)
-        raise SafeIOError(f"cannot save {p}: the file could not be written")
+        raise WriteFailed(f"cannot save {p}: the file could not be written")
     place_file(tmp, p, overwrite)
 
 
@@ -353,11 +391,13 @@ def _discard(tmp: str) -> None:
 
 
 def clean_stale_temps(folders: Iterable[str | os.PathLike], max_age_s: float = STALE_TEMP_S,
-                      legacy: bool = True, now: float | None = None) -> list[str]:
-    """Remove the temporary files a killed save left in the app's own folders: names made by
-    new_temp_file (and, with ``legacy``, the older ``.NAME.XXXXXXXX.tmp``), regular files, older
-    than ``max_age_s``. Nothing else is touched. Returns the paths removed."""
+                      now: float | None = None) -> list[str]:
+    """Remove the temporary files a killed save left in ``folders``: names new_temp_file made (its
+    pattern and its mark, is_own_temp_name), regular files, the user's own, older than
+    ``max_age_s``. A file that merely looks like one (another mark, another owner, a link, a
+    folder) is never touched. Returns the paths removed."""
     now = time.time() if now is None else now
+    uid = _uid()
     removed: list[str] = []
     for folder in folders:
         try:
@@ -365,12 +405,12 @@ def clean_stale_temps(folders: Iterable[str | os.PathLike], max_age_s: float = S
         except OSError:
             continue
         for entry in entries:
-            name = entry.name
-            if not (_TEMP_NAME.fullmatch(name) or (legacy and _LEGACY_TEMP_NAME.fullmatch(name))):
+            if not entry.name.startswith(TEMP_PREFIX) or not is_own_temp_name(entry.name):
                 continue
             try:
                 st = entry.stat(follow_symlinks=False)
-                if stat.S_ISREG(st.st_mode) and now - st.st_mtime > max_age_s:
+                if (stat.S_ISREG(st.st_mode) and (uid < 0 or st.st_uid == uid)
+                        and now - st.st_mtime > max_age_s):
                     os.unlink(entry.path)
                     removed.append(entry.path)
             except OSError:

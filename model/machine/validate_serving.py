@@ -206,7 +206,7 @@ def lines(rep: dict, summary_only: bool = False) -> list[str]:
 
 
 def markdown(rep: dict) -> str:
-    """The validation as docs/serving_validation.md (``--markdown``): every table, then every result."""
+    """The validation as a Markdown page (``--markdown``, on stdout): every table, then every result."""
     def table(title: str, groups: dict, key_name: str) -> list[str]:
         out = [f"### {title}", "", f"| {key_name} | results | median \\|error\\| | within ±25% | mean ln(pred/meas) |",
                "|---|---:|---:|---:|---:|"]
@@ -248,7 +248,7 @@ def main(argv=None, progress: Progress | None = None) -> int:
     ap = argparse.ArgumentParser(description="Published serving runs against the request-level simulator.")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--summary", action="store_true", help="the tables only, not every result")
-    ap.add_argument("--markdown", action="store_true", help="docs/serving_validation.md")
+    ap.add_argument("--markdown", action="store_true", help="the validation as a Markdown page, on stdout")
     ap.add_argument("--publisher", help="only this publisher's results (as assets/publishers.json names it)")
     args = ap.parse_args(argv)
     rows = load_serving_rows()

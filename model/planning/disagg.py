@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from functools import lru_cache
+from typing import Iterator
 
 import numpy as np
 
@@ -167,17 +168,21 @@ def pair_points(p: GroupPoints, d: GroupPoints, r: PlanRequest, link: Link | Non
 def disaggregated_points(agg: list[GroupPoints], r: PlanRequest) -> list[DisaggPoints]:
     """Pairs of the aggregated groups that can hand a KV cache over: same precision, KV precision
     and engine, tensor-parallel (expert-parallel pools are left aggregated)."""
+    return list(each_pair(agg, r))
+
+
+def each_pair(agg: list[GroupPoints], r: PlanRequest) -> Iterator[DisaggPoints]:
+    """``disaggregated_points`` one pair at a time (a plan keeps each pair's points as its columns,
+    never all the pairs' arrays at once)."""
     by_kind = defaultdict(list)
     for gp in agg:
         g = gp.group
         if g.mode == "tp":
             by_kind[(g.precision, g.kv_precision, g.engine)].append(gp)
     chunks = np.asarray(axis("chunk_tokens"), dtype=float)
-    out = []
     for members in by_kind.values():
         pre = [prefill_rate(p, r, chunks) for p in members]
         dec = [_decode_side(d, r) for d in members]
         for i, p in enumerate(members):
             for j, d in enumerate(members):
-                out.append(pair_points(p, d, r, sides=(pre[i], dec[j])))
-    return out
+                yield pair_points(p, d, r, sides=(pre[i], dec[j]))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from model.catalog.parts import Catalog
-from model.errors import ModelError
+from model.errors import ModelError, ScenarioError
 from model.physics.scenario import Scenario, resolve
 from model.planning.disagg import DisaggPoints
 from model.planning.plan import Plan, point_setup
@@ -57,8 +57,12 @@ def current_path(request: PlanRequest, scenario: Scenario, catalog: Catalog | No
 
 
 def point_scenario(plan: Plan, i: int) -> tuple[Scenario, ServingSetup]:
-    """Point ``i`` of ``plan`` as an Explore scenario and a Serve setup."""
+    """Point ``i`` of ``plan`` as an Explore scenario and a Serve setup (ScenarioError, one line,
+    for an index the plan does not have)."""
     t, r = plan.table, plan.request
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= int(i) < len(t):
+        raise ScenarioError(f"this plan has no point {i!r} (its points are 0 to {len(t) - 1:,})")
+    i = int(i)
     gp = t.points_of(i)
     replica = gp.decode if isinstance(gp, DisaggPoints) else gp
     g = replica.group

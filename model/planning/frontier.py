@@ -12,16 +12,19 @@
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 
 from model.catalog.parts import Catalog
 from model.errors import ModelError
-from model.planning.disagg import DisaggPoints, disaggregated_points
+from model.planning.disagg import DisaggPoints, each_pair
+from model.planning.size import check_size
 from model.planning.space import PlanRequest, groups
 from model.planning.steady import GroupPoints, group_points
 from model.values import frozen
+from model.work import cancel_point
 
 COLUMNS = ("tokens_per_s_per_user", "tokens_per_s_per_gpu", "ttft_s", "tpot_s", "batch", "chunk", "spec_k",
            "spec_accept", "capacity_req_per_s", "usd_per_hour", "usd_per_mtok", "kwh_per_mtok", "gpus",
@@ -89,36 +92,48 @@ def _costs(gp: GroupPoints, r: PlanRequest, n: int) -> dict:
             "replicas": replicas, "fits_available": replicas <= gp.max_replicas}
 
 
-def point_table(r: PlanRequest, catalog: Catalog | None = None, disaggregated: bool = True) -> PointTable:
-    """All groups' feasible points, aggregated and (``disaggregated``) xPyD pools of them."""
-    kept, dropped, swept = [], [], 0
-    for g in groups(r, catalog):
+def point_table(r: PlanRequest, catalog: Catalog | None = None, disaggregated: bool = True,
+                limit: int | None = None) -> PointTable:
+    """All groups' feasible points, aggregated and (``disaggregated``) xPyD pools of them. A plan
+    past ``limit`` (model/planning/size.py) is refused before any group is built; the pools are
+    made one pair at a time, each kept only as its table's columns."""
+    shapes = groups(r, catalog)
+    check_size(r, shapes, disaggregated, limit)
+    kept, dropped = [], []
+    for g in shapes:
+        cancel_point()
         try:
             kept.append(group_points(g, r, catalog))
         except ModelError as exc:
             dropped.append((g.label(), str(exc)))
-    if disaggregated:
-        kept += disaggregated_points(kept, r)
-    parts = {k: [] for k in COLUMNS}
-    for i, gp in enumerate(kept):
+    parts: dict[str, list] = {k: [] for k in COLUMNS}
+    slim: list = []
+    swept = 0
+    for gp in itertools.chain(kept, each_pair(kept, r) if disaggregated else ()):
+        cancel_point()
         swept += gp.batch.size
-        c = _costs(gp, r, gp.batch.size)
-        ok = gp.feasible & c["fits_available"]
-        vals = {"tokens_per_s_per_user": gp.tokens_per_s_per_user, "tokens_per_s_per_gpu": gp.tokens_per_s_per_gpu,
-                "ttft_s": gp.ttft_s, "tpot_s": gp.tpot_s, "batch": gp.batch, "chunk": gp.chunk,
-                "spec_k": gp.spec_k, "spec_accept": gp.spec_accept, "capacity_req_per_s": gp.capacity_req_per_s,
-                "group": np.full(gp.batch.size, i), "local": np.arange(gp.batch.size),
-                "prefill_instances": getattr(gp, "x", np.zeros(gp.batch.size)),
-                "decode_instances": getattr(gp, "y", np.zeros(gp.batch.size)),
-                **{k: c[k] for k in ("usd_per_hour", "usd_per_mtok", "kwh_per_mtok", "gpus", "replicas")}}
-        for k in COLUMNS:
-            parts[k].append(np.asarray(vals[k], dtype=float)[ok])
+        _add_columns(parts, gp, len(slim), r)
+        # a pair's points are now columns: kept whole they held ~130 MB for the default request's 1 760 pairs
+        slim.append(gp.without_points() if isinstance(gp, DisaggPoints) else gp)
     cols = {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
     cols["group"] = cols["group"].astype(np.int64)
     cols["local"] = cols["local"].astype(np.int64)
-    # a pair's points are now columns: kept whole they held ~130 MB for the default request's 1 760 pairs
-    slim = tuple(gp.without_points() if isinstance(gp, DisaggPoints) else gp for gp in kept)
-    return PointTable(slim, cols, tuple(dropped), swept)
+    return PointTable(tuple(slim), cols, tuple(dropped), swept)
+
+
+def _add_columns(parts: dict[str, list], gp, i: int, r: PlanRequest) -> None:
+    """Group ``i``'s feasible points (those whose replicas fit the GPUs on hand) onto ``parts``."""
+    n = gp.batch.size
+    c = _costs(gp, r, n)
+    ok = gp.feasible & c["fits_available"]
+    vals = {"tokens_per_s_per_user": gp.tokens_per_s_per_user, "tokens_per_s_per_gpu": gp.tokens_per_s_per_gpu,
+            "ttft_s": gp.ttft_s, "tpot_s": gp.tpot_s, "batch": gp.batch, "chunk": gp.chunk,
+            "spec_k": gp.spec_k, "spec_accept": gp.spec_accept, "capacity_req_per_s": gp.capacity_req_per_s,
+            "group": np.full(n, i), "local": np.arange(n),
+            "prefill_instances": getattr(gp, "x", np.zeros(n)), "decode_instances": getattr(gp, "y", np.zeros(n)),
+            **{k: c[k] for k in ("usd_per_hour", "usd_per_mtok", "kwh_per_mtok", "gpus", "replicas")}}
+    for k in COLUMNS:
+        parts[k].append(np.asarray(vals[k], dtype=float)[ok])
 
 
 def frontier_indices(t: PointTable) -> np.ndarray:

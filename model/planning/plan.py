@@ -32,6 +32,7 @@ from model.serving.results import summarize
 from model.serving.run import AUTO_LOAD, serve
 from model.serving.setup import ServingSetup
 from model.values import frozen
+from model.work import cancel_point
 
 CHEAPEST = 3
 
@@ -155,20 +156,23 @@ def _worst(s: Served) -> float:
 
 
 def make_plan(r: PlanRequest, catalog: Catalog | None = None, simulate_frontier: bool = True,
-              disaggregated: bool = True, progress: Callable[[int, int, str], None] | None = None) -> Plan:
-    """The whole plan for ``r`` (ScenarioError / UnknownIdError, one line, for bad input).
-    ``progress(done, total, label)`` before each stage: the sweep, each point served."""
+              disaggregated: bool = True, progress: Callable[[int, int, str], None] | None = None,
+              limit: int | None = None) -> Plan:
+    """The whole plan for ``r`` (ScenarioError / UnknownIdError, one line, for bad input; PlanTooLarge
+    past ``limit``, model/planning/size.py, before anything is built). ``progress(done, total,
+    label)`` before each stage: the sweep, each point served."""
     cat = catalog or default_catalog()
     r = check_request(r, cat)
     budget = int(axis("simulated_candidates"))
     report = progress or (lambda _done, _total, _label: None)
     report(0, 1 + budget, "sweeping the configurations")
-    t = point_table(r, cat, disaggregated)
+    t = point_table(r, cat, disaggregated, limit)
     front = frontier_indices(t)
     total = 1 + (len(front) if simulate_frontier else 0) + budget
 
     def served_at(n: int, i: int, what: str) -> Served:
         report(n, total, f"serving {what} in the simulator ({t.label(i)})")
+        cancel_point()
         return simulate(t, i, r, cat)
     served = tuple(served_at(1 + n, int(i), "the frontier") for n, i in enumerate(front)) if simulate_frontier else ()
     cheapest, runners = [], []

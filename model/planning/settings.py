@@ -21,13 +21,16 @@ from typing import Any, Mapping
 
 from model.catalog.parts import Catalog
 from model.errors import ScenarioError
-from model.files.limits import check_text
+from model.files.limits import check_text, least
 from model.physics.scenario import Scenario
 from model.planning.space import PlanRequest, parse_available
 from model.serving.knobs import KNOBS
 from model.values import frozen
 
 DEFAULT_AVAILABLE = "h100:8,h200:8,mi300x:8"
+# The TPOT targets presenter mode steps through on the Plan page (→ tighter: the target line moves
+# right, to more tokens/s per user; ← looser), in ms
+TPOT_STEPS_MS = (5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0, 75.0, 100.0, 150.0, 200.0)
 MAX_AVAILABLE_CHARS = 200
 LIMITS = {name: KNOBS[name] for name in ("ttft_p90_ms", "tpot_p90_ms", "rate_per_s")}   # the Serve knobs' own
 
@@ -74,6 +77,9 @@ def _limit(name: str, value: Any) -> float | None:
         raise ScenarioError(f"{k.label} must be a number or null, got {value!r}")
     if not k.lo <= value <= k.hi:
         raise ScenarioError(f"{k.label} is {value:,.6g}; the window's knob takes {k.lo:,.6g} (none) to {k.hi:,.6g}")
+    lo, why = least("rate_per_s" if name == "rate_per_s" else "target_ms")
+    if 0 < value < lo:
+        raise ScenarioError(f"{k.label} is {value:.3g}; it must be 0 (none) or at least {lo:g} ({why})")
     return float(value) or None
 
 
@@ -87,3 +93,12 @@ def check(s: PlanSettings) -> PlanSettings:
             raise ScenarioError(f"{name} must be true or false, got {getattr(s, name)!r}")
     return PlanSettings(s.available.strip(), _limit("ttft_p90_ms", s.ttft_p90_ms), _limit("tpot_p90_ms", s.tpot_p90_ms),
                         _limit("rate_per_s", s.rate_per_s), s.speculative, s.disaggregated)
+
+
+def stepped_tpot(now_ms: float | None, direction: int) -> float:
+    """The next TPOT target from ``now_ms`` (None: none yet, the default's): ``direction`` > 0
+    tighter (shorter), < 0 looser, stopping at the ends of TPOT_STEPS_MS."""
+    now = now_ms or PlanSettings().tpot_p90_ms
+    if direction > 0:
+        return max((t for t in TPOT_STEPS_MS if t < now - 1e-9), default=TPOT_STEPS_MS[0])
+    return min((t for t in TPOT_STEPS_MS if t > now + 1e-9), default=TPOT_STEPS_MS[-1])

@@ -12,6 +12,7 @@ The axes are assets/planning.json's, each with its source.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Mapping
@@ -20,7 +21,7 @@ from model.catalog.active import default_catalog, default_efficiency
 from model.catalog.parts import Catalog
 from model.errors import AssetError, ScenarioError
 from model.files.assets import ASSETS_DIR, read_asset_json
-from model.files.limits import ceiling
+from model.files.limits import check_amount
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
 from model.values import frozen
 
@@ -116,11 +117,11 @@ def check_request(r: PlanRequest, catalog: Catalog | None = None) -> PlanRequest
                                 ("rate", "rate_per_s", "requests/s", r.rate_per_s)):
         if v is None:
             continue
-        if not float(v) > 0:
-            raise ScenarioError(f"{name} must be more than 0, got {v!r}")
-        top, why = ceiling(kind)                 # model/files/limits.py
-        if not float(v) <= top:
-            raise ScenarioError(f"{name} must be at most {top:,.0f} {unit} ({why}), got {float(v):g}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not v > 0:
+            raise ScenarioError(f"{name} must be a number more than 0, got {v!r}")
+        why = check_amount(name, kind, float(v), unit)          # model/files/limits.py
+        if why:
+            raise ScenarioError(why)
     avail = tuple((cat.gpu(g).id, int(n)) for g, n in r.gpus_available)
     if not avail:
         raise ScenarioError("no GPUs available to plan on")
@@ -153,22 +154,21 @@ def groups(r: PlanRequest, catalog: Catalog | None = None) -> list[Group]:
     cat = catalog or default_catalog()
     table = default_efficiency()
     llm = cat.model(r.model)
-    precisions = r.precisions or tuple(axis("precisions"))
+    precisions = {prec.id: prec for prec in map(cat.precision, r.precisions or axis("precisions"))}.values()
     platforms = axis("engines")
-    engines = r.engines or tuple(platforms)
-    out = []
+    engines = tuple(dict.fromkeys(table.canonical(e) for e in (r.engines or tuple(platforms))))
+    out: dict[Group, None] = {}          # a precision or engine named twice (or by two aliases) counts once
     for gid, count in r.gpus_available:
         hw = cat.gpu(gid)
         for eng in engines:
-            concrete = table.resolve_engine(table.canonical(eng), hw)
+            concrete = table.resolve_engine(eng, hw)
             if table.platform(hw) not in platforms.get(concrete, ()):
                 continue
             shapes = [("tp", n) for n in axis("tensor_parallel") if n <= count]
             if llm.is_moe:
                 shapes += [("ep", n) for n in axis("expert_parallel") if n <= count]
             for mode, n in shapes:
-                for p in precisions:
-                    prec = cat.precision(p)
+                for prec in precisions:
                     for kv in dict.fromkeys((prec.default_kv, *axis("kv_precisions"))):
-                        out.append(Group(hw.id, n, mode, prec.id, kv, concrete, count))
-    return out
+                        out[Group(hw.id, n, mode, prec.id, kv, concrete, count)] = None
+    return list(out)

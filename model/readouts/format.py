@@ -12,6 +12,8 @@ def sig3(x: float) -> str:
         return "—"
     if x == 0:
         return "0"
+    if not 1e-9 <= abs(x) < 1e12:        # never a number of dozens of digits: 1.52e-300, 4.1e+20
+        return f"{x:.3g}"
     digits = max(0, 2 - int(math.floor(math.log10(abs(x)))))
     text = f"{x:.{digits}f}"
     return text
@@ -36,7 +38,10 @@ def duration(seconds: float) -> str:
         return f"{sig3(seconds * 1e3)} ms"
     if seconds < 120:
         return f"{sig3(seconds)} s"
-    return f"{sig3(seconds / 60)} min"
+    for unit, size, up_to in (("min", 60.0, 7200.0), ("h", 3600.0, 172_800.0), ("days", 86_400.0, 63_072_000.0)):
+        if seconds < up_to:
+            return f"{sig3(seconds / size)} {unit}"
+    return f"{sig3(seconds / 31_536_000.0)} years"
 
 
 def percent(fraction: float) -> str:

@@ -17,6 +17,7 @@ from model.readouts.format import sig3
 from model.readouts.serving_bands import band_suffix
 from model.values import frozen
 
+BUSY = "Planning… (the chart shows the last plan until it is done)"
 FRONTIER_HEADER = ("setup", "batch cap", "chunk", "spec", "tok/s/user", "tok/s/GPU", "TTFT ms", "TPOT ms",
                    "TTFT p90 ms", "TPOT p90 ms", "GPUs", "$/hour", "$/Mtok", "kWh/Mtok")
 

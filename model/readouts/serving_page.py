@@ -22,6 +22,7 @@ from model.values import frozen
 
 PLAY_S = 20.0
 BINS = 28
+BUSY = "Simulating… (the numbers below are the last run's until it is done)"
 TILE_KEYS = ("ttft_p90", "tpot_p90", "request_throughput", "mean_waiting", "preemptions")
 LANES = ("Arriving", "Waiting", "Running on the GPU", "Done")
 STATE_WORDS = {"waiting": "waiting", "prefill": "prefilling its prompt", "decode": "decoding",

@@ -179,7 +179,8 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
     if kv_tokens < longest:
         raise ScenarioError(f"no room for one request: the KV cache holds {kv_tokens:,} tokens here, a request needs "
                             f"up to {longest:,} (fewer tokens, more GPUs or a smaller precision)")
-    max_tokens = int(min(MAX_TABLE_TOKENS, max(lim.max_tokens_per_step, int(req.input_len.max()))
+    whole = int(req.input_len.max()) if lim.prefill == "chunked" else longest   # mixed/separate: a recomputed
+    max_tokens = int(min(MAX_TABLE_TOKENS, max(lim.max_tokens_per_step, whole)   # request's prompt comes whole
                          + q * min(lim.max_running or kv_tokens, kv_tokens)))
     tb = step_table(rs, table.efficiency(rs.engine, rs.hw), max_tokens)
     if (s.ep or 1) > 1 or s.dp_attention:

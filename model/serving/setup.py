@@ -33,7 +33,7 @@ from dataclasses import fields, replace
 from typing import Any, Mapping
 
 from model.errors import ScenarioError
-from model.files.limits import ceiling
+from model.files.limits import ceiling, check_amount, least
 from model.serving.datasets import datasets
 from model.values import frozen
 
@@ -45,6 +45,7 @@ METRIC_TOOLS = ("vllm", "sglang", "genai-perf", "llmperf", "mlperf", "trtllm-ben
 PRETOKENIZED = ("mlperf", "trtllm-bench")       # their clients send token ids: the server tokenises nothing
 MAX_REQUESTS = 1_000_000
 MAX_RATE = ceiling("rate_per_s")[0]       # model/files/limits.py: the one place
+MIN_RATE = least("rate_per_s")[0]         # (a rate of 0 is "auto": 0.8 × what the replicas serve)
 MAX_REPLICAS = 64
 MAX_SPEC_K = 16
 MAX_SEED = 2 ** 32 - 1
@@ -120,6 +121,14 @@ def _number(name: str, value: Any, lo: float, hi: float, whole: bool = False, lo
     return int(x) if whole else x
 
 
+def _amount(label: str, kind: str, value: float, unit: str) -> float:
+    """``value`` within its kind's least and ceiling (model/files/limits.py); ScenarioError otherwise."""
+    why = check_amount(label, kind, value, unit)
+    if why:
+        raise ScenarioError(why)
+    return value
+
+
 def _choice(name: str, value: Any, options: tuple[str, ...]) -> str:
     text = str(value).strip().lower()
     if text not in options:
@@ -148,9 +157,12 @@ def check(s: ServingSetup) -> ServingSetup:
     for name, label in (("input_len", "input length"), ("output_len", "output length")):
         v = getattr(s, name)
         c[name] = None if v is None else _number(label, v, 1, 1_048_576, whole=True)
-    for name, label in (("ttft_p90_ms", "TTFT p90 target (ms)"), ("tpot_p90_ms", "TPOT p90 target (ms)")):
+    for name, label in (("ttft_p90_ms", "TTFT p90 target"), ("tpot_p90_ms", "TPOT p90 target")):
         v = getattr(s, name)
-        c[name] = None if v is None else _number(label, v, 0.0, 1e9, lo_open=True)
+        c[name] = None if v is None else _amount(label, "target_ms", _number(f"{label} (ms)", v, 0.0, math.inf,
+                                                                              lo_open=True), "ms")
+    if c["rate_per_s"]:
+        _amount("rate", "rate_per_s", c["rate_per_s"], "requests/s")
     c["max_running"] = None if s.max_running is None else _number("max running sequences", s.max_running, 1, 65_536, whole=True)
     c["max_tokens_per_step"] = (None if s.max_tokens_per_step is None
                                 else _number("max tokens per step", s.max_tokens_per_step, 1, 1_048_576, whole=True))

@@ -36,18 +36,16 @@ from collections import deque
 import numpy as np
 
 from model.errors import ScenarioError
+from model.serving.budget import budget, least_events, over_budget, refuse_if_too_long
 from model.serving.jumps import DecodeJumps
 from model.serving.limits import SchedulerLimits
 from model.serving.steptable import StepTable
 from model.serving.workload import Requests
 from model.values import frozen
+from model.work import cancel_point
 
-# The most scheduler events (steps or jumps) a run may log: a base plus a few per request (a plain
-# run logs about 2.6 per request: its arrival, prefill and finish). A load that needs far more
-# (contexts past what the KV cache holds, so sequences are evicted and recomputed over and over)
-# is refused in one line after about a second rather than run for minutes.
-BASE_EVENTS = 200_000
-EVENTS_PER_REQUEST = 8
+# The most scheduler events (steps or jumps) a run may log, and the least a load needs, known
+# before it runs: model/serving/budget.py (a load past it is refused at once, in one line).
 
 WAITING, PREFILL, DECODE, DONE = 1, 2, 3, 4
 
@@ -439,12 +437,14 @@ class _Sim(DecodeJumps):
 
     # ------------------------------------------------------------------ the run
     def run(self) -> None:
-        budget = BASE_EVENTS + EVENTS_PER_REQUEST * self.n
+        allowed = budget(self.n)
         while self.finished < self.n:
-            if len(self.log[0]) > budget:
-                raise ScenarioError(f"this load takes more than {budget:,} scheduler steps to simulate "
-                                    f"({self.finished:,} of {self.n:,} requests done): use fewer requests or "
-                                    "shorter prompts and outputs")
+            events = len(self.log[0])
+            if events > allowed or not events & 1023:      # the budget's backstop, its pace, a cancel point
+                why = over_budget(events, self.finished, self.n)
+                if why:
+                    raise ScenarioError(why)
+                cancel_point()
             self.release()
             if not self.waiting and not self.B and not self.prefilling:
                 nxt = self.next_entry_s()
@@ -462,7 +462,13 @@ class _Sim(DecodeJumps):
 
 def simulate_replica(table: StepTable, lim: SchedulerLimits, req: Requests, kv_blocks: int, concurrency: int = 0,
                      spec: Speculation = Speculation(), swap_s_per_token: float = 0.0) -> ReplicaRun:
-    """Run ``req`` through one replica (requests sorted by arrival)."""
+    """Run ``req`` through one replica (requests sorted by arrival). A load whose least number of
+    events (model/serving/budget.py) is past the budget is refused before anything runs."""
+    shared = -(-req.shared_prefix // lim.block_tokens) if req.shared_prefix else 0
+    refuse_if_too_long(least_events(req.input_len - req.cached, req.output_len, req.input_len,
+                                    tokens_per_step=lim.max_tokens_per_step, chunked=lim.prefill == "chunked",
+                                    max_running=lim.max_running, kv_blocks=kv_blocks, block_tokens=lim.block_tokens,
+                                    shared_blocks=shared, concurrency=concurrency, expected=spec.expected), req.count)
     sim = _Sim(table, lim, req, kv_blocks, concurrency, spec, swap_s_per_token)
     sim.run()
     def f(a, dtype=float):

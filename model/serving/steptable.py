@@ -87,7 +87,7 @@ class StepTable:
         t = float(tokens)
         if t <= EXACT_TOKENS:
             i = int(t)
-            if i == t and i >= 1:
+            if i == t and 1 <= i <= g.size:
                 return float(g[i - 1])
         return float(np.interp(t, self.tokens, g))
 

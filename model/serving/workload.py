@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from model.errors import ScenarioError
+from model.files.limits import ceiling
 from model.files.safe_io import read_text
 from model.serving.datasets import Lengths, datasets
 from model.serving.limits import sharegpt
@@ -30,6 +31,7 @@ from model.serving.setup import ServingSetup
 from model.values import frozen
 
 MAX_TRACE_BYTES = 50_000_000
+MAX_SPAN_S, SPAN_WHY = ceiling("span_s")
 SHAREGPT_INPUT = (4, 1024)
 SHAREGPT_TOTAL = 2048
 
@@ -160,8 +162,9 @@ def parse_trace(text: str, name: str = "trace") -> tuple[tuple[float, int, int],
             t, a, b = float(parts[0]), float(parts[1]), float(parts[2])
         except ValueError:
             raise ScenarioError(f"{name} line {i}: not a number in '{line[:60]}'") from None
-        if not (math.isfinite(t) and t >= 0):
-            raise ScenarioError(f"{name} line {i}: the arrival time must be a number ≥ 0, got {parts[0]}")
+        if not (math.isfinite(t) and 0 <= t <= MAX_SPAN_S):
+            raise ScenarioError(f"{name} line {i}: the arrival time must be a number of seconds from 0 to "
+                                f"{MAX_SPAN_S:.0e} ({SPAN_WHY}), got {parts[0][:40]}")
         for label, v in (("input tokens", a), ("output tokens", b)):
             if not (math.isfinite(v) and v == int(v) and 1 <= v <= 1_048_576):
                 raise ScenarioError(f"{name} line {i}: {label} must be a whole number from 1 to 1,048,576, got {v:g}")

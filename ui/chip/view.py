@@ -43,6 +43,7 @@ from ui.chip.paint.particles import paint_particles
 from ui.chip.pictures import ChipPictures, remember
 from ui.chip.tips import explain_key_at, tooltip_at
 from ui.chip.warm import FrameWarmer
+from ui.kit.dialog_buttons import tip_text
 
 FRAME_MS = 16
 __all__ = ["HierarchyView", "POOL", "SPEEDS"]
@@ -83,7 +84,7 @@ class _Canvas(QWidget):
         if ev.type() == QEvent.ToolTip:
             tip = tooltip_at(self.view.scene, ev.pos().x(), ev.pos().y())
             if tip:
-                QToolTip.showText(ev.globalPos(), tip, self)
+                QToolTip.showText(ev.globalPos(), tip_text(tip), self)
             else:
                 QToolTip.hideText()
                 ev.ignore()

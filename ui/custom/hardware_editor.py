@@ -29,7 +29,7 @@ class HardwareEditor(QDialog):
     """Edit one hardware document; ``saved(id)`` after it is written and in the catalogue."""
 
     saved = Signal(str)
-    removed = Signal(str)
+    remove_requested = Signal(str)
 
     def __init__(self, start_id: str | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -187,8 +187,8 @@ class HardwareEditor(QDialog):
         return True
 
     def remove_current(self) -> None:
+        """Remove: the window removes it (ui/custom/menu.CustomActions.remove: its file, then the
+        scenario off it, then the catalogue) and closes this when it went."""
         ident = self.start_id
         if default_catalog().is_custom(ident, "hardware"):
-            custom_store.remove(ident, "hardware")
-            self.removed.emit(ident)
-            self.accept()
+            self.remove_requested.emit(ident)

@@ -23,7 +23,7 @@ from shiboken6 import isValid
 
 from model.catalog.active import default_catalog
 from model.errors import ModelError
-from model.files.custom_catalog import beside_yours
+from model.files.custom_catalog import beside_yours, remove_from_default
 from model.files.hardware_file import FORMAT_KEY, load_hardware_file, read_json_file
 from model.physics.scenario import Scenario
 from model.files.scenario_file import FORMAT_KEY as SCENARIO_KEY
@@ -95,7 +95,7 @@ class CustomActions(QObject):
         from ui.custom.hardware_editor import HardwareEditor
         dialog = HardwareEditor(self.controller.scenario.gpu, self.window)
         dialog.saved.connect(self._hardware_saved)
-        dialog.removed.connect(self._removed)
+        dialog.remove_requested.connect(lambda ident: self.remove(ident, "hardware") and dialog.accept())
         return self._open(dialog)
 
     def _hardware_saved(self, ident: str) -> None:
@@ -167,11 +167,18 @@ class CustomActions(QObject):
             self.remove_menu.addAction("(nothing of your own yet)").setEnabled(False)
         for ident, kind in entries:
             name = (cat.gpu(ident) if kind == "hardware" else cat.model(ident)).name
-            self.remove_menu.addAction(name, lambda i=ident, k=kind: self.remove(i, k))
+            self.remove_menu.addAction(name.replace("&", "&&"), lambda i=ident, k=kind: self.remove(i, k))
 
-    def remove(self, ident: str, kind: str | None = None) -> None:
-        """Forget an entry (of ``kind``: a hardware and a model may share an id; None: both); a
-        scenario using it moves to the defaults first."""
+    def remove(self, ident: str, kind: str | None = None) -> bool:
+        """Forget an entry (of ``kind``: a hardware and a model may share an id; None: both): its
+        file goes first (a file that cannot go: one line, nothing changes), then a scenario using it
+        moves to the defaults, then it leaves the catalogue. True when it is gone. The Remove menu
+        and the hardware editor's Remove both come here."""
+        try:
+            custom_store.delete_files(ident, kind)
+        except ModelError as exc:
+            self.say(str(exc), error=True)
+            return False
         s, d = self.controller.scenario, Scenario()
         if s.gpu == ident and kind in (None, "hardware"):
             self.controller.set(gpu=d.gpu)
@@ -180,10 +187,11 @@ class CustomActions(QObject):
         if self.controller.compare_gpu == ident and kind in (None, "hardware"):
             self.controller.set_compare(None)
         self.controller.flush()
-        custom_store.remove(ident, kind)
+        remove_from_default(ident, kind)
         self._removed(ident)
         if self.dialog is not None and isValid(self.dialog) and hasattr(self.dialog, "catalogue_changed"):
             self.dialog.catalogue_changed()      # an open editor's Start-from list named what is gone
+        return True
 
     def _removed(self, ident: str) -> None:
         self.say(f"Removed '{ident}'")

@@ -6,7 +6,9 @@
 The data folder is Qt's AppDataLocation (ui/kit/folders.py).
 
 Files are written atomically (model/files/safe_io.py.atomic_write_text) and read with the same
-checks as the command line; a broken file is reported, never deleted or overwritten.
+checks as the command line; a broken file is reported, never deleted or overwritten. A folder
+that cannot be used (hardware/ or models/ a file, a read-only data folder) is said in one line
+(StoreError), and a removal that cannot delete its file changes nothing.
 """
 from __future__ import annotations
 
@@ -26,6 +28,14 @@ last_problems: list[str] = []      # what the last load_saved could not use (the
 
 class NoDataFolder(ModelError):
     """There is no usable data folder (no proper $HOME): nothing is saved, in one line."""
+
+
+class StoreError(ModelError):
+    """Your own entries cannot be kept or removed there (a folder that is a file, read-only), in one line."""
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
 
 
 def data_dir() -> Path:
@@ -50,6 +60,18 @@ def _folder(kind: str) -> Path:
     return data_dir() / kind
 
 
+def _usable_folder(kind: str) -> Path:
+    """The folder for ``kind``, made if need be; StoreError (one line) when it cannot be."""
+    folder = _folder(kind)
+    if folder.exists() and not folder.is_dir():
+        raise StoreError(f"your own {kind} cannot be kept: {folder} is a file, not a folder (move it away)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"your own {kind} cannot be kept in {folder}: {_reason(exc)}") from None
+    return folder
+
+
 def hardware_path(ident: str) -> Path:
     return _folder("hardware") / f"{ident}.json"
 
@@ -61,7 +83,11 @@ def model_path(ident: str) -> Path:
 def clean_temporaries(extra_folders=()) -> list[str]:
     """Temporary files a killed save left in the app's own folders (data, hardware, models, and
     ``extra_folders``: the settings folder), older than an hour: removed. Nothing else is touched."""
-    return clean_stale_temps([data_dir(), _folder("hardware"), _folder("models"), *extra_folders])
+    try:
+        folders = [data_dir(), _folder("hardware"), _folder("models")]
+    except NoDataFolder:
+        folders = []
+    return clean_stale_temps([*folders, *extra_folders])
 
 
 def load_saved() -> list[str]:
@@ -73,6 +99,9 @@ def load_saved() -> list[str]:
     except NoDataFolder as exc:
         last_problems[:] = [str(exc)]
         return list(last_problems)
+    for kind in ("hardware", "models"):
+        if _folder(kind).exists() and not _folder(kind).is_dir():
+            problems.append(f"your own {kind} cannot be loaded: {_folder(kind)} is a file, not a folder")
     first: dict[tuple[str, str], str] = {}        # (kind, id) → the file it came from: one file per id
 
     def taken(kind: str, ident: str, path: Path) -> bool:
@@ -104,15 +133,17 @@ def load_saved() -> list[str]:
 def _keep_previous(path: Path, text: str) -> None:
     """Replacing a saved file keeps the old one beside it as <id>.json.previous (never loaded)."""
     if path.is_file():
-        old = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            old = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise StoreError(f"{path} cannot be read to keep its old version ({_reason(exc)}); not replaced") from None
         if old != text:
             atomic_write_text(path.with_name(path.name + ".previous"), old, overwrite=True)
 
 
 def save_hardware(doc: dict, hw: Hardware) -> Path:
     """Write the (checked) hardware file and add it to the catalogue."""
-    path = hardware_path(hw.id)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = _usable_folder("hardware") / f"{hw.id}.json"
     text = document_text(doc)
     _keep_previous(path, text)
     atomic_write_text(path, text, overwrite=True)         # your own entry, its old version kept beside it
@@ -122,8 +153,7 @@ def save_hardware(doc: dict, hw: Hardware) -> Path:
 
 def save_model(cfg: dict, llm: LLM) -> Path:
     """Keep a copy of the config.json (with its given name) and add the model to the catalogue."""
-    path = model_path(llm.id)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = _usable_folder("models") / f"{llm.id}.json"
     text = json.dumps({**cfg, NAME_KEY: llm.name}, indent=2, ensure_ascii=False) + "\n"
     _keep_previous(path, text)
     atomic_write_text(path, text, overwrite=True)         # your own entry, its old version kept beside it
@@ -131,14 +161,25 @@ def save_model(cfg: dict, llm: LLM) -> Path:
     return path
 
 
-def remove(ident: str, kind: str | None = None) -> None:
-    """Forget a custom entry of ``kind`` ("hardware" | "model"; None: both): its file goes, and it
-    leaves the catalogue. The other name space is not touched."""
+def delete_files(ident: str, kind: str | None = None) -> None:
+    """Delete the saved file of a custom entry of ``kind`` ("hardware" | "model"; None: both);
+    StoreError (one line) when it cannot be (a read-only folder): then nothing is deleted twice
+    and the entry stays. The catalogue is not touched (``remove`` does both)."""
     try:
         paths = (("hardware", hardware_path(ident)), ("model", model_path(ident)))
     except NoDataFolder:
-        paths = ()                         # nothing was saved: it only leaves the catalogue
+        return                             # nothing was saved: it only leaves the catalogue
     for k, path in paths:
         if kind in (None, k) and path.is_file():
-            path.unlink()
+            try:
+                path.unlink()
+            except OSError as exc:
+                raise StoreError(f"'{ident}' was not removed: {path} cannot be deleted ({_reason(exc)})") from None
+
+
+def remove(ident: str, kind: str | None = None) -> None:
+    """Forget a custom entry of ``kind`` ("hardware" | "model"; None: both): its file goes, and it
+    leaves the catalogue (StoreError, nothing changed, when its file cannot go). The other name
+    space is not touched."""
+    delete_files(ident, kind)
     remove_from_default(ident, kind)

@@ -16,6 +16,7 @@ from model import Scenario
 from model.readouts.catalog_text import engine_choices, hardware_summary, model_summary, scenario_words
 from model.physics.scenario import GPU_COUNTS, INTERCONNECTS, MAX_BATCH, MAX_TOKENS, PHASES
 from ui.kit.widgets import Segmented
+from ui.kit.dialog_buttons import tip_text
 
 BATCH_MAX = MAX_BATCH          # the model's range: a saved batch 8192 shows as 8192
 SLIDER_STEPS_PER_OCTAVE = 100
@@ -88,7 +89,7 @@ class SearchCombo(QComboBox):
             for ident, label, tip in items:
                 it = QStandardItem(label)
                 it.setData(ident, ID_ROLE)
-                it.setToolTip(tip)
+                it.setToolTip(tip_text(tip))
                 self._model.appendRow(it)
                 self._by_name[label] = ident
                 names.append(label)
@@ -175,7 +176,7 @@ class ControlPanel(QWidget):
         lab = QLabel(text)
         lab.setObjectName("controlLabel")
         if tip:
-            lab.setToolTip(tip)
+            lab.setToolTip(tip_text(tip))
         self._lay.addWidget(lab)
         return lab
 

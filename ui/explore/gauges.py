@@ -16,6 +16,7 @@ from ui.kit import theme as th
 from ui.kit.fit_text import first_fitting, fitting_px
 from ui.kit.page_catch_up import CatchUpWhenShown
 from ui.kit.steady_label import RichLine, SteadyLabel, set_rich_text
+from ui.kit.dialog_buttons import tip_text
 
 
 class Gauge(QFrame):
@@ -50,6 +51,7 @@ class Gauge(QFrame):
             self._titles = titles
         self.value.setText(value)
         self.sub.setText(sub)
+        tip = tip_text(tip)
         if self.toolTip() != tip:
             self.setToolTip(tip)
         self._fit()
@@ -206,7 +208,7 @@ class HbmBar(QWidget):
     def event(self, ev) -> bool:
         if ev.type() == QEvent.ToolTip:
             text = self.segment_at(ev.pos().x())
-            QToolTip.showText(ev.globalPos(), "\n".join(t for t in (text, self.cap_tip) if t), self)
+            QToolTip.showText(ev.globalPos(), tip_text("\n".join(t for t in (text, self.cap_tip) if t)), self)
             return True
         return super().event(ev)
 
@@ -273,8 +275,8 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         self.hbm.set_theme(t)
         for g in self.gauges.values():
             g.set_base_px(t.px(32))
-        if self._snap is not None:
-            self.show_snapshot(self._snap, force=True)
+        if self.newest() is not None:
+            self.show_snapshot(self.newest(), force=True)
 
     def show_snapshot(self, snap, force: bool = False) -> None:
         """Place the model's readouts of ``snap``'s estimate: every gauge is one readout (title = its label)."""
@@ -293,14 +295,14 @@ class GaugePanel(CatchUpWhenShown, QWidget):
         badge_style = f"background: {th.BOUND_COLOURS.get(e.bound, th.VERMILLION)};"
         if self.badge.styleSheet() != badge_style:        # a new style sheet re-polishes the label
             self.badge.setStyleSheet(badge_style)
-        self.badge.setToolTip(ex.badge_tooltip(e))
+        self.badge.setToolTip(tip_text(ex.badge_tooltip(e)))
 
         t = self.hbm.theme
         self.hbm.show_estimate(e)
         colours = {"weights": th.ORANGE, "kv": th.REDDISH_PURPLE, "workspace": t.workspace}
         set_rich_text(self.hbm_text, " ".join(f"<span style='color:{colours[part]}'>■</span> {_esc(words)}"
                                              for part, words in gw.hbm_legend(e)))
-        self.hbm_text.setToolTip(gw.hbm_legend_tip(e))
+        self.hbm_text.setToolTip(tip_text(gw.hbm_legend_tip(e)))
         self.hbm.setToolTip("")
         html = []
         for n, warn in gw.notes(e):

@@ -205,8 +205,8 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         big.setPixelSize(t.px(15))
         big.setBold(True)
         self.op_label.setFont(big)
-        if self._snap is not None:
-            self.show_snapshot(self._snap, force=True)
+        if self.newest() is not None:
+            self.show_snapshot(self.newest(), force=True)
 
     apply_theme = set_theme
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from PySide6 import QtGui
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -12,6 +13,13 @@ def plain_tip(text: str) -> str:
     """A tooltip that shows ``text`` as it is (a tooltip that looks like HTML is drawn as HTML)."""
     import html
     return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>" if text else ""
+
+
+def tip_text(text: str) -> str:
+    """``text`` as a tooltip shows it as it is: unchanged when Qt would draw it as plain text
+    (every readout), made plain_tip when it would take it for HTML (a name of your own hardware
+    such as "<b>My GPU</b>" inside a sentence)."""
+    return plain_tip(text) if text and QtGui.Qt.mightBeRichText(text) else text
 
 
 def status_line(object_name: str) -> QLabel:

@@ -10,17 +10,27 @@ from __future__ import annotations
 
 
 class CatchUpWhenShown:
-    """Mixed into a QWidget panel with a ``show_snapshot(snap)``; call ``on_hidden_page(snap)`` first."""
+    """Mixed into a QWidget panel with a ``show_snapshot(snap)`` that keeps what it drew as
+    ``_snap``; call ``on_hidden_page(snap)`` first. A panel that draws again what it has (a new
+    theme, a larger type) draws ``newest()``: the snapshot it missed, if any, never the older one
+    it drew (that put the previous scenario back on screen for one change, right after leaving
+    the chip's focus view in presenter mode)."""
 
     _missed = None
+    _snap = None
 
     def on_hidden_page(self, snap) -> bool:
         """True (and ``snap`` kept for later) when the window is on screen but this panel is not."""
         if self.isVisible() or not self.window().isVisible():
             self._missed = None
             return False
-        self._missed = snap
+        if self._missed is None or getattr(snap, "serial", 0) >= getattr(self._missed, "serial", 0):
+            self._missed = snap              # (an older one, drawn again, never replaces a newer one)
         return True
+
+    def newest(self):
+        """The newest snapshot this panel has seen: the one it missed while hidden, else the one it drew."""
+        return self._missed if self._missed is not None else self._snap
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
         super().showEvent(event)

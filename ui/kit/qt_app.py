@@ -44,16 +44,51 @@ def qt_startup_error() -> str | None:
 
 
 def display_problem(timeout_s: float = 1.0) -> str | None:
-    """None when the X display the window would open on answers (or none is probed), else ONE
-    line: Qt's xcb plugin aborts the process (a plugin dump, rc 134) when $DISPLAY names a server
-    that is not there. Probed with one socket connection (no Qt): only on Linux, only where Qt
-    would use X11 ($QT_QPA_PLATFORM unset or xcb, no $WAYLAND_DISPLAY)."""
-    import socket
+    """None when the display the window would open on answers (or none is probed), else ONE line:
+    Qt's platform plugins abort the process (a plugin dump, rc 134) when $WAYLAND_DISPLAY or
+    $DISPLAY names a server that is not there. Probed with one socket connection each (no Qt), only
+    on Linux, only for the platforms Qt would try ($QT_QPA_PLATFORM wayland or xcb, or unset: Qt
+    tries Wayland where $WAYLAND_DISPLAY is set, then X11). A stale $WAYLAND_DISPLAY beside an X
+    server that answers is no problem: this process then goes to X11 at once (QT_QPA_PLATFORM=xcb),
+    without Qt's note that the Wayland plugin failed."""
     platform = os.environ.get("QT_QPA_PLATFORM", "")
-    display = os.environ.get("DISPLAY", "")
-    if (not sys.platform.startswith("linux") or (platform and not platform.startswith("xcb"))
-            or os.environ.get("WAYLAND_DISPLAY") or not display):
+    if not sys.platform.startswith("linux") or (platform and not platform.startswith(("xcb", "wayland"))):
         return None
+    wayland, display = os.environ.get("WAYLAND_DISPLAY", ""), os.environ.get("DISPLAY", "")
+    if platform.startswith("wayland") or (not platform and wayland):
+        if _wayland_answers(wayland, timeout_s):
+            return None
+        if platform or not display:
+            return (f"cannot open the display: no Wayland compositor answers at {wayland or '(no $WAYLAND_DISPLAY)'!r}"
+                    + ("" if platform else " and $DISPLAY is unset") + "; log in to a desktop session, unset "
+                    "WAYLAND_DISPLAY to use X11, or use --screenshot out.png (QT_QPA_PLATFORM=offscreen) to render headless")
+    if not display:
+        return None
+    problem = _x11_problem(display, timeout_s)
+    if problem is None and wayland and not platform:
+        os.environ["QT_QPA_PLATFORM"] = "xcb"     # the stale Wayland display: straight to X11
+    return problem
+
+
+def _wayland_answers(name: str, timeout_s: float) -> bool:
+    """Whether a compositor listens at $WAYLAND_DISPLAY (a name under $XDG_RUNTIME_DIR, or a path)."""
+    import socket
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not name or (not name.startswith("/") and not runtime):
+        return False
+    path = name if name.startswith("/") else os.path.join(runtime, name)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout_s)
+            sock.connect(path)
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def _x11_problem(display: str, timeout_s: float) -> str | None:
+    """None when the X server $DISPLAY names answers, else one line."""
+    import socket
     host, _, rest = display.rpartition(":")
     number = rest.split(".")[0]
     if not number.isdigit():

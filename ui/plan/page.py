@@ -7,29 +7,34 @@
 
 It takes the controller's Snapshot like the other views. Its knobs are the snapshot's planning
 settings (model.planning.settings.PlanSettings, the controller's): a knob asks the controller for
-new settings, and the knobs mirror the snapshot. The plan (model.planning.plan.make_plan)
-is made again only when the model, the lengths or the settings change, and only while the page is
-shown; a change of GPU, GPU count, precision or batch in Explore moves only the current point
-(model.planning.explore.current_path). Clicking a frontier point asks the window to load it into
-Explore and Serve (``load_requested``). Every number is a readout (model/readouts/planning.py).
+new settings, and the knobs mirror the snapshot. The plan (model.planning.plan.make_plan, held to
+its size limit, model/planning/size.py) is made again only when the model, the lengths or the
+settings change, only while the page is shown, and on a thread of its own (ui/kit/background.py):
+a key press is answered at once, a newer change calls an older plan off, and the last plan stays
+on screen until the new one is drawn. A change of GPU, GPU count, precision or batch in Explore
+moves only the current point (model.planning.explore.current_path). Clicking a frontier point
+asks the window to load it into Explore and Serve (``load_requested``). In presenter mode ← →
+step the TPOT target (``step_target``) and R returns it (``reset_targets``): the keys act on this
+page only. Every number is a readout (model/readouts/planning.py).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QVBoxLayout,
                                QWidget)
 
 from model import ModelError
 from model.planning.explore import current_path, point_scenario
 from model.planning.plan import make_plan
-from model.planning.settings import LIMITS, PlanSettings, check
+from model.planning.settings import LIMITS, PlanSettings, check, stepped_tpot
 from model.planning.space import PlanRequest
-from model.readouts.planning import plan_chart
+from model.readouts.planning import BUSY, plan_chart
 from ui.kit import theme as th
+from ui.kit.background import Background, busy_line
 from ui.plan.chart import FrontierChart
 from ui.kit.flow_layout import FlowLayout
 from ui.kit.lazy_page import LazyPage
-
+from ui.state.controller import one_line
 
 
 def _spin(name: str, suffix: str, tip: str) -> QDoubleSpinBox:
@@ -92,8 +97,14 @@ class PlanPage(LazyPage, QWidget):
         self.problem.setObjectName("problem")
         self.problem.setWordWrap(True)
         self.problem.setVisible(False)
+        self.problem.setTextFormat(Qt.PlainText)
         outer.addWidget(self.problem)
+        self._problems = {"knobs": "", "plan": ""}     # what the knobs cannot take; why the last plan failed
+        self.busy = busy_line(BUSY)
+        outer.addWidget(self.busy)
+        self.jobs = Background(self, self._take, self.busy)
         self.title = QLabel("")
+        self.title.setTextFormat(Qt.PlainText)
         self.title.setObjectName("chartTitle")
         outer.addWidget(self.title)
         self.chart = FrontierChart()
@@ -103,6 +114,7 @@ class PlanPage(LazyPage, QWidget):
             lab = QLabel("")
             lab.setObjectName(f"plan_{key}")
             lab.setWordWrap(True)
+            lab.setTextFormat(Qt.PlainText)          # names of your own hardware are shown as they are
             lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
             outer.addWidget(lab)
             self.lines[key] = lab
@@ -141,11 +153,30 @@ class PlanPage(LazyPage, QWidget):
             p = check(PlanSettings(self.available.text(), self.ttft.value(), self.tpot.value(), self.rate.value(),
                                    self.spec.isChecked(), self.disagg.isChecked()))
         except ModelError as exc:
-            self.problem.setText(f"Cannot plan this: {exc}")
-            self.problem.setVisible(True)
+            self._say("knobs", f"Cannot plan this: {exc}")
             return
+        self._say("knobs", "")
         self._shown = p
         self.controller.set_planning(p)
+
+    def _say(self, source: str, text: str) -> None:
+        """One line: what the knobs cannot take, else why the last plan failed (a plan done later
+        never hides what the knobs said)."""
+        self._problems[source] = text
+        shown = self._problems["knobs"] or self._problems["plan"]
+        self.problem.setText(shown)
+        self.problem.setVisible(bool(shown))
+
+    # ---------------------------------------------------------------- presenter keys
+    def step_target(self, direction: int) -> None:
+        """Presenter ← →: the TPOT target one step tighter (+1: the target line moves right) or looser."""
+        self.tpot.setValue(stepped_tpot(self.tpot.value() or None, direction))
+
+    def reset_targets(self) -> None:
+        """Presenter R: the targets as the page starts."""
+        d = PlanSettings()
+        self.ttft.setValue(d.ttft_p90_ms or 0.0)
+        self.tpot.setValue(d.tpot_p90_ms or 0.0)
 
     def show_snapshot(self, snap) -> None:
         """A change: the knobs mirror its settings; the plan follows when shown."""
@@ -168,23 +199,40 @@ class PlanPage(LazyPage, QWidget):
         return snap.planning.request(snap.estimate.scenario, snap.catalog)
 
     def flush(self) -> None:
-        """Plan again if the model, lengths or knobs changed; move the current point in any case."""
+        """Plan again (on the page's thread) if the model, lengths or knobs changed; else move the
+        current point."""
         self._queued = False
         snap = self._snap
         if snap is None:
             return
         try:
             req = self.request()
-            key = (req, snap.planning.disaggregated)
-            if key != self._key:
-                self.computations += 1
-                self.plan = make_plan(req, snap.catalog, simulate_frontier=False, disaggregated=key[1])
-                self._key = key
         except ModelError as exc:
-            self.problem.setText(f"Cannot plan this: {exc}" + (" — showing the last plan that worked." if self.plan else ""))
-            self.problem.setVisible(True)
+            self.jobs.cancel()                  # an older plan under way would hide this line when done
+            self._key = None
+            self._say("plan", f"Cannot plan this: {exc}" + (" — showing the last plan that worked." if self.plan else ""))
             return
-        self.problem.setVisible(False)
+        key = (req, snap.planning.disaggregated)
+        if key != self._key:
+            self._key = key
+            catalog = snap.catalog
+            self.jobs.submit(lambda: make_plan(req, catalog, simulate_frontier=False, disaggregated=key[1]))
+        elif self.plan is not None and not self.jobs.busy:
+            self._move_current()
+
+    def _take(self, result) -> None:
+        """A plan is done (on the GUI thread): draw it with the current point, or say why not."""
+        self.computations += 1
+        if isinstance(result, BaseException):
+            self._say("plan", f"Cannot plan this: {one_line(result)}"
+                              + (" — showing the last plan that worked." if self.plan else ""))
+            return
+        self._say("plan", "")
+        self.plan = result
+        self._move_current()
+
+    def _move_current(self) -> None:
+        snap = self._snap
         self.path = current_path(self.plan.request, snap.estimate.scenario, snap.catalog)
         self._draw()
 
@@ -205,6 +253,7 @@ class PlanPage(LazyPage, QWidget):
     def settle(self) -> None:
         self._queued = False
         self.flush()
+        self.jobs.finish()
 
     def shown_texts(self) -> list[str]:
         return [self.title.text(), self.problem.text()] + [lab.text() for lab in self.lines.values()]

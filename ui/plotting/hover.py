@@ -23,6 +23,7 @@ from PySide6.QtCore import QEvent, QObject, QPointF, Signal
 from PySide6.QtWidgets import QToolTip
 
 from ui.plotting.coords import Axes
+from ui.kit.dialog_buttons import tip_text
 LINE_PENALTY_PX = 4.0
 RECT_PENALTY_PX = 1.0
 
@@ -144,7 +145,7 @@ class HoverTips(QObject):
         text = self.text_at(pos)
         if text:
             if text != self.shown:
-                QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(pos)), text, self.plot.viewport())
+                QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(pos)), tip_text(text), self.plot.viewport())
         elif self.shown:
             QToolTip.hideText()
         self.shown = text
@@ -158,7 +159,7 @@ class HoverTips(QObject):
         if ev.type() == QEvent.ToolTip:       # the mouse rests: an item's text beats the plot's
             text = self.text_at(self.plot.mapToScene(ev.pos()))
             if text:
-                QToolTip.showText(ev.globalPos(), text, self.plot.viewport())
+                QToolTip.showText(ev.globalPos(), tip_text(text), self.plot.viewport())
                 self.shown = text
                 return True
         return False

@@ -11,6 +11,8 @@
     B                        blank the screen (black); any key returns
     Esc                      leave presenter mode
     on the Serve page        Space pauses the queue, ← → step the load, R resets it
+    on the Plan page         → (Space) a tighter TPOT target, ← a looser one, R the targets back
+    (on the Serve and Plan pages the keys act on that page only, never on the hidden lessons)
 
 The glide between prepared states is ui/state/glide.py's.
 """
@@ -127,6 +129,8 @@ class Presenter(QObject):
             return False
         if self.active and w.serve_visible() and self._serve_key(key):
             return True
+        if self.active and w.plan_visible() and self._plan_key(key):
+            return True
         typing = (isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox, QAbstractSlider))
                   or getattr(focus, "keeps_arrows", False))       # e.g. a chapter key (ui.lessons.keys)
         if isinstance(focus, QLineEdit) and key not in (Qt.Key_PageUp, Qt.Key_PageDown):
@@ -170,11 +174,31 @@ class Presenter(QObject):
             serve.controls.step_load(-1)
         elif key in (Qt.Key_Home, Qt.Key_R):
             serve.controls.reset()
-        elif Qt.Key_1 <= key <= Qt.Key_8:
-            self.window.show_lessons(int(key - Qt.Key_0))
         else:
-            return False
+            return self._page_key(key)
         return True
+
+    def _plan_key(self, key) -> bool:
+        """On the Plan page: → (Space, Page Down, ↑) a tighter TPOT target, ← (Page Up, ↓) a looser
+        one, R the targets back; the other keys work as everywhere."""
+        plan = self.window.plan
+        if key in (Qt.Key_Right, Qt.Key_Up, Qt.Key_PageDown, Qt.Key_Space):
+            plan.step_target(+1)
+        elif key in (Qt.Key_Left, Qt.Key_Down, Qt.Key_PageUp):
+            plan.step_target(-1)
+        elif key in (Qt.Key_Home, Qt.Key_R):
+            plan.reset_targets()
+        else:
+            return self._page_key(key)
+        return True
+
+    def _page_key(self, key) -> bool:
+        """What the Serve and Plan pages share: 1–8 open that lesson; End, which would move the
+        hidden lessons, does nothing here."""
+        if Qt.Key_1 <= key <= Qt.Key_8:
+            self.window.show_lessons(int(key - Qt.Key_0))
+            return True
+        return key == Qt.Key_End
 
     def close(self) -> None:
         app = QApplication.instance()

@@ -16,6 +16,7 @@ frames (a held state) into one longer frame; the chip changes every frame.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from pathlib import Path
@@ -41,7 +42,12 @@ SERVE_PREROLL_FRAMES = 300     # the Serve page's queue starts 5 s (at 60 frames
 
 
 class RecordingError(ValueError):
-    """A recording that cannot be made, in one line."""
+    """A recording that cannot be made, in one line; ``status``: 2 for what was asked (a path, a
+    size), 1 for a write that failed under way (a full disk), as every command's output."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
 
 
 @frozen
@@ -68,13 +74,16 @@ def check_request(path: str, size: tuple[int, int], seconds: float, fps: float) 
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise RecordingError(f"--record needs a .gif or .mp4 file name, got '{path}'")
-    folder = Path(path).expanduser().resolve().parent
-    if not folder.is_dir():
-        raise RecordingError(f"cannot write {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise RecordingError(f"cannot write {path}: the folder {folder} is not writable")
-    if Path(path).is_dir():
-        raise RecordingError(f"cannot write {path}: it is a folder")
+    try:
+        folder = Path(path).expanduser().resolve().parent
+        if not folder.is_dir():
+            raise RecordingError(f"cannot write {path}: the folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise RecordingError(f"cannot write {path}: the folder {folder} is not writable")
+        if Path(path).is_dir():
+            raise RecordingError(f"cannot write {path}: it is a folder")
+    except OSError as exc:               # a name too long, a loop of links
+        raise RecordingError(f"cannot write {str(path)[:100]}: {exc.strerror or exc}") from None
     w, h = size
     if not (MIN_SIZE[0] <= w <= MAX_SIZE[0] and MIN_SIZE[1] <= h <= MAX_SIZE[1]):
         raise RecordingError(f"a recording must be between {MIN_SIZE[0]}x{MIN_SIZE[1]} and "
@@ -299,7 +308,7 @@ def record(path: str, *, chapter: int | None = None, scenario=None, seconds: flo
         atomic_write_with(path, lambda tmp: write_gif(tmp, images, frames, fps, progress) if suffix == ".gif"
                           else write_mp4(tmp, images, size, fps, progress), overwrite=overwrite)
     except SafeIOError as exc:
-        raise RecordingError(str(exc)) from None
+        raise RecordingError(str(exc), getattr(exc, "status", 2)) from None
     except MemoryError:
         raise RecordingError(f"not enough memory to record {path}; nothing was written") from None
     finally:
@@ -327,8 +336,10 @@ def planned_seconds(chapter: int | None, seconds: float | None) -> float:
 
 def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | None, size: tuple[int, int] | None,
                fps: float | None, theme: str | None, page: str | None = None, serving=None,
-               overwrite: bool = False, report: Callable[[int, int, str], None] | None = None) -> int:
-    """main.py --record: 0 and one line on stdout, or 2 and one line on stderr; ``report(done,
+               overwrite: bool = False, report: Callable[[int, int, str], None] | None = None, say=None,
+               shown_as: str | None = None) -> int:
+    """main.py --record: 0 and one line on ``say`` (default stdout; the file named ``shown_as`` when
+    given), or 2 (what was asked) or 1 (a write that failed) and one line on stderr; ``report(done,
     total, label)`` after each frame (the command line's progress on stderr)."""
     import sys
     if os.environ.get("QT_QPA_PLATFORM") is None:
@@ -358,8 +369,8 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
                      overwrite=overwrite, progress=progress)
     except RecordingError as exc:
         print(f"memory-wall: {exc}" if interrupted else f"error: {exc}", file=sys.stderr)
-        return 130 if interrupted else 2
+        return 130 if interrupted else exc.status
     finally:
         signal.signal(signal.SIGINT, before)
-    print(rec.summary())
+    print((dataclasses.replace(rec, path=shown_as) if shown_as else rec).summary(), file=say or sys.stdout)
     return 0

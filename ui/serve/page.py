@@ -8,25 +8,30 @@
 
 It takes the controller's Snapshot like the other views and simulates (model.serving.run.serve)
 the snapshot's scenario with the snapshot's serving setup, once per change and only while it is
-shown (a hidden page keeps the latest request and runs it when it shows). The setup is the
+shown (a hidden page keeps the latest request and runs it when it shows), on a thread of its own
+(ui/kit/background.py): a key press is answered at once, a newer change calls an older run off,
+and the last run stays on screen until the new one is drawn. The setup is the
 controller's: a knob asks for a new one (``set_setup``), and the knobs mirror the snapshot's. A setup the model refuses (a
 target that can never be met, a model that leaves no room for a KV cache) is said in one line and
 the last good run stays on screen. Every number is a readout (model/readouts/serving*.py).
 """
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from model import ModelError
 from model.readouts.serving import explain
-from model.readouts.serving_page import distributions, over_time, tiles
+from model.readouts.serving_page import BUSY, distributions, over_time, tiles
 from model.serving.results import summarize
 from model.serving.run import serve
 from ui.kit import theme as th
+from ui.kit.background import Background, busy_line
+from ui.state.controller import one_line
 from ui.serve.charts import DistributionChart, OverTimeChart
 from ui.serve.controls import ServeControls
 from ui.serve.queue_view import QueueView
 from ui.kit.lazy_page import LazyPage
+from ui.kit.dialog_buttons import tip_text
 
 TILES = 5
 
@@ -53,7 +58,11 @@ class ServePage(LazyPage, QWidget):
         self.problem.setObjectName("problem")
         self.problem.setWordWrap(True)
         self.problem.setVisible(False)
+        self.problem.setTextFormat(Qt.PlainText)
         outer.addWidget(self.problem)
+        self.busy = busy_line(BUSY)
+        outer.addWidget(self.busy)
+        self.jobs = Background(self, self._take, self.busy)
         tiles_row = QHBoxLayout()
         tiles_row.setSpacing(8)
         self.tile_labels, self.tile_values = [], []
@@ -117,7 +126,7 @@ class ServePage(LazyPage, QWidget):
 
     # ---------------------------------------------------------------- the run
     def flush(self) -> None:
-        """Simulate now if the scenario or the setup changed since the last run."""
+        """Simulate (on the page's thread) if the scenario or the setup changed since the last run."""
         self._queued = False
         snap = self._snap
         if snap is None:
@@ -127,16 +136,19 @@ class ServePage(LazyPage, QWidget):
         if key == self._key:
             return
         self._key = key
+        scenario, setup, catalog, resolved = est.scenario, self.setup, snap.catalog, est.resolved
+        self.jobs.submit(lambda: _served(scenario, setup, catalog, resolved))
+
+    def _take(self, result) -> None:
+        """A run is done (on the GUI thread): draw it, or say in one line why it could not run."""
         self.computations += 1
-        try:
-            run = serve(est.scenario, self.setup, catalog=snap.catalog, resolved=est.resolved)
-            sm = summarize(run)
-        except ModelError as exc:
-            self.problem.setText(f"Cannot serve this: {exc}" + (" — showing the last run that worked." if self.run else ""))
+        if isinstance(result, BaseException):
+            self.problem.setText(f"Cannot serve this: {one_line(result)}"
+                                 + (" — showing the last run that worked." if self.run else ""))
             self.problem.setVisible(True)
             return
         self.problem.setVisible(False)
-        self.run, self.summary = run, sm
+        self.run, self.summary = result
         self._draw()
 
     def _draw(self) -> None:
@@ -144,7 +156,7 @@ class ServePage(LazyPage, QWidget):
         for lab, val, r in zip(self.tile_labels, self.tile_values, tiles(run, sm)):
             lab.setText(r.label)
             val.setText(r.text)
-            lab.parentWidget().setToolTip(r.help)
+            lab.parentWidget().setToolTip(tip_text(r.help))
         ttft, tpot = distributions(run, sm)
         self.ttft_chart.set_data(ttft)
         self.tpot_chart.set_data(tpot)
@@ -160,9 +172,16 @@ class ServePage(LazyPage, QWidget):
         """Run the pending simulation and ``frames`` frames of the queue (screenshots, recordings)."""
         self._queued = False
         self.flush()
+        self.jobs.finish()
         self.queue.settle(frames, dt)
 
     def shown_texts(self) -> list[str]:
         out = [lab.text() for lab in self.tile_labels] + [v.text() for v in self.tile_values]
         out += self.queue.shown_texts() + self.ttft_chart.texts() + self.tpot_chart.texts() + self.time_chart.texts()
         return out + [self.sentence.text()]
+
+
+def _served(scenario, setup, catalog, resolved):
+    """(run, summary): what the page's thread computes (pure model)."""
+    run = serve(scenario, setup, catalog=catalog, resolved=resolved)
+    return run, summarize(run)

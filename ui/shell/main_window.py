@@ -24,6 +24,7 @@ from ui.chip.view import HierarchyView
 from ui.explore.roofline import RooflinePlot
 from ui.kit.steady_label import SteadyLabel
 from ui.shell.pages import LessonsWindowMixin
+from ui.kit.dialog_buttons import tip_text
 
 
 class MainWindow(LessonsWindowMixin, QMainWindow):
@@ -215,7 +216,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
     def _show_footer(self, snap) -> None:
         sentence = explain(snap.estimate)
         self.explanation.setText(sentence)
-        self.explanation.setToolTip(sentence)
+        self.explanation.setToolTip(tip_text(sentence))
         text = snap.problem
         self.problem.setText(f"Cannot run this: {text} — showing the last scenario that works." if text else "")
         self.problem.setVisible(bool(text))
