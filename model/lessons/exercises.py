@@ -82,8 +82,9 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ch3-hbm", 3, "H100 SXM: its HBM bandwidth in TB/s?", _s(gpu=H100), "peak_bandwidth", "TB/s", 1e-12),
     Exercise("ch4-ridge", 4, "H100 in BF16: the ridge point, in FLOP per byte?",
              _s(gpu=H100, precision="bf16"), "ridge", "FLOP/B"),
-    Exercise("ch4-intensity", 4, "Llama 3.1 8B decode at batch 1 in BF16: its arithmetic intensity, in FLOP per byte?",
-             _s(gpu=H100, model=L8, precision="bf16", batch=1), "arithmetic_intensity", "FLOP/B"),
+    Exercise("ch4-share", 4, "Llama 3.1 8B decode at batch 1 in BF16 on an H100: its arithmetic intensity ÷ the "
+             "ridge point, the share of the peak FLOP/s the roofline allows it (%)?",
+             _s(gpu=H100, model=L8, precision="bf16", batch=1), "arithmetic_intensity/ridge", "%", 100.0),
     Exercise("ch5-floor-70b", 5, "The decode floor of Llama 3.1 70B in BF16 on one H100, in ms per token?",
              _s(gpu=H100, model=L70, precision="bf16", batch=1, gpus=1), "decode_floor", "ms", 1e3),
     Exercise("ch5-real-8b", 5, "Llama 3.1 8B in BF16 on one H100, batch 1: the realistic time per token, in ms?",
@@ -94,8 +95,8 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ch6-kv", 6, "Llama 3.1 8B in BF16 on an H100, 8,192 tokens in and 2,048 out: the largest batch "
              "whose KV cache fits?", _s(gpu=H100, model=L8, precision="bf16", input_len=8192, output_len=2048),
              "max_batch_that_fits", "sequences"),
-    Exercise("ch7-fp8-weights", 7, "Llama 3.1 70B in FP8: how many GB of weights does one H100 hold?",
-             _s(gpu=H100, model=L70, precision="fp8", batch=1), "weights_resident_per_gpu", "GB", 1e-9),
+    Exercise("ch7-fp8-share", 7, "Llama 3.1 70B in FP8 on one H100: what share of its HBM do the weights take (%)?",
+             _s(gpu=H100, model=L70, precision="fp8", batch=1), "weights_share_of_hbm", "%", 100.0),
     Exercise("ch7-fp8-floor", 7, "Llama 3.1 70B in FP8 on one H100: the decode floor, in ms per token?",
              _s(gpu=H100, model=L70, precision="fp8", batch=1), "decode_floor", "ms", 1e3),
     Exercise("ch8-pcie", 8, "What do 8 GPUs over PCIe buy? Llama 3.1 70B in FP8, batch 256, 8 × H100 PCIe: "
