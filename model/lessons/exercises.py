@@ -22,6 +22,7 @@ from model.catalog.parts import Catalog
 from model.errors import ModelError
 from model.lessons.ch2_gpu_shape import WARP_COMPUTE_CYCLES, hbm_latency_cycles, latency_hiding
 from model.lessons.ch3_hierarchy import ladder_points
+from model.lessons.ch5_decode import floor_why
 from model.physics.estimate import estimate
 from model.physics.scenario import Scenario
 from model.readouts.derivations import all_readouts, arithmetic, derivations, equation
@@ -140,14 +141,31 @@ def solve(ex: Exercise, catalog: Catalog | None = None) -> Answer:
         value = float(r[a].value) / float(r[b].value) * ex.scale
         return Answer(value, _text(value, ex.unit),
                       (f"{_text(value, ex.unit)} = {r[a].labelled} ÷ {r[b].labelled}", f"on {_names(e)}"))
-    d = derivations(e)[q]
     raw = r[q].value
     if not isinstance(raw, (int, float)) or not math.isfinite(float(raw)):
         raise ModelError(f"exercise {ex.key}: the model gives no number ({r[q].text})")
     value = float(raw) * ex.scale
-    arith = arithmetic(e, d)
-    lines = (equation(e, d), *((arith,) if arith else ()), *d.assumptions[:1], f"on {_names(e)}")
-    return Answer(value, _text(value, ex.unit), lines)
+    return Answer(value, _text(value, ex.unit), (*derivation_lines(e, q), f"on {_names(e)}"))
+
+
+LONG_LINE = 180          # a derivation line longer than this (a sum over every kernel) is summarised
+
+
+def derivation_lines(e, key: str) -> tuple[str, ...]:
+    """A readout's derivation short enough to read: the equation in words and this scenario's
+    arithmetic; the decode floor as bytes ÷ bandwidth (lesson 5's); an equation too long for a line
+    (a term per kernel) replaced by the command that writes it whole."""
+    if key == "decode_floor":
+        return floor_why(e)
+    d, r = derivations(e).get(key), all_readouts(e).get(key)
+    if d is None or r is None:
+        return ()
+    if d.expr is None:
+        return (f"{r.labelled}: {d.source or r.help}",)
+    words, arith = equation(e, d), arithmetic(e, d)
+    if len(words) > LONG_LINE:
+        words = f"{r.label}: one term per kernel or link, too many for a line (main.py estimate --explain {key} writes each)"
+    return (words, *((arith,) if arith and len(arith) <= LONG_LINE else ()))
 
 
 def _names(e) -> str:

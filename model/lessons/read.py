@@ -16,9 +16,9 @@ from model.catalog.parts import Catalog
 from model.errors import ModelError
 from model.lessons.chapters import Chapter
 from model.lessons.deck import chapter_facts
-from model.lessons.exercises import Exercise, exercises_for
+from model.lessons.exercises import Exercise, derivation_lines, exercises_for
 from model.lessons.glossary import TERMS, term_pattern
-from model.readouts.derivations import all_readouts, arithmetic, derivations, equation
+from model.readouts.derivations import all_readouts
 from model.values import frozen
 
 
@@ -169,12 +169,7 @@ def fill(template: str, values: dict[str, str]) -> str:
 def _derivation(e, key: str, facts) -> tuple[str, ...]:
     if key == "why":
         return tuple(facts.why or facts.details[:2])
-    d, r = derivations(e).get(key), all_readouts(e).get(key)
-    if d is None or r is None:
-        return ()
-    if d.expr is None:
-        return (f"{r.labelled}: {d.source or r.help}",)
-    return (equation(e, d), arithmetic(e, d))
+    return derivation_lines(e, key)
 
 
 def read_page(chapter: Chapter, index: int, e, params: dict, catalog: Catalog | None = None) -> ReadPage:
@@ -192,3 +187,17 @@ def read_page(chapter: Chapter, index: int, e, params: dict, catalog: Catalog | 
     order = [s.term for part in (claim, intro, *(i.paragraph for i in ideas)) for s in part if s.term]
     return ReadPage(chapter.number, chapter.title, claim, intro, f"{facts.key.text}: {facts.key.label}", ideas,
                     TRY_NEXT[chapter.number], exercises_for(chapter.number), tuple(order))
+
+
+# the words around read mode's controls (ui/chapters/read_view.py, the lessons' toolbar, the speaker view)
+READ_WORDS = {
+    "button": "Read",
+    "button_tip": "Read this lesson as text beside its chart, with its derivations, glossary and exercises (T)",
+    "slides": "Slides",
+    "exercise_tip": "An exercise of this lesson: predict the number, then check it against the model",
+    "guess": "your guess",
+    "check": "Check",
+    "check_tip": "Compare your number with the model's answer (Enter)",
+    "glossary": "Terms in this lesson",
+    "exercise": "Exercise",
+}

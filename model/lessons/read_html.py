@@ -39,10 +39,11 @@ def page_html(page: ReadPage, glossary_href: str = "", image_src: str = "", font
               nav: tuple[tuple[str, str], ...] = (), exercises: bool = True, standalone: bool = True) -> str:
     """One lesson's read mode: claim, what it is about, one derivation per idea, the chart (when
     ``image_src``), what to try next and the exercises' questions. ``glossary_href`` "" links to
-    anchors of the same document (the window's browser resolves them itself)."""
+    anchors of the same document (the window's browser resolves them itself). Not ``standalone``:
+    the body only, without the title and the claim (the window shows them above the chart)."""
     parts = [f"<h1>{page.number} · {escape(page.title)}</h1>",
-             f'<p class="claim">{spans_html(page.claim, glossary_href)}</p>',
-             f"<p>{spans_html(page.intro, glossary_href)}</p>",
+             f'<p class="claim">{spans_html(page.claim, glossary_href)}</p>'] if standalone else []
+    parts += [f"<p>{spans_html(page.intro, glossary_href)}</p>",
              f'<p class="value">{escape(page.key_number)}</p>']
     if image_src:
         parts.append(f'<p><img src="{escape(image_src, quote=True)}" alt="The chart of lesson {page.number}"></p>')
@@ -66,7 +67,7 @@ def glossary_body(entries: tuple[GlossaryEntry, ...]) -> str:
     """Every term: an anchor, its definition, its equation, this scenario's value and arithmetic."""
     out = ["<h1>Glossary</h1>"]
     for g in entries:
-        out.append(f'<h2 id="{g.term.key}">{escape(g.term.name)}</h2><p>{escape(g.term.definition)}</p>'
+        out.append(f'<h2 id="{g.term.key}"><a name="{g.term.key}"></a>{escape(g.term.name)}</h2><p>{escape(g.term.definition)}</p>'
                    f'<p class="der">{escape(g.equation)}</p><p class="value">{escape(g.value)}</p>')
         if g.arithmetic:
             out.append(f'<p class="der">{escape(g.arithmetic)}</p>')
