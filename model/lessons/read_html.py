@@ -63,9 +63,9 @@ def page_html(page: ReadPage, glossary_href: str = "", image_src: str = "", font
             f'{escape(page.title)}</title>{_style(font_px)}</head><body>\n{body}\n</body></html>\n')
 
 
-def glossary_body(entries: tuple[GlossaryEntry, ...]) -> str:
+def glossary_body(entries: tuple[GlossaryEntry, ...], intro: str = "") -> str:
     """Every term: an anchor, its definition, its equation, this scenario's value and arithmetic."""
-    out = ["<h1>Glossary</h1>"]
+    out = ["<h1>Glossary</h1>", *((f"<p>{escape(intro)}</p>",) if intro else ())]
     for g in entries:
         out.append(f'<h2 id="{g.term.key}"><a name="{g.term.key}"></a>{escape(g.term.name)}</h2><p>{escape(g.term.definition)}</p>'
                    f'<p class="der">{escape(g.equation)}</p><p class="value">{escape(g.value)}</p>')
@@ -80,8 +80,7 @@ def glossary_html(entries: tuple[GlossaryEntry, ...], font_px: int = 18, back: s
                   scenario_line: str = "") -> str:
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Glossary</title>{_style(font_px)}'
             f'</head><body>\n<p><a href="{escape(back, quote=True)}">Index</a></p>'
-            + (f"<p>{escape(scenario_line)}</p>" if scenario_line else "")
-            + f"\n{glossary_body(entries)}\n</body></html>\n")
+            + f"\n{glossary_body(entries, scenario_line)}\n</body></html>\n")
 
 
 def index_html(titles: tuple[tuple[int, str, str], ...], font_px: int = 18) -> str:
