@@ -90,9 +90,9 @@ EXERCISES: tuple[Exercise, ...] = (
              _s(gpu=H100, model=L70, precision="bf16", batch=1, gpus=1), "decode_floor", "ms", 1e3),
     Exercise("ch5-real-8b", 5, "Llama 3.1 8B in BF16 on one H100, batch 1: the realistic time per token, in ms?",
              _s(gpu=H100, model=L8, precision="bf16", batch=1, gpus=1), "decode_time", "ms", 1e3),
-    Exercise("ch6-critical", 6, "Llama 3.1 8B in BF16 on an H100: at which batch does decode turn compute-bound "
-             "(weights only)?", _s(gpu=H100, model=L8, precision="bf16", input_len=128, output_len=128),
-             "critical_batch_weights_only", "sequences"),
+    Exercise("ch6-critical", 6, "Llama 3.1 8B in BF16 on an H100, 128 tokens in and 128 out: at which batch does "
+             "decode turn compute-bound at peak numbers (the critical batch, KV cache included)?",
+             _s(gpu=H100, model=L8, precision="bf16", input_len=128, output_len=128), "critical_batch", "sequences"),
     Exercise("ch6-kv", 6, "Llama 3.1 8B in BF16 on an H100, 8,192 tokens in and 2,048 out: the largest batch "
              "whose KV cache fits?", _s(gpu=H100, model=L8, precision="bf16", input_len=8192, output_len=2048),
              "max_batch_that_fits", "sequences"),

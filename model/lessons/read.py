@@ -89,8 +89,9 @@ IDEAS: dict[int, tuple[tuple[str, str, str], ...]] = {
          "{output_tokens_per_s} for the group, {tokens_per_s_per_user} per user.", "output_tokens_per_s"),
         ("The critical batch",
          "Each sequence adds FLOPs but few bytes, until the arithmetic intensity reaches the ridge point: the "
-         "critical batch, {critical_batch_weights_only} on the weights alone. Beyond it decode is compute-bound.",
-         "critical_batch_weights_only"),
+         "critical batch at peak numbers, {critical_batch} with the KV cache ({critical_batch_weights_only} on the "
+         "weights alone). Beyond it decode is compute-bound; at the achieved fractions it comes sooner.",
+         "critical_batch"),
         ("The KV cache runs out first",
          "Each sequence keeps a KV cache of {kv_per_sequence} at full context; the largest batch that fits in "
          "{hbm_capacity} is {max_batch_that_fits}.", "max_batch_that_fits")),
