@@ -4,6 +4,7 @@ someone else's files is refused, a bad path exits 2 with one line, a folder we w
 again."""
 from __future__ import annotations
 
+import html
 import os
 import re
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 
 from cli.lessons import check_folder
 from cli import UsageError
+from model.lessons.exercises import exercises_for, solve
 from model.lessons.export_html import MARKER, export_pages
 from model.lessons.glossary import TERMS
 
@@ -50,6 +52,9 @@ def test_pages_link_to_each_other_and_to_glossary_anchors_that_exist():
     assert linked_terms >= 8 * 3
     for n in range(1, 9):
         assert 'src="data:image/png;base64,' in pages[f"lesson{n}.html"]
+        for x in exercises_for(n):                      # each question, the model's answer folded under it
+            assert f'<li id="{x.key}">' in pages[f"lesson{n}.html"]
+            assert f'<p class="value">{html.escape(solve(x).text)}</p>' in pages[f"lesson{n}.html"]
         assert f'href="lesson{n}.html"' in pages["index.html"]
 
 

@@ -14,6 +14,7 @@ from typing import Mapping
 from model.catalog.parts import Catalog
 from model.lessons.chapters import default_chapters
 from model.lessons.deck import chapter_facts
+from model.lessons.exercises import solve
 from model.lessons.glossary import glossary
 from model.lessons.read import read_page
 from model.lessons.read_html import GLOSSARY_FILE, glossary_html, index_html, lesson_file, page_html
@@ -57,7 +58,9 @@ def export_pages(charts: Mapping[int, bytes], catalog: Catalog | None = None,
             nav.append((NAV["next"].format(n=nxt.number, title=nxt.title), lesson_file(nxt.number)))
         nav.append((NAV["glossary"], GLOSSARY_FILE))
         png = charts.get(ch.number)
-        out[lesson_file(ch.number)] = page_html(page, GLOSSARY_FILE, data_uri(png) if png else "", nav=tuple(nav))
+        answers = {x.key: solve(x, catalog) for x in page.exercises}
+        out[lesson_file(ch.number)] = page_html(page, GLOSSARY_FILE, data_uri(png) if png else "", nav=tuple(nav),
+                                                answers=answers)
         titles.append((ch.number, ch.title, chapter_facts(ch.number, e, params, catalog).claim(st.caption)))
     g = estimate(glossary_for or Scenario(), catalog)
     out[GLOSSARY_FILE] = glossary_html(glossary(g), back=INDEX_FILE, scenario_line=glossary_scenario_line(g))

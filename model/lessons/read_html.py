@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from html import escape
 
+from typing import Mapping
+
+from model.lessons.exercises import Answer
 from model.lessons.glossary import GlossaryEntry
 from model.lessons.read import ReadPage, Span
 
 GLOSSARY_FILE = "glossary.html"
+ANSWER_WORD = "The model's answer"
 
 
 def lesson_file(number: int) -> str:
@@ -36,11 +40,13 @@ def spans_html(spans: tuple[Span, ...], glossary_href: str) -> str:
 
 
 def page_html(page: ReadPage, glossary_href: str = "", image_src: str = "", font_px: int = 18,
-              nav: tuple[tuple[str, str], ...] = (), exercises: bool = True, standalone: bool = True) -> str:
+              nav: tuple[tuple[str, str], ...] = (), exercises: bool = True, standalone: bool = True,
+              answers: Mapping[str, Answer] | None = None) -> str:
     """One lesson's read mode: claim, what it is about, one derivation per idea, the chart (when
     ``image_src``), what to try next and the exercises' questions. ``glossary_href`` "" links to
     anchors of the same document (the window's browser resolves them itself). Not ``standalone``:
     the body only, without the title and the claim (the window shows them above the chart)."""
+    answers = answers or {}
     parts = [f"<h1>{page.number} · {escape(page.title)}</h1>",
              f'<p class="claim">{spans_html(page.claim, glossary_href)}</p>'] if standalone else []
     parts += [f"<p>{spans_html(page.intro, glossary_href)}</p>",
@@ -52,8 +58,8 @@ def page_html(page: ReadPage, glossary_href: str = "", image_src: str = "", font
         parts.extend(f'<p class="der">{escape(line)}</p>' for line in idea.derivation if line)
     parts.append("<h2>What to try next</h2><ul>" + "".join(f"<li>{escape(t)}</li>" for t in page.try_next) + "</ul>")
     if exercises and page.exercises:
-        parts.append("<h2>Predict, then see</h2><ol>"
-                     + "".join(f'<li id="{x.key}">{escape(x.question)}</li>' for x in page.exercises) + "</ol>")
+        parts.append("<h2>Predict, then see</h2><ol>" + "".join(_exercise(x, answers.get(x.key)) for x in page.exercises)
+                     + "</ol>")
     if nav:
         parts.append("<p>" + " · ".join(f'<a href="{escape(h, quote=True)}">{escape(t)}</a>' for t, h in nav) + "</p>")
     body = "\n".join(parts)
@@ -61,6 +67,15 @@ def page_html(page: ReadPage, glossary_href: str = "", image_src: str = "", font
         return body
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{page.number} · '
             f'{escape(page.title)}</title>{_style(font_px)}</head><body>\n{body}\n</body></html>\n')
+
+
+def _exercise(x, answer: Answer | None) -> str:
+    """A question; with the model's answer folded under it (a page read alone: predict, then open)."""
+    if answer is None:
+        return f'<li id="{x.key}">{escape(x.question)}</li>'
+    lines = "".join(f'<p class="der">{escape(line)}</p>' for line in answer.derivation)
+    return (f'<li id="{x.key}">{escape(x.question)}<details><summary>{ANSWER_WORD}</summary>'
+            f'<p class="value">{escape(answer.text)}</p>{lines}</details></li>')
 
 
 def glossary_body(entries: tuple[GlossaryEntry, ...], intro: str = "") -> str:
