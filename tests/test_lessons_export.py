@@ -37,11 +37,11 @@ def _links(html: str) -> list[str]:
 def test_pages_link_to_each_other_and_to_glossary_anchors_that_exist():
     pages = export_pages({n: PNG for n in range(1, 9)})
     assert {"index.html", "glossary.html", *(f"lesson{n}.html" for n in range(1, 9))} == set(pages)
-    anchors = {name: set(re.findall(r'id="([^"]+)"', html)) for name, html in pages.items()}
+    anchors = {name: set(re.findall(r'id="([^"]+)"', text)) for name, text in pages.items()}
     assert {t.key for t in TERMS} <= anchors["glossary.html"]
     linked_terms = 0
-    for name, html in pages.items():
-        for href in _links(html):
+    for name, text in pages.items():
+        for href in _links(text):
             target = urlsplit(href)
             assert not target.scheme and not target.netloc, href          # self-contained: nothing fetched
             doc = target.path or name
