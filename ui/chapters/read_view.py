@@ -117,7 +117,7 @@ class ReadPanel(QWidget):
         ex = self.page.exercises[max(0, self.question.currentIndex())]
         c = check(ex, self.guess.text(), self.catalog_of())
         d = c.answer.derivation
-        self.verdict.setText("\n".join((c.words, *d[:1], *d[1:][-1:])))        # the first line and the scenario
+        self.verdict.setText("\n".join((c.words, *sorted(d[:-1], key=len)[:1], *d[-1:])))    # its shortest line, the scenario
         self.verdict.setToolTip("\n".join(d))
         self.last_check = c
 
