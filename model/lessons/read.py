@@ -85,8 +85,9 @@ IDEAS: dict[int, tuple[tuple[str, str, str], ...]] = {
          "MBU is the share of the bandwidth the step uses: {mbu}. MFU, the share of the FLOP/s, is {mfu}: decode "
          "waits on bytes.", "mbu")),
     6: (("One read, many sequences",
-         "Every sequence of the batch ({batch} here) shares one weight read, so throughput grows almost linearly: "
-         "{output_tokens_per_s} for the group, {tokens_per_s_per_user} per user.", "output_tokens_per_s"),
+         "Every sequence of the batch ({batch} here) shares one weight read, so up to the critical batch throughput "
+         "grows almost linearly with it: here {output_tokens_per_s} for the group, {tokens_per_s_per_user} per user.",
+         "output_tokens_per_s"),
         ("The critical batch",
          "Each sequence adds FLOPs but few bytes, until the arithmetic intensity reaches the ridge point: the "
          "critical batch at peak numbers, {critical_batch} with the KV cache ({critical_batch_weights_only} on the "
@@ -149,11 +150,13 @@ def spans(text: str, seen: set[str]) -> tuple[Span, ...]:
 
 
 def _values(e, facts) -> dict[str, str]:
+    """The names a paragraph may use: the chapter's values, then every readout (with its unit: a
+    readout wins over a chapter value of the same name) and the scenario's names."""
     s = e.scenario
-    vals = {k: r.text for k, r in all_readouts(e).items()}
+    vals = dict(facts.values)
+    vals.update({k: r.text for k, r in all_readouts(e).items()})
     vals.update(gpu_name=e.gpu_name, model_name=e.model_name, precision_name=e.precision_name,
                 batch=f"{s.batch:,}", gpus=f"{s.gpus}")
-    vals.update(facts.values)
     return vals
 
 
