@@ -97,8 +97,8 @@ IDEAS: dict[int, tuple[tuple[str, str, str], ...]] = {
          "Each sequence keeps a KV cache of {kv_per_sequence} at full context; the largest batch that fits in "
          "{hbm_capacity} is {max_batch_that_fits}.", "max_batch_that_fits")),
     7: (("Fewer bytes per weight",
-         "{precision_name} stores {bytes_per_weight} per weight: one GPU holds {weights_resident_per_gpu} of "
-         "weights.", "weights_resident_per_gpu"),
+         "{precision_name} stores {per_weight}: one GPU holds {weights_resident_per_gpu} of weights.",
+         "weights_resident_per_gpu"),
         ("The floor follows the bytes",
          "Decode is memory-bound, so halving the bytes halves the floor: {decode_floor} per token here. W8A8 "
          "formats also use the 8-bit matrix units; weight-only formats only save bytes.", "decode_floor")),
@@ -157,6 +157,8 @@ def _values(e, facts) -> dict[str, str]:
     vals.update({k: r.text for k, r in all_readouts(e).items()})
     vals.update(gpu_name=e.gpu_name, model_name=e.model_name, precision_name=e.precision_name,
                 batch=f"{s.batch:,}", gpus=f"{s.gpus}")
+    vals["per_weight"] = f"{vals['bytes_per_weight']} per weight" + (
+        f" and {vals['expert_bytes_per_weight']} per routed-expert weight" if "expert_bytes_per_weight" in vals else "")
     return vals
 
 
