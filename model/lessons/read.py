@@ -19,6 +19,7 @@ from model.lessons.deck import chapter_facts
 from model.lessons.exercises import Exercise, derivation_lines, exercises_for
 from model.lessons.glossary import TERMS, term_pattern
 from model.readouts.derivations import all_readouts
+from model.readouts.vocabulary import memory_word
 from model.values import frozen
 
 
@@ -51,7 +52,7 @@ class ReadPage:
 # (heading, paragraph template, the readout whose derivation follows, or "why": the chapter's own lines)
 IDEAS: dict[int, tuple[tuple[str, str, str], ...]] = {
     1: (("Compute grew faster than bandwidth",
-         "Each generation's matrix units gained FLOP/s faster than its HBM gained bytes per second: this "
+         "Each generation's matrix units gained FLOP/s faster than its HBM gained bytes per second: the scenario's "
          "{gpu_name} peaks at {peak_flops} against {peak_bandwidth}.", "why"),
         ("The ridge point moves right",
          "Peak FLOP/s ÷ HBM bandwidth is the ridge point, {ridge} here: the arithmetic intensity a kernel needs to "
@@ -60,13 +61,14 @@ IDEAS: dict[int, tuple[tuple[str, str, str], ...]] = {
          "A GPU does not wait well, it switches: each scheduler keeps many warps in flight, and while one waits for "
          "HBM the others compute. Too few warps and it idles; divergent branches leave lanes of a warp idle.", "why"),
         ("What bounds inference",
-         "Decode's thin matrices give the cores little work per byte: the HBM bandwidth of {peak_bandwidth}, not the "
+         "Decode's thin matrices give the cores little work per byte: the {memory} bandwidth of {peak_bandwidth}, not the "
          "{peak_flops} peak, sets its pace.", "peak_bandwidth")),
     3: (("Every level away is slower",
-         "Registers, shared memory, L2, HBM: each step away from the cores is narrower and answers later. The "
-         "weights do not fit on chip, so each decode step reads them from HBM at {peak_bandwidth}.", "why"),
+         "Registers, shared memory, L2, {memory}: each step away from the cores is narrower and answers later. The "
+         "weights do not fit on chip, so each decode step reads them from {memory} at {peak_bandwidth}.", "why"),
         ("Capacity is the other wall",
-         "The {gpu_name} holds {hbm_capacity} of HBM: the weights and the KV cache must fit in it.", "hbm_capacity")),
+         "The {gpu_name} holds {hbm_capacity} of {memory}: the weights and the KV cache must fit in it.",
+         "hbm_capacity")),
     4: (("Arithmetic intensity picks the roof",
          "A kernel does some FLOPs for each byte it moves: its arithmetic intensity. Below the ridge point "
          "({ridge}) its time is bytes ÷ bandwidth and faster compute buys nothing; above it only FLOP/s help.", "ridge"),
@@ -157,6 +159,7 @@ def _values(e, facts) -> dict[str, str]:
     vals.update({k: r.text for k, r in all_readouts(e).items()})
     vals.update(gpu_name=e.gpu_name, model_name=e.model_name, precision_name=e.precision_name,
                 batch=f"{s.batch:,}", gpus=f"{s.gpus}")
+    vals["memory"] = memory_word(e.resolved.hw)
     vals["per_weight"] = f"{vals['bytes_per_weight']} per weight" + (
         f" and {vals['expert_bytes_per_weight']} per routed-expert weight" if "expert_bytes_per_weight" in vals else "")
     return vals
