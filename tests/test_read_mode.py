@@ -118,3 +118,11 @@ def test_checker_grades_right_near_far():
     assert bad.grade == "unreadable" and math.isnan(bad.relative_error)
     assert read_guess("1,024 sequences") == 1024.0 and read_guess("3.2e1") == 32.0
     assert grade(2.0, 1.0)[0] == "near" and grade(2.1, 1.0)[0] == "far" and grade(0.0, 0.0)[0] == "right"
+
+
+def test_a_part_without_hbm_is_not_said_to_have_it():
+    ch = CHAPTERS[2]                               # lesson 3, its RTX 4090 state
+    i = next(k for k, st in enumerate(ch.states) if st.scenario.gpu.startswith("rtx-4090"))
+    page = read_page(ch, i, estimate(ch.states[i].scenario), dict(ch.states[i].params))
+    text = " ".join(s.text for idea in page.ideas for s in idea.paragraph)
+    assert "GDDR6X" in text and "HBM" not in text
