@@ -13,6 +13,7 @@
     python main.py plan --model llama-3.1-70b --gpus-available h100:16,h200:8 --ttft-p90-ms 500 --tpot-p90-ms 25
     python main.py hardware export h100 -o my.json    a catalogue entry as an editable hardware file
     python main.py calibrate [--quick] [--json]       measure this machine, write a hardware file
+    python main.py lessons [--html DIR]               the lessons' claims, or linked web pages with the glossary
     --hardware-file my.json / --model-config config.json (any command): your own hardware and models
     python main.py --version                          the version (memory-wall 0.1.0)
 

@@ -6,7 +6,7 @@ window (which must set up its start before numpy loads, ui/kit/quick_start.py) i
 import os
 import sys
 
-COMMANDS = ("estimate", "list", "sweep", "validate", "serve", "plan", "hardware", "calibrate")
+COMMANDS = ("estimate", "list", "sweep", "validate", "serve", "plan", "hardware", "calibrate", "lessons")
 # Commands whose numpy work is element-wise on small arrays: main.py starts OpenBLAS with one
 # thread for them (as the window does, ui/kit/quick_start.py), not a pool of one per core that
 # costs more CPU to start than they compute; a value the user set is kept. ``calibrate``

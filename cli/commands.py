@@ -183,6 +183,11 @@ def _add_serve(sub) -> argparse.ArgumentParser:
     return add_serve_parser(sub)
 
 
+def _add_lessons(sub) -> argparse.ArgumentParser:
+    from cli.lessons import add_lessons_parser
+    return add_lessons_parser(sub)
+
+
 def _add_plan(sub) -> argparse.ArgumentParser:
     from cli.plan import add_plan_parser
     return add_plan_parser(sub)
@@ -190,7 +195,7 @@ def _add_plan(sub) -> argparse.ArgumentParser:
 
 # each command's parser, in COMMANDS order (hardware and calibrate: cli/custom.add_commands, with their flags)
 _PARSERS = {"estimate": _add_estimate, "list": _add_list, "sweep": _add_sweep, "validate": _add_validate,
-            "serve": _add_serve, "plan": _add_plan}
+            "serve": _add_serve, "plan": _add_plan, "lessons": _add_lessons}
 
 
 def build_command_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -219,5 +224,8 @@ def run_command(argv: list[str]) -> int:
     if args.command == "validate":
         from cli.validate import cmd_validate
         return cmd_validate(args)
+    if args.command == "lessons":
+        from cli.lessons import cmd_lessons
+        return cmd_lessons(args)
     return {"estimate": cmd_estimate, "list": cmd_list, "sweep": cmd_sweep,
             "hardware": cmd_hardware, "calibrate": cmd_calibrate}[args.command](args)

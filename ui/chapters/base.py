@@ -41,8 +41,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 
 from model.lessons.deck import axis_extent, chapter_chart, chapter_facts, chapter_heading, chart_name
 from model.lessons.explain import depends_on, key_why
+from model.lessons.read import read_page
 from ui.kit import theme as th
 from ui.chapters.exports import ChartExports
+from ui.chapters.read_view import ReadPanel
 from ui.chapters.side import SidePanel, why_scroll
 from ui.chapters.look import chapter_style, style_plot
 from ui.kit.deliver import deliver_now
@@ -118,6 +120,9 @@ class ChapterView(SidePanel, ChartExports, QWidget):
         self.chart_lay.setSpacing(4)
         body.addWidget(self.chart, 1)
         body.addWidget(self._build_side(), 0)
+        self.body = body
+        self.read_panel = None             # read mode's text beside the chart (ui/chapters/read_view.py), built on first use
+        self.reading = False
         lay.addLayout(body, 1)
 
         self.error_label = WrapLabel()
@@ -241,6 +246,8 @@ class ChapterView(SidePanel, ChartExports, QWidget):
             self.update_view(e)             # first: a chapter's extra details come from what it drew
             self._place_inside()
             self._show_facts()
+            if self.reading:
+                self._show_reading(e)
         except Exception as exc:   # never take the show down: say it in one line, keep going
             self._clear_facts()
             self._show_error(exc)
@@ -273,6 +280,23 @@ class ChapterView(SidePanel, ChartExports, QWidget):
         for p in self.plots:
             p.setAccessibleName(self.chart.accessibleName())
             p.setAccessibleDescription(summary)
+
+    # ---------------------------------------------------------------- read mode
+    def set_reading(self, on: bool) -> None:
+        """Read mode: the lesson as text beside the chart, in place of the side panel (the slides'
+        layout comes back when it is off)."""
+        self.reading = bool(on)
+        if self.reading and self.read_panel is None:
+            self.read_panel = ReadPanel(lambda: self.catalog, self.theme)
+            self.body.addWidget(self.read_panel, 1)
+        self.side.setVisible(not self.reading)
+        if self.read_panel is not None:
+            self.read_panel.setVisible(self.reading)
+        if self.reading and self.estimate is not None:
+            self._show_reading(self.estimate)
+
+    def _show_reading(self, e) -> None:
+        self.read_panel.show_page(read_page(self.chapter, self.state_index, e, self.params, self.catalog), e)
 
     def _clear_facts(self) -> None:
         """No Facts for this scenario: the claim's numbers, the key number and the details go
@@ -348,6 +372,8 @@ class ChapterView(SidePanel, ChartExports, QWidget):
         self._fit_key()
         for p in self.plots:
             style_plot(p, t)
+        if self.read_panel is not None:
+            self.read_panel.set_theme(t)
         self.apply_plot_theme(t)
         self._dirty = True
         if self.isVisible():

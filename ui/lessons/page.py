@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, Q
 from model.errors import ModelError
 from model.files.safe_io import check_writable_target
 from model.lessons.chapters import default_chapters
+from model.lessons.read import READ_WORDS
 from ui.kit import theme as th
 from ui.kit.dialog_buttons import plain_tip
 from ui.lessons.keys import key_style, make_keys, set_current_key
@@ -183,6 +184,12 @@ class LessonsView(QWidget):
         self.status.setObjectName("lessonsStatus")
         self.status.setTextFormat(Qt.PlainText)
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.read_button = QPushButton(READ_WORDS["button"])
+        self.read_button.setObjectName("readButton")
+        self.read_button.setCheckable(True)
+        self.read_button.setToolTip(READ_WORDS["button_tip"])
+        self.read_button.toggled.connect(self.set_reading)
+        self.reading = False
         self.export_button = QToolButton()
         self.export_button.setText("Export ▾")
         self.export_button.setPopupMode(QToolButton.InstantPopup)
@@ -195,6 +202,7 @@ class LessonsView(QWidget):
         for w in (self.prev_button, self.next_button, self.reset_button, self.position):
             bar.addWidget(w)
         bar.addWidget(self.status, 1)
+        bar.addWidget(self.read_button)
         bar.addWidget(self.export_button)
         self.toolbar = QWidget()
         self.toolbar.setLayout(bar)
@@ -221,6 +229,8 @@ class LessonsView(QWidget):
             v = chapter_class(number)(ch, self.controller, self.theme)
             self.views[number] = v
             v.resize(0, 0)                  # hidden: its default 640×480 would repaint the page shown
+            if self.reading:
+                v.set_reading(True)
             self.stack.addWidget(v)
         return v
 
@@ -280,6 +290,18 @@ class LessonsView(QWidget):
         elif i < 0 and self.number > 1:
             prev = self.chapters[self.number - 2]
             self.show_chapter(self.number - 1, len(prev.states) - 1)
+
+    def set_reading(self, on: bool) -> None:
+        """Read mode on or off for every chapter (the button, the T key, the speaker view's button)."""
+        self.reading = bool(on)
+        if self.read_button.isChecked() != self.reading:
+            self.read_button.setChecked(self.reading)        # toggled comes back here once, then stops
+            return
+        for v in self.views.values():
+            v.set_reading(self.reading)
+
+    def toggle_reading(self) -> None:
+        self.set_reading(not self.reading)
 
     def reset_state(self) -> None:
         self.show_chapter(self.number, self.index)

@@ -7,6 +7,7 @@
     → ↓ Page Down Space      next prepared state (then the next chapter); a clicker sends Page Up/Down
     ← ↑ Page Up              previous state
     Home or R                back to the prepared state after live changes
+    T                        read mode: the lesson as text beside its chart (again: the slides)
     1 … 8                    jump to a chapter
     B                        blank the screen (black); any key returns
     Esc                      leave presenter mode
@@ -144,6 +145,8 @@ class Presenter(QObject):
             lv.step(-1)
         elif key in (Qt.Key_Home, Qt.Key_R):
             lv.reset_state()
+        elif key == Qt.Key_T:
+            lv.toggle_reading()
         elif Qt.Key_1 <= key <= Qt.Key_8:
             lv.show_chapter(int(key - Qt.Key_0))
         elif key == Qt.Key_End:

@@ -44,6 +44,22 @@ def export_slide(view, kind: str, theme_name: str, path: str, size: tuple[int, i
         oc.close()
 
 
+def chart_png(number: int, index: int, theme_name: str = "light", size: tuple[int, int] = (1280, 720)) -> bytes:
+    """Lesson ``number``'s chart in its prepared state ``index`` as PNG bytes, drawn off screen
+    (``main.py lessons --html`` puts it in the lesson's page)."""
+    from ui.chapters.exports import image_bytes
+    from ui.present.offscreen import OffscreenChapter
+    oc = OffscreenChapter(number, th.presenter_theme(theme_name, size[1]), size)
+    try:
+        oc.show_state(index)
+        chart_only(oc.view)
+        oc.host.image()                               # lay it out at this size …
+        oc.view.refresh()                             # … and place the labels for it
+        return image_bytes(oc.view.chart.grab())
+    finally:
+        oc.close()
+
+
 def chart_only(view) -> None:
     """Hide everything in a chapter view but its chart, so the chart fills the view."""
     view.layout().setContentsMargins(0, 0, 0, 0)

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QObject, QRectF, QSize, Qt, QTime, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPixmap
-from PySide6.QtWidgets import (QBoxLayout, QComboBox, QHBoxLayout, QLabel, QListWidget, QScrollArea, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QScrollArea,
+                               QSizePolicy, QVBoxLayout, QWidget)
 
 from model.errors import ModelError
+from model.lessons.read import READ_WORDS
 from model.lessons.speaker_notes import neighbour_state, speaker_notes, state_claim
 from ui.kit import theme as th
 from ui.chapters import SHORT_TITLES
@@ -235,9 +236,18 @@ class SpeakerView(QWidget):
         self.screen_box = QComboBox()
         self.screen_box.setToolTip("The screen the audience sees (the projector)")
         self.chapters_label = _label("speakerSection", "CHAPTERS")
+        self.read_button = QPushButton(READ_WORDS["button"])
+        self.read_button.setObjectName("speakerRead")
+        self.read_button.setCheckable(True)
+        self.read_button.setToolTip(READ_WORDS["button_tip"])
+        self.read_button.setFocusPolicy(Qt.NoFocus)
+        self.read_button.setChecked(self.lessons.reading)
+        self.read_button.toggled.connect(self.lessons.set_reading)
+        self.lessons.read_button.toggled.connect(self.read_button.setChecked)
         right = QVBoxLayout()
         for w, stretch in ((self.next_label, 0), (self.next, 5), (self.next_caption, 0),
-                           (self.chapters_label, 0), (self.chapter_list, 3), (self.screen_box, 0)):
+                           (self.chapters_label, 0), (self.chapter_list, 3), (self.screen_box, 0),
+                           (self.read_button, 0)):
             right.addWidget(w, stretch)
 
         self.columns = QBoxLayout(QBoxLayout.LeftToRight)
