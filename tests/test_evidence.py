@@ -101,3 +101,12 @@ def test_the_badge_and_the_ridge_as_reached_agree():
         r = readouts(e)
         right = r["arithmetic_intensity"].value > r["ridge_reached"].value
         assert ("COMPUTE" in badge_text(e)) == right or e.bound == "communication", b
+
+
+@pytest.mark.slow
+def test_the_validation_page_is_today_s():
+    """docs/validation.md is what `python -m model.machine.validate --markdown` writes today."""
+    from model.files.assets import ASSETS_DIR
+    from model.machine.validate import markdown, report
+    page = ASSETS_DIR.parent / "docs" / "validation.md"
+    assert page.read_text(encoding="utf-8") == markdown(report())
