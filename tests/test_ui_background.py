@@ -83,10 +83,13 @@ def test_presenter_keys_on_the_plan_page_step_its_target_and_never_the_hidden_le
     assert w.controller.planning.tpot_p90_ms == TPOT_STEPS_MS[0] == page.tpot.value()
     page.settle()
     assert page.plan.request.tpot_p90_ms == TPOT_STEPS_MS[0] and not any(on_gui)
-    assert w.presenter.handle_key(Qt.Key_End) and w.presenter.handle_key(Qt.Key_R)
+    reading = w.lessons.reading if w.lessons_built() else None
+    assert w.presenter.handle_key(Qt.Key_End) and w.presenter.handle_key(Qt.Key_T)
+    assert w.presenter.handle_key(Qt.Key_R)
     deliver()
     assert w.controller.planning.tpot_p90_ms == PlanSettings().tpot_p90_ms and w.plan_visible()
     assert deck is None or (w.lessons.number, w.lessons.index) == deck
+    assert reading is None or w.lessons.reading == reading       # T does not turn the hidden read mode
 
 
 def test_the_tpot_steps():

@@ -196,12 +196,12 @@ class Presenter(QObject):
         return True
 
     def _page_key(self, key) -> bool:
-        """What the Serve and Plan pages share: 1–8 open that lesson; End, which would move the
-        hidden lessons, does nothing here."""
+        """What the Serve and Plan pages share: 1–8 open that lesson; End and T, which would move
+        the hidden lessons or turn their read mode, do nothing here."""
         if Qt.Key_1 <= key <= Qt.Key_8:
             self.window.show_lessons(int(key - Qt.Key_0))
             return True
-        return key == Qt.Key_End
+        return key in (Qt.Key_End, Qt.Key_T)
 
     def close(self) -> None:
         app = QApplication.instance()
