@@ -163,3 +163,23 @@ def test_the_knobs_ask_the_controller_and_mirror_its_setup(main_window, qtbot):
     c.flush()
     assert ctrls.load.currentData() == "concurrency" and ctrls.value.value() == 32 and ctrls.requests.value() == 400
     qtbot.waitUntil(lambda: page.run.setup.concurrency == 32, timeout=10_000)
+
+
+def test_a_frame_draws_a_bounded_number_of_dots(main_window, qtbot):
+    """20 000 requests: thousands in flight at once drew a dot each (a 0.5 s frame); the arriving and
+    done lanes now draw every k-th request, at most MAX_FLYING each, the same ones frame to frame."""
+    from ui.serve import queue_view
+    page = _serve(main_window, qtbot, ServingSetup(requests=20_000))
+    q = page.queue
+    drawn = []
+    real = q._dots
+    q._dots = lambda p, xs, ys, *a, **k: (drawn.append(len(xs)), real(p, xs, ys, *a, **k))
+    worst = 0
+    for _ in range(40):
+        q.advance(0.25)
+        drawn.clear()
+        q.repaint()
+        worst = max(worst, sum(drawn))
+    cols_rows = sum(c * r for c, r, _ in (q._grids["waiting"], q._grids["running"]))
+    assert worst <= 2 * queue_view.MAX_FLYING + cols_rows
+    assert q._fly_stride > 1                        # this run has more in flight than that
