@@ -13,6 +13,7 @@ from model.errors import ScenarioError
 from model.lessons.chart import Mark
 from model.lessons.facts import Facts, KeyNumber, pct, times
 from model.physics.roofline import attainable_flops
+from model.readouts.redo import inputs_that_redo
 from model.readouts.format import si, sig3
 from model.values import frozen
 
@@ -57,12 +58,14 @@ def roofline_facts(hw: Hardware, dtype: str, intensity: float) -> Facts:
     else:
         key = KeyNumber(times(gain), f"speed from doubling the FLOP/s at {sig3(intensity)} FLOP/byte "
                                      f"({pt.bound}-bound)")
-    details = (f"attainable = min({si(peak, 'FLOP/s')}, {sig3(intensity)} FLOP/byte × "
-               f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}) = {si(pt.attainable_flops, 'FLOP/s')} "
-               f"({pct(pt.attainable_flops / peak)} of peak)",
+    att_text = si(pt.attainable_flops, "FLOP/s")
+    f_, i_, b_ = inputs_that_redo(att_text, ((peak, lambda x, n: si(x, "FLOP/s", n)),
+                                             (intensity, lambda x, n: f"{sig3(x, n)} FLOP/byte"),
+                                             (hw.hbm_bandwidth_bytes_per_s, lambda x, n: si(x, "B/s", n))),
+                                  lambda f, i, b: min(f, i * b))
+    details = (f"attainable = min({f_}, {i_} × {b_}) = {att_text} ({pct(pt.attainable_flops / peak)} of peak)",
                f"With twice the FLOP/s the ridge moves to {sig3(2 * pt.ridge_flops_per_byte)} FLOP/byte.")
-    attainable = (f"attainable = min({si(peak, 'FLOP/s')}, {sig3(intensity)} FLOP/byte × "
-                  f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}) = {si(pt.attainable_flops, 'FLOP/s')}")
+    attainable = f"attainable = min({f_}, {i_} × {b_}) = {att_text}"
     derived = (f"ridge = {si(peak, 'FLOP/s')} ÷ {si(hw.hbm_bandwidth_bytes_per_s, 'B/s')} = "
                f"{sig3(pt.ridge_flops_per_byte)} FLOP/byte" if at_ridge else
                f"2× compute: {si(pt.attainable_with_double_compute, 'FLOP/s')} ÷ {si(pt.attainable_flops, 'FLOP/s')} "

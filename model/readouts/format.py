@@ -6,37 +6,37 @@ import math
 _PREFIX = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
-def sig3(x: float) -> str:
-    """3 significant figures without scientific notation for everyday magnitudes."""
+def sig3(x: float, figures: int = 3) -> str:
+    """3 significant figures (or ``figures``) without scientific notation for everyday magnitudes."""
     if x is None or not math.isfinite(x):
         return "—"
     if x == 0:
         return "0"
-    digits = max(0, 2 - int(math.floor(math.log10(abs(x)))))
+    digits = max(0, figures - 1 - int(math.floor(math.log10(abs(x)))))
     text = f"{x:.{digits}f}"
     return text
 
 
-def si(x: float, unit: str) -> str:
-    """``si(3.35e12, 'B/s') -> '3.35 TB/s'``."""
+def si(x: float, unit: str, figures: int = 3) -> str:
+    """``si(3.35e12, 'B/s') -> '3.35 TB/s'`` (``figures`` significant figures)."""
     if x is None or not math.isfinite(x):
         return f"— {unit}"
     for scale, prefix in _PREFIX:
         if abs(x) >= scale * 0.9995:
-            return f"{sig3(x / scale)} {prefix}{unit}"
-    return f"{sig3(x)} {unit}"
+            return f"{sig3(x / scale, figures)} {prefix}{unit}"
+    return f"{sig3(x, figures)} {unit}"
 
 
-def duration(seconds: float) -> str:
+def duration(seconds: float, figures: int = 3) -> str:
     if seconds is None or not math.isfinite(seconds):
         return "—"
     if seconds < 1e-3:
-        return f"{sig3(seconds * 1e6)} µs"
+        return f"{sig3(seconds * 1e6, figures)} µs"
     if seconds < 1.0:
-        return f"{sig3(seconds * 1e3)} ms"
+        return f"{sig3(seconds * 1e3, figures)} ms"
     if seconds < 120:
-        return f"{sig3(seconds)} s"
-    return f"{sig3(seconds / 60)} min"
+        return f"{sig3(seconds, figures)} s"
+    return f"{sig3(seconds / 60, figures)} min"
 
 
 def percent(fraction: float) -> str:
