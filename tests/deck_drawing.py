@@ -49,7 +49,7 @@ from ui.plotting.keys import SWATCHES
 
 KINDS = ("clipped", "text overlap", "tick labels", "text on marker", "text on line", "label off its line", "bar sum",
          "point in region", "colour no legend", "legend swatch", "number not model's", "title lines", "small text",
-         "faint text", "thin line")
+         "faint text", "thin line", "threshold off the bend", "arithmetic")
 INK_INSET_PX = 3.0          # a TextItem's box has the document's margin around the ink
 OVERLAP_PX2 = 4.0
 LINE_CROSS_PX = 3.0
@@ -313,6 +313,37 @@ def threshold_pairs(view) -> list[tuple]:
     return []
 
 
+def _threshold_at_bend(view, where: str) -> list[Finding]:
+    """A line that marks where a curve turns sits where the drawn curve turns: between the drawn
+    points on either side of the largest drop in its log-log slope (lesson 6's realistic curve)."""
+    f = view.figure
+    if view.chapter.number != 6 or "real" not in getattr(f, "compute_bound", {}):
+        return []
+    x = np.asarray(view.real.xData, dtype=float)
+    y = np.asarray(view.real.yData, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    x, y = x[ok], y[ok]
+    if len(x) < 3:
+        return []
+    slope = np.diff(np.log(y)) / np.diff(np.log(x))
+    k = int(np.argmax(slope[:-1] - slope[1:])) + 1             # the drawn point where the slope drops most
+    at = f.compute_bound["real"].x
+    if not x[k - 1] < at <= x[k + 1]:
+        return [Finding("threshold off the bend", where, f"the line at batch {at:,.0f}, the curve bends at "
+                                                         f"{x[k]:,.0f} (between {x[k - 1]:,.0f} and {x[k + 1]:,.0f})")]
+    return []
+
+
+def _arithmetic(view, where: str) -> list[Finding]:
+    """Every equation the state writes (key number, details, derivation, chart words) redoes from its
+    printed numbers (tests/equation_check.py)."""
+    from equation_check import bad_equations
+    c = view.controller
+    facts = chapter_facts(view.chapter.number, c.estimate, view.params, c.catalog)
+    texts = [facts.key.label, *facts.details, *facts.why, *chart_texts(view.figure)]
+    return [Finding("arithmetic", where, f"{eq!r} gives {got:.4g}") for t in texts for eq, _v, got in bad_equations(t)]
+
+
 def _bar_sums(view, where: str) -> list[Finding]:
     """Stacked bars: what is drawn at each place runs from 0, without gaps, to the total its
     label names."""
@@ -484,6 +515,7 @@ def check_view(view, presenting: bool = True, size=(1920, 1080), where: str = ""
     if view.figure is None:
         return [Finding("clipped", where, f"the chapter did not draw: {view.error_text}")]
     return [*_plot_geometry(view, where), *_labels_at_lines(view, where), *_bar_sums(view, where),
+            *_threshold_at_bend(view, where), *_arithmetic(view, where),
             *_points_in_regions(view, where), *_claim_numbers(view, where), *_labels(view, where, presenting, size)]
 
 

@@ -119,7 +119,7 @@ from model.lessons.facts import Facts, KeyNumber  # noqa: E402
 from model.lessons.ch3_hierarchy import ladder_facts
 from model.lessons.ch2_gpu_shape import warp_curve
 from model.lessons.speaker_notes import speaker_notes  # noqa: E402
-from model.lessons.ch6_batching import batching_facts, compute_bound_batch
+from model.lessons.ch6_batching import batching_curves, batching_facts, bend_batch, compute_bound_batch
 from model.lessons.deck import chapter_facts
 from model.lessons.ch5_decode import decode_breakdown
 from model.lessons.ch8_multi_gpu import gpu_bars, multi_gpu_measured
@@ -190,6 +190,26 @@ def test_6_realistic_turns_compute_bound_before_the_ideal_critical_batch():
     assert real < s.batch and real < ideal
     assert ideal == pytest.approx(estimate(s).critical_batch, abs=1.0)
     assert estimate(s.with_(batch=real - 1)).bound == "memory" and estimate(s.with_(batch=real)).bound == "compute"
+    bend = bend_batch(s)                  # the curve bends where its big kernels turn, before the summed step
+    assert bend <= real and f"batch {bend}" in CHAPTERS[6].states[2].caption.replace("{real_cb}", str(bend))
+
+
+def test_6_the_marked_threshold_is_where_the_realistic_curve_bends():
+    """The line the chart draws for the realistic model sits where the curve's log-log slope drops the
+    most (tokens/s against the batch, every batch from 2 to 4 096): not 20 batches to one side."""
+    import numpy as np
+    for st in CHAPTERS[6].states:
+        s = st.scenario
+        bend = bend_batch(s, max_batch=4096)
+        c = batching_curves(s, tuple(range(1, 4097)))
+        t, b = np.log(np.asarray(c.tokens_per_s, dtype=float)), np.log(np.asarray(c.batch, dtype=float))
+        slope = np.diff(t) / np.diff(b)
+        drop = slope[:-1] - slope[1:]
+        if bend is None:
+            assert drop.max() < 0.1, (s, drop.max())
+            continue
+        at = int(np.argmax(drop)) + 2                   # the batch between the two segments
+        assert abs(at - bend) <= max(2, 0.03 * bend), (s, at, bend)
     long = CHAPTERS[6].states[3].scenario
     assert compute_bound_batch(long) is None and estimate(long).max_batch_that_fits < 64
 
