@@ -15,7 +15,7 @@ from model.catalog.engines import IDEAL
 from model.catalog.parts import Catalog
 from model.lessons.chart import Mark
 from model.lessons.facts import Facts, KeyNumber, pct, times
-from model.lessons.measured import MeasuredPoint, error_text, measured_e2e, measured_tip
+from model.lessons.measured import MeasuredPoint, error_text, measured_e2e, measured_tip, short_source
 from model.physics.cost import GEMM_KERNELS
 from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import Scenario, resolve
@@ -143,13 +143,13 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
     meas = batching_measured(s, catalog)
     here = next((m for m in meas if m.row.batch == s.batch), None)
     if here is not None:
-        vals.update(meas_tps=f"{here.measured:,.0f}", model_tps=f"{here.predicted:,.0f}")
+        vals.update(meas_tps=f"{here.measured:,.0f}", model_tps=f"{here.predicted:,.0f}", source=short_source(here.row))
     if key == "frontier":
         fr = batching_frontier(e, catalog)
         if fr is not None:
             vals.update(user_speed=si(fr.now.x, "tok/s"), gpu_tps=si(fr.now.y, "tok/s"),
                         fastest=si(float(fr.x.max()), "tok/s"), busiest=si(float(fr.y.max()), "tok/s"),
-                        tpot=duration(1.0 / fr.now.x), gpus=f"{s.gpus:,}", batch=f"{s.batch:,}")
+                        tpot=duration(1.0 / fr.now.x), gpus=f"{s.gpus:,}", batch=f"{s.batch:,}", prompt=f"{s.input_len:,}")
     if key == "frontier" and "user_speed" in vals:
         kn = KeyNumber(vals["gpu_tps"], f"per GPU at {vals['user_speed']} per user (batch {s.batch:,})")
     elif key == "measured" and here is not None:
@@ -279,7 +279,7 @@ def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_B
     if real is not None and real > kv:          # past the KV cache's limit: no batch there runs at all
         real = None
     bounds = {kind: Mark(float(b), math.nan, f"{text} batch {b:,}")
-              for kind, b, text in (("real", real, "matmuls compute-bound from"),
+              for kind, b, text in (("real", real, "maths takes over at"),
                                     ("ideal", ideal, "at peak numbers from")) if b is not None and b <= top}
     meas = batching_measured(s, catalog)
     stars = tuple(Mark(float(m.row.batch), m.measured, tip=measured_tip(m.row, [

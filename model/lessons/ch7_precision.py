@@ -13,7 +13,7 @@ from model.errors import ModelError, ScenarioError
 from model.lessons.ch5_decode import floor_why
 from model.lessons.chart import Bar
 from model.lessons.facts import gpus_text, Facts, KeyNumber, ms, short_gpu, times
-from model.lessons.measured import measured_e2e
+from model.lessons.measured import measured_e2e, short_source
 from model.physics.estimate import Estimate, estimate
 from model.physics.memory import resident_weight_bytes
 from model.physics.scenario import GPU_COUNTS, Scenario
@@ -102,7 +102,7 @@ def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") 
     if pair:
         a, b = pair[0]
         vals.update(meas_x=times(a.measured / b.measured), model_x=times(a.predicted / b.predicted),
-                    meas16=duration(a.measured), meas8=duration(b.measured))
+                    meas16=duration(a.measured), meas8=duration(b.measured), source=short_source(a.row))
         kn = KeyNumber(times(a.measured / b.measured), f"faster end to end, FP16 → FP8, measured "
                                                        f"(model {times(a.predicted / b.predicted)})")
     elif cur is not None and key == "weights":

@@ -13,7 +13,7 @@ from model.catalog.parts import Catalog
 from model.errors import ModelError, ScenarioError
 from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, gpus_text, ms, pct, short_gpu, times
-from model.lessons.measured import measured_e2e
+from model.lessons.measured import measured_e2e, short_source
 from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import GPU_COUNTS, Scenario
 from model.lessons.ch5_decode import overhead_line
@@ -145,9 +145,12 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     if one is not None:
         vals["work1"] = ms(one.work_ms)
         vals["step1"] = ms(one.total_ms)
+    runs = _measured_runs(s, catalog)
     if s.gpus in meas:
         mx, px = meas[s.gpus]
         vals.update(meas_x=times(mx), model_x=times(px))
+        if runs is not None:
+            vals["source"] = short_source(runs[0].row)
         key = KeyNumber(times(mx), f"faster on {gpus_text(s.gpus)} than on 1, measured (model {times(px)}; ideal {s.gpus}×)")
     elif now is not None:
         key = KeyNumber(times(now.speedup), f"faster on {gpus_text(s.gpus)} than on 1 (ideal {s.gpus}×)")
@@ -162,7 +165,7 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
                     f"{si(one.need_bytes, 'B')} of its {si(one.capacity_bytes, 'B')} (lesson 7's one-GPU run is batch 1); "
                     f"its bar is the time it would take if it fit.",)
     details += (comm_line(e), overhead_line(e))
-    return Facts(key, vals, details, _why(e, now, one, _measured_runs(s, catalog)))
+    return Facts(key, vals, details, _why(e, now, one, runs))
 
 
 def _measured_runs(s: Scenario, catalog: Catalog | None):
