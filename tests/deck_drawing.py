@@ -49,7 +49,7 @@ from ui.plotting.keys import SWATCHES
 
 KINDS = ("clipped", "text overlap", "tick labels", "text on marker", "text on line", "label off its line", "bar sum",
          "point in region", "colour no legend", "legend swatch", "number not model's", "title lines", "small text",
-         "faint text", "thin line", "threshold off the bend", "arithmetic")
+         "faint text", "thin line", "threshold off the bend", "arithmetic", "hidden marker")
 INK_INSET_PX = 3.0          # a TextItem's box has the document's margin around the ink
 OVERLAP_PX2 = 4.0
 LINE_CROSS_PX = 3.0
@@ -267,7 +267,7 @@ def _drawn_as(plot, theme) -> dict[tuple, set[str]]:
             if it.opts.get("symbol") is not None and len(it.scatter.points()):
                 fill = _rgb(pg.mkBrush(it.opts.get("symbolBrush")).color())
                 edge = _rgb(pg.mkPen(it.opts.get("symbolPen")).color())
-                hollow = fill == _rgb(theme.bg)
+                hollow = fill == _rgb(theme.bg) or pg.mkBrush(it.opts.get("symbolBrush")).color().alpha() == 0
                 shape = "star" if it.opts["symbol"] == "star" else "ring" if hollow else "dot"
                 ways.setdefault(edge if hollow else fill, set()).add(shape)
             if it.opts.get("pen") is not None and it.curve.xData is not None and len(it.curve.xData) > 1:
@@ -311,6 +311,36 @@ def threshold_pairs(view) -> list[tuple]:
     if n == 7:
         return [(view.cap_line, view.cap_label, None)]
     return []
+
+
+def _hidden_markers(view, where: str) -> list[Finding]:
+    """Every marker drawn shows: none lies wholly inside a marker of another shape drawn over it or
+    larger and filled (lesson 6's ○ under its ★: the model's prediction hidden by the measurement)."""
+    plot = getattr(view, "plot", None)
+    if plot is None or not plot.isVisible():
+        return []
+    items = plot.getPlotItem().items
+    marks = _markers(plot)
+    out = []
+    for a, ra in marks:
+        for b, rb in marks:
+            if a is b or rb.width() < ra.width() - 1e-6 or a.opts.get("symbol") == b.opts.get("symbol"):
+                continue                        # (a dot and its own halo or ring are one marker, drawn so)
+            inside = rb.adjusted(-1, -1, 1, 1).contains(ra)
+            over = (b.zValue(), items.index(b)) > (a.zValue(), items.index(a))      # b is drawn on top of a
+            if inside and over and not (rb.width() > ra.width() + 6 and _hollow(b, view)):
+                out.append(Finding("hidden marker", where, f"a {a.opts.get('symbol')} marker at "
+                                                           f"({ra.center().x():.0f},{ra.center().y():.0f}) lies under a "
+                                                           f"{b.opts.get('symbol')} one"))
+    return out
+
+
+def _hollow(it, view) -> bool:
+    """A ring with no fill, so what lies inside it shows."""
+    brush = it.opts.get("symbolBrush")
+    if brush is None:
+        return False
+    return pg.mkBrush(brush).color().alpha() == 0      # (a ring filled with the background hides what is inside)
 
 
 def _threshold_at_bend(view, where: str) -> list[Finding]:
@@ -515,7 +545,7 @@ def check_view(view, presenting: bool = True, size=(1920, 1080), where: str = ""
     if view.figure is None:
         return [Finding("clipped", where, f"the chapter did not draw: {view.error_text}")]
     return [*_plot_geometry(view, where), *_labels_at_lines(view, where), *_bar_sums(view, where),
-            *_threshold_at_bend(view, where), *_arithmetic(view, where),
+            *_threshold_at_bend(view, where), *_arithmetic(view, where), *_hidden_markers(view, where),
             *_points_in_regions(view, where), *_claim_numbers(view, where), *_labels(view, where, presenting, size)]
 
 

@@ -307,3 +307,21 @@ def test_lesson_8_says_a_step_as_its_parts_in_one_wording_everywhere():
     assert any(d.startswith(f"4 GPUs: {said};") for d in facts.details)
     chart = multi_gpu_chart(e)
     assert any(t.tip.startswith(f"4 GPUs: {said};") for t in chart.totals)
+
+
+def test_5_one_run_has_one_memory_need_on_every_gpu():
+    """Lesson 5's first two states run the same job on an H100 and an H200: the run's own need (weights
+    and KV cache) is one number in both; only the workspace the engine keeps back follows the GPU."""
+    import re
+    a, b = (facts_of(5, i)[0] for i in (0, 1))
+    need = [next(re.search(r"The run needs ([\d.]+ [kMGT]?B)", d).group(1) for d in f.details if "The run needs" in d)
+            for f in (a, b)]
+    assert need[0] == need[1], need
+
+
+def test_8_the_all_reduce_latency_is_said_to_stay_and_the_bytes_to_grow():
+    """Lesson 8's MI300X state: all-reduces that stay the same on 2, 4 and 8 GPUs are said to be latency
+    (calls × a fixed time each), not a ring that grows with N."""
+    f, _st = facts_of(8, 2)
+    line = next(d for d in f.details if d.startswith("All-reduces "))
+    assert "the same on 2, 4 or 8 GPUs" in line and "only the bytes grow with N" in line
