@@ -14,7 +14,7 @@ from model.lessons.facts import Facts, KeyNumber, ms, short_gpu
 from model.physics.estimate import Estimate
 from model.readouts.derivations import all_readouts
 from model.readouts.explain_text import derivation_view
-from model.readouts.redo import divided, summed
+from model.readouts.redo import divided, inputs_that_redo, summed
 from model.readouts.format import si
 from model.readouts.numbers import readouts
 from model.values import frozen
@@ -64,9 +64,9 @@ def decode_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
             "overhead": r["decode_overhead_time"].text, "achieved_bw": si(achieved_bandwidth(e, b), "B/s"),
             "tokens_per_s": r["tokens_per_s_per_user"].text}
     vals["bytes_read"] = r["bytes_per_step"].text
-    step_bytes = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
-    key = KeyNumber(vals["floor"], f"per token at best: "
-                                   f"{divided(step_bytes, 'B', e.peak_bandwidth_bytes_per_s, 'B/s', vals['floor'])} read "
+    vals.update(bytes_fine=bytes_that_redo(e), run_need=si(e.weight_bytes_per_gpu + e.kv_cache_bytes_per_gpu, "B"),
+                workspace=r["workspace_per_gpu"].text)
+    key = KeyNumber(vals["floor"], f"per token at best: {vals['bytes_fine']} read ÷ {vals['bw']} "
                                    f"(realistic {vals['realistic']})")
     floor_sum = summed(ms(b.floor_ms), (("weights", b.floor_weights_ms / 1e3), ("KV cache and activations", b.floor_kv_ms / 1e3)))
     real_sum = summed(ms(b.total_ms), (("weight read", b.weights_ms / 1e3), ("KV cache and activations read", b.kv_ms / 1e3),
@@ -98,6 +98,16 @@ def floor_why(e: Estimate) -> tuple[str, str]:
     return floor, derivation_view(e, "bytes_per_step").arithmetic
 
 
+def bytes_that_redo(e: Estimate) -> str:
+    """The bytes a decode step reads, written with the digits (five at least, the same in every state
+    of one run) that give the floor when divided by the datasheet bandwidth: "139.55 GB"."""
+    step_bytes = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
+    bw = e.peak_bandwidth_bytes_per_s
+    floor = readouts(e)["decode_floor"].text
+    return inputs_that_redo(floor, ((step_bytes, lambda x, n: si(x, "B", n + 2)), (bw, lambda x, n: si(x, "B/s", n))),
+                            lambda a, c: a / c)[0]
+
+
 def run_need_line(e: Estimate) -> str:
     """The run's own need (weights and KV cache: the same on any GPU), then the workspace the engine
     keeps back on this GPU (a share of its memory, so it differs from part to part)."""
@@ -124,7 +134,7 @@ def overhead_line(e: Estimate) -> str:
 
 
 ROWS = ("maths", "realistic", "floor")          # the chart's places 0, 1, 2 (bottom to top)
-PARTS = (("weights", "weights"), ("kv", "KV cache"), ("compute", "maths"), ("comm", "all-reduces"),
+PARTS = (("weights", "weights"), ("kv", "KV cache + activations"), ("compute", "maths"), ("comm", "all-reduces"),
          ("overhead", "overhead"))
 
 
@@ -159,13 +169,13 @@ def decode_chart(e: Estimate) -> DecodeChart:
     segments.append(Bar(0, b.compute_ms, kind="compute"))
     shown = tuple(Bar(s.slot, s.length, name[s.kind], f"{ROWS[s.slot]}: {name[s.kind]} {ms(s.length)}", s.start, s.kind)
                   for s in segments if s.length > 0)
-    parts = [f"{name[k]} {ms(w)}" for k, w in realistic if w > SHOWN_MS]
-    parts[0] += f" (at the achieved {si(achieved_bandwidth(e, b), 'B/s')})"
+    parts = summed(ms(b.total_ms), [(name[k], w / 1e3) for k, w in realistic if w > SHOWN_MS])
     rows = (f"Tensor-core maths {ms(b.compute_ms)}: "
             + ("runs while the bytes stream in" if b.extra_compute_ms <= SHOWN_MS else "longer than the reads"),
-            f"Realistic {ms(b.total_ms)} = " + " + ".join(parts),
-            f"Floor {ms(b.floor_ms)}: weights {ms(b.floor_weights_ms)} + KV cache {ms(b.floor_kv_ms)} at the "
-            f"datasheet {r['peak_bandwidth'].text}")
+            f"Realistic {ms(b.total_ms)} = {parts}, the reads at the achieved {si(achieved_bandwidth(e, b), 'B/s')}",
+            f"Floor {ms(b.floor_ms)} = " + summed(ms(b.floor_ms), (("weights", b.floor_weights_ms / 1e3),
+                                                                 (name["kv"], b.floor_kv_ms / 1e3)))
+            + f" at the datasheet {r['peak_bandwidth'].text}")
     s = e.scenario
     return DecodeChart(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} · BATCH {s.batch} · "
                        f"{s.gpus} GPU{'S' if s.gpus > 1 else ''}",

@@ -239,9 +239,8 @@ def plan_chart(p: Plan, path=None) -> PlanChart:
         if math.isfinite(best.tokens_per_s_per_user) and math.isfinite(best.tokens_per_s_per_gpu):
             cheapest = (float(best.tokens_per_s_per_user), float(best.tokens_per_s_per_gpu))
             where = "where the simulator served it"
-        cheapest_text = (f"Cheapest meeting {targets_text(p)}: {served_line(p, best)}. Its ring sits {where}: "
-                         f"{_n(cheapest[0])} tokens/s per user (the mean; the p90 TPOT is the slow tail), "
-                         f"{_n(cheapest[1])} tokens/s/GPU. {sources_text(p, best.index)}")
+        cheapest_text = (f"Cheapest meeting {targets_text(p)}: {served_line(p, best)}. Ring: {where}, "
+                         f"{_n(cheapest[0])} tokens/s per user on average (the p90 TPOT is the slow tail)")
     else:
         cheapest, cheapest_text = None, (closest_line(p) if (r.ttft_p90_ms or r.tpot_p90_ms) else "")
     if path is not None:
@@ -265,6 +264,8 @@ def plan_chart(p: Plan, path=None) -> PlanChart:
     x_span = (float(xs.min()) / 1.25, float(xs.max()) * 1.25) if xs.size else (1.0, 1e3)
     y_span = (float(ys.min()) / 1.3, float(ys.max()) * 1.5) if ys.size else (1.0, 1e4)
     legend = PlanChart.legend if ms else PlanChart.legend.replace(" · ★ published runs of this scenario", "")
+    if best is not None:
+        legend += f". {sources_text(p, best.index)}"
     return PlanChart(
         legend=legend,
         cloud_x=t["tokens_per_s_per_user"][idx], cloud_y=t["tokens_per_s_per_gpu"][idx],
