@@ -313,67 +313,6 @@ def threshold_pairs(view) -> list[tuple]:
     return []
 
 
-def _hidden_markers(view, where: str) -> list[Finding]:
-    """Every marker drawn shows: none lies wholly inside a marker of another shape drawn over it or
-    larger and filled (lesson 6's ○ under its ★: the model's prediction hidden by the measurement)."""
-    plot = getattr(view, "plot", None)
-    if plot is None or not plot.isVisible():
-        return []
-    items = plot.getPlotItem().items
-    marks = _markers(plot)
-    out = []
-    for a, ra in marks:
-        for b, rb in marks:
-            if a is b or rb.width() < ra.width() - 1e-6 or a.opts.get("symbol") == b.opts.get("symbol"):
-                continue                        # (a dot and its own halo or ring are one marker, drawn so)
-            inside = rb.adjusted(-1, -1, 1, 1).contains(ra)
-            over = (b.zValue(), items.index(b)) > (a.zValue(), items.index(a))      # b is drawn on top of a
-            if inside and over and not (rb.width() > ra.width() + 6 and _hollow(b, view)):
-                out.append(Finding("hidden marker", where, f"a {a.opts.get('symbol')} marker at "
-                                                           f"({ra.center().x():.0f},{ra.center().y():.0f}) lies under a "
-                                                           f"{b.opts.get('symbol')} one"))
-    return out
-
-
-def _hollow(it, view) -> bool:
-    """A ring with no fill, so what lies inside it shows."""
-    brush = it.opts.get("symbolBrush")
-    if brush is None:
-        return False
-    return pg.mkBrush(brush).color().alpha() == 0      # (a ring filled with the background hides what is inside)
-
-
-def _threshold_at_bend(view, where: str) -> list[Finding]:
-    """A line that marks where a curve turns sits where the drawn curve turns: between the drawn
-    points on either side of the largest drop in its log-log slope (lesson 6's realistic curve)."""
-    f = view.figure
-    if view.chapter.number != 6 or "real" not in getattr(f, "compute_bound", {}):
-        return []
-    x = np.asarray(view.real.xData, dtype=float)
-    y = np.asarray(view.real.yData, dtype=float)
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    x, y = x[ok], y[ok]
-    if len(x) < 3:
-        return []
-    slope = np.diff(np.log(y)) / np.diff(np.log(x))
-    k = int(np.argmax(slope[:-1] - slope[1:])) + 1             # the drawn point where the slope drops most
-    at = f.compute_bound["real"].x
-    if not x[k - 1] < at <= x[k + 1]:
-        return [Finding("threshold off the bend", where, f"the line at batch {at:,.0f}, the curve bends at "
-                                                         f"{x[k]:,.0f} (between {x[k - 1]:,.0f} and {x[k + 1]:,.0f})")]
-    return []
-
-
-def _arithmetic(view, where: str) -> list[Finding]:
-    """Every equation the state writes (key number, details, derivation, chart words) redoes from its
-    printed numbers (tests/equation_check.py)."""
-    from equation_check import bad_equations
-    c = view.controller
-    facts = chapter_facts(view.chapter.number, c.estimate, view.params, c.catalog)
-    texts = [facts.key.label, *facts.details, *facts.why, *chart_texts(view.figure)]
-    return [Finding("arithmetic", where, f"{eq!r} gives {got:.4g}") for t in texts for eq, _v, got in bad_equations(t)]
-
-
 def _bar_sums(view, where: str) -> list[Finding]:
     """Stacked bars: what is drawn at each place runs from 0, without gaps, to the total its
     label names."""
@@ -541,11 +480,12 @@ def contrast(fg: str, bg: str) -> float:
 
 def check_view(view, presenting: bool = True, size=(1920, 1080), where: str = "") -> list[Finding]:
     """Every finding on one chapter view as it is drawn now."""
+    from deck_checks import arithmetic_findings, hidden_markers, threshold_at_bend     # (they use this module's parts)
     where = where or f"chapter {view.chapter.number} state {view.state_index + 1} {size[0]}×{size[1]}"
     if view.figure is None:
         return [Finding("clipped", where, f"the chapter did not draw: {view.error_text}")]
     return [*_plot_geometry(view, where), *_labels_at_lines(view, where), *_bar_sums(view, where),
-            *_threshold_at_bend(view, where), *_arithmetic(view, where), *_hidden_markers(view, where),
+            *threshold_at_bend(view, where), *arithmetic_findings(view, where), *hidden_markers(view, where),
             *_points_in_regions(view, where), *_claim_numbers(view, where), *_labels(view, where, presenting, size)]
 
 
