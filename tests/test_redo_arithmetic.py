@@ -13,6 +13,7 @@ from equation_check import bad_equations, checked_equations
 from model import Scenario, estimate
 from model.lessons.chapters import default_chapters
 from model.lessons.deck import chapter_chart, chapter_facts
+from model.lessons.explain import key_why
 from model.readouts.derivations import derivations
 from model.readouts.explain_text import derivation_view
 
@@ -85,6 +86,7 @@ def test_every_lesson_state_redoes():
             e = estimate(st.scenario)
             f = chapter_facts(ch.number, e, dict(st.params))
             texts = [f"{f.key.text} {f.key.label}", *f.details, *f.why, f.claim(st.caption), *strings(f.values),
+                     f.fill(st.takeaway), f.fill(st.notes), *key_why(ch.number, e, f, dict(st.params)),
                      *strings(chapter_chart(ch.number, e, dict(st.params)))]
             seen, bad = _check(texts)
             seen_all += seen
