@@ -49,7 +49,7 @@ from ui.plotting.keys import SWATCHES
 
 KINDS = ("clipped", "text overlap", "tick labels", "text on marker", "text on line", "label off its line", "bar sum",
          "point in region", "colour no legend", "legend swatch", "number not model's", "title lines", "small text",
-         "faint text", "thin line")
+         "faint text", "thin line", "threshold off the bend", "arithmetic", "hidden marker")
 INK_INSET_PX = 3.0          # a TextItem's box has the document's margin around the ink
 OVERLAP_PX2 = 4.0
 LINE_CROSS_PX = 3.0
@@ -267,7 +267,7 @@ def _drawn_as(plot, theme) -> dict[tuple, set[str]]:
             if it.opts.get("symbol") is not None and len(it.scatter.points()):
                 fill = _rgb(pg.mkBrush(it.opts.get("symbolBrush")).color())
                 edge = _rgb(pg.mkPen(it.opts.get("symbolPen")).color())
-                hollow = fill == _rgb(theme.bg)
+                hollow = fill == _rgb(theme.bg) or pg.mkBrush(it.opts.get("symbolBrush")).color().alpha() == 0
                 shape = "star" if it.opts["symbol"] == "star" else "ring" if hollow else "dot"
                 ways.setdefault(edge if hollow else fill, set()).add(shape)
             if it.opts.get("pen") is not None and it.curve.xData is not None and len(it.curve.xData) > 1:
@@ -480,10 +480,12 @@ def contrast(fg: str, bg: str) -> float:
 
 def check_view(view, presenting: bool = True, size=(1920, 1080), where: str = "") -> list[Finding]:
     """Every finding on one chapter view as it is drawn now."""
+    from deck_checks import arithmetic_findings, hidden_markers, threshold_at_bend     # (they use this module's parts)
     where = where or f"chapter {view.chapter.number} state {view.state_index + 1} {size[0]}×{size[1]}"
     if view.figure is None:
         return [Finding("clipped", where, f"the chapter did not draw: {view.error_text}")]
     return [*_plot_geometry(view, where), *_labels_at_lines(view, where), *_bar_sums(view, where),
+            *threshold_at_bend(view, where), *arithmetic_findings(view, where), *hidden_markers(view, where),
             *_points_in_regions(view, where), *_claim_numbers(view, where), *_labels(view, where, presenting, size)]
 
 

@@ -119,7 +119,7 @@ from model.lessons.facts import Facts, KeyNumber  # noqa: E402
 from model.lessons.ch3_hierarchy import ladder_facts
 from model.lessons.ch2_gpu_shape import warp_curve
 from model.lessons.speaker_notes import speaker_notes  # noqa: E402
-from model.lessons.ch6_batching import batching_facts, compute_bound_batch
+from model.lessons.ch6_batching import batching_curves, batching_facts, bend_batch, compute_bound_batch
 from model.lessons.deck import chapter_facts
 from model.lessons.ch5_decode import decode_breakdown
 from model.lessons.ch8_multi_gpu import gpu_bars, multi_gpu_measured
@@ -190,6 +190,26 @@ def test_6_realistic_turns_compute_bound_before_the_ideal_critical_batch():
     assert real < s.batch and real < ideal
     assert ideal == pytest.approx(estimate(s).critical_batch, abs=1.0)
     assert estimate(s.with_(batch=real - 1)).bound == "memory" and estimate(s.with_(batch=real)).bound == "compute"
+    bend = bend_batch(s)                  # the curve bends where its big kernels turn, before the summed step
+    assert bend <= real and f"batch {bend}" in CHAPTERS[6].states[2].caption.replace("{real_cb}", str(bend))
+
+
+def test_6_the_marked_threshold_is_where_the_realistic_curve_bends():
+    """The line the chart draws for the realistic model sits where the curve's log-log slope drops the
+    most (tokens/s against the batch, every batch from 2 to 4 096): not 20 batches to one side."""
+    import numpy as np
+    for st in CHAPTERS[6].states:
+        s = st.scenario
+        bend = bend_batch(s, max_batch=4096)
+        c = batching_curves(s, tuple(range(1, 4097)))
+        t, b = np.log(np.asarray(c.tokens_per_s, dtype=float)), np.log(np.asarray(c.batch, dtype=float))
+        slope = np.diff(t) / np.diff(b)
+        drop = slope[:-1] - slope[1:]
+        if bend is None:
+            assert drop.max() < 0.1, (s, drop.max())
+            continue
+        at = int(np.argmax(drop)) + 2                   # the batch between the two segments
+        assert abs(at - bend) <= max(2, 0.03 * bend), (s, at, bend)
     long = CHAPTERS[6].states[3].scenario
     assert compute_bound_batch(long) is None and estimate(long).max_batch_that_fits < 64
 
@@ -287,3 +307,21 @@ def test_lesson_8_says_a_step_as_its_parts_in_one_wording_everywhere():
     assert any(d.startswith(f"4 GPUs: {said};") for d in facts.details)
     chart = multi_gpu_chart(e)
     assert any(t.tip.startswith(f"4 GPUs: {said};") for t in chart.totals)
+
+
+def test_5_one_run_has_one_memory_need_on_every_gpu():
+    """Lesson 5's first two states run the same job on an H100 and an H200: the run's own need (weights
+    and KV cache) is one number in both; only the workspace the engine keeps back follows the GPU."""
+    import re
+    a, b = (facts_of(5, i)[0] for i in (0, 1))
+    need = [next(re.search(r"The run needs ([\d.]+ [kMGT]?B)", d).group(1) for d in f.details if "The run needs" in d)
+            for f in (a, b)]
+    assert need[0] == need[1], need
+
+
+def test_8_the_all_reduce_latency_is_said_to_stay_and_the_bytes_to_grow():
+    """Lesson 8's MI300X state: all-reduces that stay the same on 2, 4 and 8 GPUs are said to be latency
+    (calls × a fixed time each), not a ring that grows with N."""
+    f, _st = facts_of(8, 2)
+    line = next(d for d in f.details if d.startswith("All-reduces "))
+    assert "the same on 2, 4 or 8 GPUs" in line and "only the bytes grow with N" in line

@@ -16,6 +16,7 @@ from model.catalog.active import default_catalog
 from model.catalog.parts import Catalog, Hardware
 from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, times
+from model.readouts.redo import divided
 from model.readouts.format import si, sig3
 from model.values import frozen
 
@@ -97,23 +98,24 @@ def generation_facts(line: str = "nvidia", show: str = "", catalog: Catalog | No
             key = KeyNumber(f"{sig3(fp4[name4])} FLOP/byte", f"{name4} ridge at its dense FP4 rate (16-bit: "
                             f"{sig3(next(p.ridge_flops_per_byte for p in pts if p.name == name4))})")
             details += [f"{n}: ridge {sig3(r)} FLOP/byte at its dense FP4 rate" for n, r in fp4.items()]
-        why = [f"ridge = FLOP/s ÷ bytes/s: {top.name} {si(top.flops16, 'FLOP/s')} ÷ "
-               f"{si(top.bandwidth_bytes_per_s, 'B/s')} = {sig3(top.ridge_flops_per_byte)}"]
+        r_top = sig3(top.ridge_flops_per_byte)
+        why = [f"ridge = FLOP/s ÷ bytes/s: {top.name} "
+               f"{divided(top.flops16, 'FLOP/s', top.bandwidth_bytes_per_s, 'B/s', r_top)} = {r_top}"]
         if fp4:
             hw4 = next(cat.gpu(p.gpu_id) for p in pts if p.name == vals["fp4_top"])
-            why.append(f"At 4 bits: {vals['fp4_top']} {si(hw4.peak('fp4'), 'FLOP/s')} dense FP4 ÷ "
-                       f"{si(hw4.hbm_bandwidth_bytes_per_s, 'B/s')} = {vals['fp4_ridge_top']}")
+            four = divided(hw4.peak('fp4'), 'FLOP/s', hw4.hbm_bandwidth_bytes_per_s, 'B/s', vals['fp4_ridge_top'])
+            why.append(f"At 4 bits: {vals['fp4_top']} dense FP4 {four} = {vals['fp4_ridge_top']}")
         if "same_compute" in vals:          # the part with the same FLOP/s and more bandwidth: a lower ridge
             p = next(p for p in pts if p.name == vals["same_compute"])
-            why.append(f"{p.name}: {si(p.flops16, 'FLOP/s')} ÷ {si(p.bandwidth_bytes_per_s, 'B/s')} = "
-                       f"{sig3(p.ridge_flops_per_byte)}")
+            r_p = sig3(p.ridge_flops_per_byte)
+            why.append(f"{p.name}: {divided(p.flops16, 'FLOP/s', p.bandwidth_bytes_per_s, 'B/s', r_p)} = {r_p}")
     else:
         key = KeyNumber(times(last.flops_vs_first),
                         f"more dense 16-bit FLOP/s, {first.name} → {last.name} "
                         f"(bandwidth: {times(last.bandwidth_vs_first)})")
-        why = [f"FLOP/s: {si(last.flops16, 'FLOP/s')} ÷ {si(first.flops16, 'FLOP/s')} = {times(last.flops_vs_first)}",
-               f"Bandwidth: {si(last.bandwidth_bytes_per_s, 'B/s')} ÷ {si(first.bandwidth_bytes_per_s, 'B/s')} "
-               f"= {times(last.bandwidth_vs_first)}"]
+        fx, bx = times(last.flops_vs_first), times(last.bandwidth_vs_first)
+        why = [f"FLOP/s: {divided(last.flops16, 'FLOP/s', first.flops16, 'FLOP/s', fx)} = {fx}",
+               f"Bandwidth: {divided(last.bandwidth_bytes_per_s, 'B/s', first.bandwidth_bytes_per_s, 'B/s', bx)} = {bx}"]
     why.append("Assumes: datasheet peaks, dense (not sparse) 16-bit FLOP/s")
     return Facts(key, vals, tuple(details), tuple(why))
 
@@ -143,7 +145,7 @@ def generation_chart(line: str = "nvidia", show: str = "", catalog: Catalog | No
     if ridge_mode:
         ridge = tuple(Bar(k, p.ridge_flops_per_byte, sig3(p.ridge_flops_per_byte),
                           f"{p.name} ({p.year}): ridge {sig3(p.ridge_flops_per_byte)} FLOP/byte = "
-                          f"{si(p.flops16, 'FLOP/s')} ÷ {si(p.bandwidth_bytes_per_s, 'B/s')}")
+                          + divided(p.flops16, 'FLOP/s', p.bandwidth_bytes_per_s, 'B/s', sig3(p.ridge_flops_per_byte)))
                       for k, p in enumerate(pts))
         return GenerationsChart(True, f"{vendor} · RIDGE POINT = DENSE 16-BIT FLOP/s ÷ HBM BYTES/s",
                                 "Ridge point: the FLOPs a kernel must do per byte it reads to keep the chip busy",

@@ -15,7 +15,8 @@ from model.catalog.parts import Hardware
 from model.errors import ScenarioError
 from model.lessons.chart import Mark, Tick
 from model.lessons.facts import Facts, KeyNumber, pct
-from model.readouts.format import duration, percent, si
+from model.readouts.redo import inputs_that_redo
+from model.readouts.format import duration, percent, si, sig3
 from model.values import frozen
 
 
@@ -33,6 +34,16 @@ class LatencyHiding:
     lane_use: float                 # fraction of the 32 lanes doing useful work
     warps_needed: int               # warps in flight to hide the latency completely
     timeline: np.ndarray            # [warps, cycles]: 0 waiting on memory, 1 issuing, 2 ready but not chosen
+
+
+def load_cycles(hw: Hardware, cycles: int) -> str:
+    """'347.5 ns × 1.830 GHz': the HBM latency and the clock, with the digits that give ``cycles``."""
+    lat = hw.level("hbm").latency_s
+    if not lat or not hw.clock_hz:
+        return "the part's typical latency"
+    a, b = inputs_that_redo(str(cycles), ((lat, lambda x, n: f"{sig3(x * 1e9, n)} ns"),
+                                          (hw.clock_hz, lambda x, n: si(x, "Hz", n))), lambda p, q: p * q)
+    return f"{a} × {b}"
 
 
 def hbm_latency_cycles(hw: Hardware, default: int = 600) -> int:
@@ -132,15 +143,16 @@ def warp_facts(hw: Hardware, warps: int, divergence: float = 0.0) -> Facts:
         key = KeyNumber(pct(lh.issue_busy), f"of cycles the scheduler issues maths ({lh.warps} warp"
                                             f"{'s' if lh.warps != 1 else ''} in flight)")
     details = (f"Each warp: {WARP_COMPUTE_CYCLES} cycles of maths, then a {lat}-cycle HBM load "
-               f"({duration(hw.level('hbm').latency_s)} × {si(hw.clock_hz, 'Hz')}).",
+               f"({load_cycles(hw, lat)}).",
                f"busy = min(1, W × {WARP_COMPUTE_CYCLES} ÷ ({WARP_COMPUTE_CYCLES} + {lat})): "
                f"{lh.warps_needed} warps hide the wait.",
                "A divergent branch runs both paths one after the other, half the lanes masked each time.")
     why = (f"busy = min(1, {lh.warps} × {WARP_COMPUTE_CYCLES} ÷ ({WARP_COMPUTE_CYCLES} + {lat})) = {pct(lh.issue_busy)}",
            f"useful = busy × (1 − divergent ÷ 2) = {pct(lh.lane_use)}" if divergence > 0 else    # the key number
            f"{lh.warps_needed} warps hide the wait: ⌈({WARP_COMPUTE_CYCLES} + {lat}) ÷ {WARP_COMPUTE_CYCLES}⌉",
-           f"Assumes: {WARP_COMPUTE_CYCLES} cycles of maths per HBM load of {lat} cycles "
-           f"({duration(hw.level('hbm').latency_s)} × {si(hw.clock_hz, 'Hz')})")
+           f"Assumes: {WARP_COMPUTE_CYCLES} cycles of maths per load, this lesson's example kernel (a dozen "
+           f"dependent multiply-adds of 4 cycles each: a choice, not a measurement), and an HBM load of {lat} "
+           f"cycles = {load_cycles(hw, lat)}, the part's measured latency × its clock")
     return Facts(key, vals, details, why)
 
 

@@ -9,6 +9,7 @@ from model.catalog.parts import Hardware, MemoryLevel
 from model.errors import ModelError
 from model.lessons.chart import Mark
 from model.lessons.facts import Facts, KeyNumber, times
+from model.readouts.redo import divided
 from model.readouts.format import duration, si, sig3
 from model.values import frozen
 
@@ -83,13 +84,21 @@ def ladder_facts(hw: Hardware) -> Facts:
     details.append(f"The 'about 10× per step' rule of thumb is latency on average: {times(mem.latency_x)} in "
                    f"{i_mem} steps is {times(geo_lat)} per step (geometric mean); bandwidth {times(geo_bw)}.")
     reg = pts[0]
-    why = (f"Bandwidth: registers {si(reg.bandwidth_bytes_per_s, 'B/s')} ÷ {mem.label} "
-           f"{si(mem.bandwidth_bytes_per_s, 'B/s')} = {times(mem.bandwidth_x)}",
-           f"Latency: {mem.label} {latency_text(mem.latency_s)} ÷ registers {latency_text(reg.latency_s)} = "
-           f"{times(mem.latency_x)}",
+    bw_x, lat_x = times(mem.bandwidth_x), times(mem.latency_x)
+    lat_unit = "ns" if mem.latency_s < 1e-6 else "s"
+    why = (f"Bandwidth: {divided(reg.bandwidth_bytes_per_s, 'B/s', mem.bandwidth_bytes_per_s, 'B/s', bw_x, ('registers ', mem.label + ' '))} = {bw_x}",
+           f"Latency: {divided(mem.latency_s, lat_unit, reg.latency_s, 'ns', lat_x, (mem.label + ' ', 'registers '))} = {lat_x}",
            "Assumes: whole-chip bandwidths and load-to-use latencies; a hollow point is derived from other "
-           "specs, not published or measured (hover it for which)")
+           "specs, not published or measured: " + (derived_words(hw) or "none on this part"))
     return Facts(key, vals, tuple(details), why)
+
+
+def derived_words(hw: Hardware) -> str:
+    """Which of the ladder's numbers are derived from other specs ("L2 latency, Shared mem bandwidth"):
+    said in words, since a projected slide has no hover."""
+    words = {"bandwidth": "bandwidth", "latency": "latency"}
+    return ", ".join(f"{short_label(lv.label)} {words[w.split('_')[0]]}" for lv in hw.levels
+                     if lv.bandwidth_bytes_per_s and lv.latency_s for w in lv.derived if w.split("_")[0] in words)
 
 
 def latency_text(seconds: float) -> str:

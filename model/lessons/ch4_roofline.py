@@ -13,6 +13,7 @@ from model.errors import ScenarioError
 from model.lessons.chart import Mark
 from model.lessons.facts import Facts, KeyNumber, pct, times
 from model.physics.roofline import attainable_flops
+from model.readouts.redo import divided, inputs_that_redo
 from model.readouts.format import si, sig3
 from model.values import frozen
 
@@ -42,7 +43,9 @@ def roofline_point(hw: Hardware, dtype: str, intensity: float) -> RooflinePoint:
                          "memory" if intensity < peak / bw else "compute")
 
 
-def roofline_facts(hw: Hardware, dtype: str, intensity: float) -> Facts:
+def roofline_facts(hw: Hardware, dtype: str, intensity: float, key_kind: str = "") -> Facts:
+    """``key_kind`` "share": the key number is the share of the peak reached (the claim's), else the
+    gain from twice the FLOP/s (or the ridge, at the ridge)."""
     pt = roofline_point(hw, dtype, intensity)
     peak = hw.peak(dtype)
     gain = pt.double_compute_gain
@@ -51,22 +54,30 @@ def roofline_facts(hw: Hardware, dtype: str, intensity: float) -> Facts:
             "share": pct(pt.attainable_flops / peak), "ridge": sig3(pt.ridge_flops_per_byte),
             "gain": times(gain), "bound": pt.bound, "bw": si(hw.hbm_bandwidth_bytes_per_s, "B/s")}
     at_ridge = abs(math.log(intensity / pt.ridge_flops_per_byte)) < 0.05
-    if at_ridge:
+    if key_kind == "share":
+        key = KeyNumber(pct(pt.attainable_flops / peak), f"of the {si(peak, 'FLOP/s')} peak reached at "
+                                                         f"{sig3(intensity)} FLOP/byte ({pt.bound}-bound)")
+    elif at_ridge:
         key = KeyNumber(f"{sig3(pt.ridge_flops_per_byte)} FLOP/byte",
                         f"the ridge: {si(peak, 'FLOP/s')} ÷ {si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}")
     else:
         key = KeyNumber(times(gain), f"speed from doubling the FLOP/s at {sig3(intensity)} FLOP/byte "
                                      f"({pt.bound}-bound)")
-    details = (f"attainable = min({si(peak, 'FLOP/s')}, {sig3(intensity)} FLOP/byte × "
-               f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}) = {si(pt.attainable_flops, 'FLOP/s')} "
-               f"({pct(pt.attainable_flops / peak)} of peak)",
+    att_text = si(pt.attainable_flops, "FLOP/s")
+    f_, i_, b_ = inputs_that_redo(att_text, ((peak, lambda x, n: si(x, "FLOP/s", n)),
+                                             (intensity, lambda x, n: f"{sig3(x, n)} FLOP/byte"),
+                                             (hw.hbm_bandwidth_bytes_per_s, lambda x, n: si(x, "B/s", n))),
+                                  lambda f, i, b: min(f, i * b))
+    details = (f"attainable = min({f_}, {i_} × {b_}) = {att_text} ({pct(pt.attainable_flops / peak)} of peak)",
                f"With twice the FLOP/s the ridge moves to {sig3(2 * pt.ridge_flops_per_byte)} FLOP/byte.")
-    attainable = (f"attainable = min({si(peak, 'FLOP/s')}, {sig3(intensity)} FLOP/byte × "
-                  f"{si(hw.hbm_bandwidth_bytes_per_s, 'B/s')}) = {si(pt.attainable_flops, 'FLOP/s')}")
+    attainable = f"attainable = min({f_}, {i_} × {b_}) = {att_text}"
     derived = (f"ridge = {si(peak, 'FLOP/s')} ÷ {si(hw.hbm_bandwidth_bytes_per_s, 'B/s')} = "
                f"{sig3(pt.ridge_flops_per_byte)} FLOP/byte" if at_ridge else
                f"2× compute: {si(pt.attainable_with_double_compute, 'FLOP/s')} ÷ {si(pt.attainable_flops, 'FLOP/s')} "
                f"= {times(gain)}")
+    if key_kind == "share":
+        share = pct(pt.attainable_flops / peak)
+        derived = f"share of peak = {divided(pt.attainable_flops, 'FLOP/s', peak, 'FLOP/s', share)} = {share}"
     why = (attainable, derived, "Assumes: datasheet peaks, no overhead")
     return Facts(key, vals, details, why)
 

@@ -12,7 +12,9 @@ from model.catalog.parts import Catalog
 from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, ms, short_gpu
 from model.physics.estimate import Estimate
+from model.readouts.derivations import all_readouts
 from model.readouts.explain_text import derivation_view
+from model.readouts.redo import divided, inputs_that_redo, summed
 from model.readouts.format import si
 from model.readouts.numbers import readouts
 from model.values import frozen
@@ -62,17 +64,21 @@ def decode_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
             "overhead": r["decode_overhead_time"].text, "achieved_bw": si(achieved_bandwidth(e, b), "B/s"),
             "tokens_per_s": r["tokens_per_s_per_user"].text}
     vals["bytes_read"] = r["bytes_per_step"].text
-    key = KeyNumber(vals["floor"], f"per token at best: {vals['bytes_read']} read ÷ {vals['bw']} "
+    vals.update(bytes_fine=bytes_that_redo(e), run_need=si(e.weight_bytes_per_gpu + e.kv_cache_bytes_per_gpu, "B"),
+                workspace=r["workspace_per_gpu"].text)
+    key = KeyNumber(vals["floor"], f"per token at best: {vals['bytes_fine']} read ÷ {vals['bw']} "
                                    f"(realistic {vals['realistic']})")
-    details = (f"Floor {ms(b.floor_ms)}: weights {ms(b.floor_weights_ms)} + KV cache {ms(b.floor_kv_ms)} "
-               f"at the datasheet {vals['bw']}.",
-               f"Realistic {ms(b.total_ms)}: weight read {ms(b.weights_ms)} + KV read {ms(b.kv_ms)} at the "
-               f"achieved {vals['achieved_bw']}, + maths beyond the reads {ms(b.extra_compute_ms)} "
-               f"+ all-reduces {ms(b.comm_ms)} + software overhead {ms(b.overhead_ms)}.",
+    floor_sum = summed(ms(b.floor_ms), (("weights", b.floor_weights_ms / 1e3), ("KV cache and activations", b.floor_kv_ms / 1e3)))
+    real_sum = summed(ms(b.total_ms), (("weight read", b.weights_ms / 1e3), ("KV cache and activations read", b.kv_ms / 1e3),
+                                       ("maths beyond the reads", b.extra_compute_ms / 1e3),
+                                       ("all-reduces", b.comm_ms / 1e3), ("software overhead", b.overhead_ms / 1e3)))
+    details = (f"Floor {ms(b.floor_ms)} = {floor_sum}, at the datasheet {vals['bw']}.",
+               f"Realistic {ms(b.total_ms)} = {real_sum}; the reads at the achieved {vals['achieved_bw']}.",
+               overhead_line(e),
                f"{r['decode_compute_time'].labelled}: it runs while the bytes stream in.",
                f"{r['weights_read_per_step'].labelled}; {r['weights_resident_per_gpu'].labelled} (a step does not "
-               f"read the input embedding table); {r['memory_needed_per_gpu'].labelled} of "
-               f"{r['hbm_capacity'].text}.")
+               f"read the input embedding table).",
+               run_need_line(e))
     weights = derivation_view(e, "weights_read_per_step")
     why = (*floor_why(e), weights.arithmetic, *(f"Assumes: {a}" for a in weights.assumptions[:1]))
     return Facts(key, vals, details, why)
@@ -84,16 +90,51 @@ def floor_why(e: Estimate) -> tuple[str, str]:
     r = readouts(e)
     step_bytes = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
     if e.flops_per_step / e.peak_flops <= step_bytes / e.peak_bandwidth_bytes_per_s:     # the memory side
-        floor = (f"Floor {r['decode_floor'].text} = {r['bytes_per_step'].text} read per token ÷ "
-                 f"{r['peak_bandwidth'].text}")
+        floor = (f"Floor {r['decode_floor'].text} = "
+                 f"{divided(step_bytes, 'B', e.peak_bandwidth_bytes_per_s, 'B/s', r['decode_floor'].text)}: "
+                 f"the bytes a token reads ÷ the datasheet bandwidth")
     else:
         floor = derivation_view(e, "decode_floor").arithmetic
-    return floor, (f"{r['bytes_per_step'].text} = {r['weights_read_per_step'].text} of weights + "
-                   f"{r['kv_read_per_step'].text} of KV cache + {r['activations_per_step'].text} of activations")
+    return floor, derivation_view(e, "bytes_per_step").arithmetic
+
+
+def bytes_that_redo(e: Estimate) -> str:
+    """The bytes a decode step reads, written with the digits (five at least, the same in every state
+    of one run) that give the floor when divided by the datasheet bandwidth: "139.55 GB"."""
+    step_bytes = e.weight_bytes_per_step + e.kv_bytes_per_step + e.activation_bytes_per_step
+    bw = e.peak_bandwidth_bytes_per_s
+    floor = readouts(e)["decode_floor"].text
+    return inputs_that_redo(floor, ((step_bytes, lambda x, n: si(x, "B", n + 2)), (bw, lambda x, n: si(x, "B/s", n))),
+                            lambda a, c: a / c)[0]
+
+
+def run_need_line(e: Estimate) -> str:
+    """The run's own need (weights and KV cache: the same on any GPU), then the workspace the engine
+    keeps back on this GPU (a share of its memory, so it differs from part to part)."""
+    r = all_readouts(e)
+    need = e.weight_bytes_per_gpu + e.kv_cache_bytes_per_gpu
+    need_text = si(need, "B")
+    terms = summed(need_text, (("weights", e.weight_bytes_per_gpu), ("KV cache", e.kv_cache_bytes_per_gpu)),
+                   lambda x, f: si(x, "B", f))
+    return (f"The run needs {need_text} = {terms}; the engine keeps back {r['workspace_per_gpu'].text} more as "
+            f"workspace ({r['workspace_fraction'].text} of this GPU's {r['hbm_capacity'].text}: "
+            f"{r['workspace_fraction'].help.split(': ', 1)[-1]}): {r['memory_needed_per_gpu'].text} in all, "
+            f"of {r['hbm_capacity'].text}.")
+
+
+def overhead_line(e: Estimate) -> str:
+    """What the overhead is and what sets it: the engine's software time per step and per layer (fitted
+    on published runs), so two GPUs under the same engine and model share it."""
+    v = derivation_view(e, "decode_overhead_time")
+    return (f"Overhead {v.arithmetic or v.title}: "
+            f"{e.engine_name}'s software time (kernel launches and the gaps between them, scheduling, sampling), "
+            f"per step and per layer, fitted on published runs for {e.resolved.hw.short_name}'s family: it follows "
+            f"the engine, the GPU family and the model's layers, not the GPU's memory, so two parts of one "
+            f"family share it.")
 
 
 ROWS = ("maths", "realistic", "floor")          # the chart's places 0, 1, 2 (bottom to top)
-PARTS = (("weights", "weights"), ("kv", "KV cache"), ("compute", "maths"), ("comm", "all-reduces"),
+PARTS = (("weights", "weights"), ("kv", "KV cache + activations"), ("compute", "maths"), ("comm", "all-reduces"),
          ("overhead", "overhead"))
 
 
@@ -128,13 +169,13 @@ def decode_chart(e: Estimate) -> DecodeChart:
     segments.append(Bar(0, b.compute_ms, kind="compute"))
     shown = tuple(Bar(s.slot, s.length, name[s.kind], f"{ROWS[s.slot]}: {name[s.kind]} {ms(s.length)}", s.start, s.kind)
                   for s in segments if s.length > 0)
-    parts = [f"{name[k]} {ms(w)}" for k, w in realistic if w > SHOWN_MS]
-    parts[0] += f" (at the achieved {si(achieved_bandwidth(e, b), 'B/s')})"
+    parts = summed(ms(b.total_ms), [(name[k], w / 1e3) for k, w in realistic if w > SHOWN_MS])
     rows = (f"Tensor-core maths {ms(b.compute_ms)}: "
             + ("runs while the bytes stream in" if b.extra_compute_ms <= SHOWN_MS else "longer than the reads"),
-            f"Realistic {ms(b.total_ms)} = " + " + ".join(parts),
-            f"Floor {ms(b.floor_ms)}: weights {ms(b.floor_weights_ms)} + KV cache {ms(b.floor_kv_ms)} at the "
-            f"datasheet {r['peak_bandwidth'].text}")
+            f"Realistic {ms(b.total_ms)} = {parts}, the reads at the achieved {si(achieved_bandwidth(e, b), 'B/s')}",
+            f"Floor {ms(b.floor_ms)} = " + summed(ms(b.floor_ms), (("weights", b.floor_weights_ms / 1e3),
+                                                                 (name["kv"], b.floor_kv_ms / 1e3)))
+            + f" at the datasheet {r['peak_bandwidth'].text}")
     s = e.scenario
     return DecodeChart(f"{e.model_name.upper()} · {e.precision_name} · {e.gpu_name.upper()} · BATCH {s.batch} · "
                        f"{s.gpus} GPU{'S' if s.gpus > 1 else ''}",

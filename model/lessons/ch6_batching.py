@@ -15,7 +15,8 @@ from model.catalog.engines import IDEAL
 from model.catalog.parts import Catalog
 from model.lessons.chart import Mark
 from model.lessons.facts import Facts, KeyNumber, pct, times
-from model.lessons.measured import MeasuredPoint, error_text, measured_e2e, measured_tip
+from model.lessons.measured import MeasuredPoint, error_text, measured_e2e, measured_tip, short_source
+from model.physics.cost import GEMM_KERNELS
 from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import Scenario, resolve
 from model.physics.step import decode_pass
@@ -79,10 +80,54 @@ def compute_bound_batch(s: Scenario, ideal: bool = False, catalog: Catalog | Non
 _COMPUTE_BOUND: dict = {}     # (scenario at batch 1, ideal, max batch) → (the parts, the batch)
 
 
+def bend_batch(s: Scenario, catalog: Catalog | None = None, max_batch: int = 65536) -> int | None:
+    """Where the realistic curve bends: the first batch at which the weight matmuls waiting on their
+    maths take most of the matmuls' time (None: never up to max_batch).
+
+    A realistic step is Σ over kernels of max(memory, maths), so it starts to grow with the batch
+    when its big kernels (the FFN's, the projections') turn compute-bound, before the step's
+    summed maths passes its summed reads (compute_bound_batch), and even where the KV cache's
+    reads keep the step memory-bound overall: the line on the chart sits at this batch, where
+    the curve turns. At peak numbers the floor is max(Σ bytes ÷ B/s, Σ FLOPs ÷ FLOP/s),
+    which turns exactly at compute_bound_batch(ideal=True)."""
+    rs = resolve(s, catalog)
+    eff = default_efficiency().efficiency(rs.scenario.engine, rs.hw)
+    key = (s.with_(batch=1), "bend", int(max_batch))
+    parts = (rs.hw, rs.llm, rs.precision, rs.kv, rs.tp_link, eff)
+    hit = _COMPUTE_BOUND.get(key)
+    if hit is not None and hit[0] == parts:
+        return hit[1]
+    context = s.input_len + s.output_len / 2.0
+
+    def first_over(batches: np.ndarray) -> int | None:
+        p = decode_pass(rs, batches, context, eff)
+        gemm = len(GEMM_KERNELS)                 # the weight matmuls: attention reads each sequence's own cache
+        mem = np.asarray(p.kernel_memory_s, dtype=float).reshape(-1, batches.size)[:gemm]
+        comp = np.asarray(p.kernel_compute_s, dtype=float).reshape(-1, batches.size)[:gemm]
+        time = np.maximum(mem, comp)
+        share = np.where(comp > mem, time, 0.0).sum(axis=0) / np.maximum(time.sum(axis=0), 1e-300)
+        over = np.nonzero(share > 0.5)[0]
+        return int(over[0]) if over.size else None
+
+    top = float(max(1, max_batch))              # a grid 1.25× apart, then every batch of the step that crosses
+    grid = np.unique(np.clip(np.append(np.round(1.25 ** np.arange(0.0, math.log(top, 1.25) + 1.0)), top), 1.0, top))
+    i = first_over(grid)
+    found = None
+    if i is not None:
+        span = np.arange(grid[i - 1] + 1.0 if i else 1.0, grid[i] + 1.0)
+        j = first_over(span)
+        found = int(span[j]) if j is not None else int(grid[i])
+    if len(_COMPUTE_BOUND) >= 32:
+        _COMPUTE_BOUND.pop(next(iter(_COMPUTE_BOUND)))
+    _COMPUTE_BOUND[key] = (parts, found)
+    return found
+
+
 def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -> Facts:
     s = e.scenario
-    real = compute_bound_batch(s, False, catalog)
+    real = bend_batch(s, catalog)
     ideal = compute_bound_batch(s, True, catalog)
+    summed_cb = compute_bound_batch(s, False, catalog)
     base = estimate(s.with_(batch=1), catalog)
     rs = resolve(s, catalog)
     eff = default_efficiency().efficiency(rs.scenario.engine, rs.hw)
@@ -90,20 +135,21 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
     vals = {"batch": f"{s.batch:,}", "tokens_per_s": r["output_tokens_per_s"].text,
             "gain": times(e.output_tokens_per_s / base.output_tokens_per_s),
             "step": r["decode_time"].text, "step1": readouts(base)["decode_time"].text,
-            "real_cb": f"{real:,}" if real else "never", "ideal_cb": f"{ideal:,}" if ideal else "never",
+            "real_cb": f"{real:,}" if real else "never", "summed_cb": f"{summed_cb:,}" if summed_cb else "never",
+            "ideal_cb": f"{ideal:,}" if ideal else "never",
             "kv_limit": r["max_batch_that_fits"].text, "bound": e.bound, "context": f"{s.input_len + s.output_len:,}",
             "hbm_eff": pct(eff.hbm_fraction), "tc_eff": pct(eff.compute_fraction_decode),
             "model": e.model_name, "precision": e.precision_name}
     meas = batching_measured(s, catalog)
     here = next((m for m in meas if m.row.batch == s.batch), None)
     if here is not None:
-        vals.update(meas_tps=f"{here.measured:,.0f}", model_tps=f"{here.predicted:,.0f}")
+        vals.update(meas_tps=f"{here.measured:,.0f}", model_tps=f"{here.predicted:,.0f}", source=short_source(here.row))
     if key == "frontier":
         fr = batching_frontier(e, catalog)
         if fr is not None:
             vals.update(user_speed=si(fr.now.x, "tok/s"), gpu_tps=si(fr.now.y, "tok/s"),
                         fastest=si(float(fr.x.max()), "tok/s"), busiest=si(float(fr.y.max()), "tok/s"),
-                        tpot=duration(1.0 / fr.now.x), gpus=f"{s.gpus:,}", batch=f"{s.batch:,}")
+                        tpot=duration(1.0 / fr.now.x), gpus=f"{s.gpus:,}", batch=f"{s.batch:,}", prompt=f"{s.input_len:,}")
     if key == "frontier" and "user_speed" in vals:
         kn = KeyNumber(vals["gpu_tps"], f"per GPU at {vals['user_speed']} per user (batch {s.batch:,})")
     elif key == "measured" and here is not None:
@@ -113,12 +159,17 @@ def batching_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") -
         kn = KeyNumber(vals["kv_limit"], f"sequences of {vals['context']} tokens fit in HBM")
     else:
         kn = KeyNumber(vals["tokens_per_s"], f"for the batch of {s.batch:,}: {vals['step']} per step, {e.bound}-bound")
-    details = [f"Compute-bound from batch {vals['real_cb']} in the realistic model, {vals['ideal_cb']} at peak "
-               f"numbers: serving software reaches {vals['tc_eff']} of the tensor cores' peak in decode but "
-               f"{vals['hbm_eff']} of HBM's, so the maths catches up with the reads sooner.",
+    details = [f"The step turns compute-bound (all its maths passes all its reads) at batch {vals['summed_cb']} in "
+               f"the realistic model, {vals['ideal_cb']} at peak numbers: serving software reaches {vals['tc_eff']} "
+               f"of the tensor cores' peak in decode but {vals['hbm_eff']} of HBM's, so the maths catches up with "
+               f"the reads sooner." if summed_cb else
+               "The step stays memory-bound at every batch here: each sequence's KV cache is read every step.",
+               f"Its weight matmuls wait on their maths from batch {vals['real_cb']}: there the realistic curve "
+               f"bends" + (" (the line on the chart)." if real is not None and real <= e.max_batch_that_fits else
+                           ", past the batch whose KV cache fits: no line is drawn."),
                f"The KV cache of {vals['context']}-token sequences fits up to batch {vals['kv_limit']}."]
     if real is None:
-        details[0] = "Decode stays memory-bound at every batch here: each sequence's KV cache is read every step."
+        del details[1]
     if here is not None:
         details.append(f"Published ({here.row.source}): {here.measured:,.0f} tokens/s end to end; the model "
                        f"{here.predicted:,.0f} ({here.error:+.0%}).")
@@ -223,10 +274,12 @@ def batching_chart(e: Estimate, catalog: Catalog | None = None, batches=LESSON_B
     s = e.scenario
     c = batching_curves(s, batches, catalog)
     r = readouts(e)
-    real, ideal = compute_bound_batch(s, False, catalog), compute_bound_batch(s, True, catalog)
+    real, ideal = bend_batch(s, catalog), compute_bound_batch(s, True, catalog)
     top, kv = float(batches[-1]), e.max_batch_that_fits
+    if real is not None and real > kv:          # past the KV cache's limit: no batch there runs at all
+        real = None
     bounds = {kind: Mark(float(b), math.nan, f"{text} batch {b:,}")
-              for kind, b, text in (("real", real, "compute-bound from"),
+              for kind, b, text in (("real", real, "maths takes over at"),
                                     ("ideal", ideal, "at peak numbers from")) if b is not None and b <= top}
     meas = batching_measured(s, catalog)
     stars = tuple(Mark(float(m.row.batch), m.measured, tip=measured_tip(m.row, [

@@ -12,11 +12,12 @@ from model.catalog.parts import Catalog
 from model.errors import ModelError, ScenarioError
 from model.lessons.ch5_decode import floor_why
 from model.lessons.chart import Bar
-from model.lessons.facts import Facts, KeyNumber, ms, short_gpu, times
-from model.lessons.measured import measured_e2e
+from model.lessons.facts import gpus_text, Facts, KeyNumber, ms, short_gpu, times
+from model.lessons.measured import measured_e2e, short_source
 from model.physics.estimate import Estimate, estimate
 from model.physics.memory import resident_weight_bytes
 from model.physics.scenario import GPU_COUNTS, Scenario
+from model.readouts.redo import divided
 from model.readouts.format import duration, si, sig3
 from model.readouts.numbers import readouts
 from model.values import frozen
@@ -34,6 +35,7 @@ class PrecisionRow:
     emulated: bool
     accuracy_note: str
     kv_bytes_per_step: float = 0.0   # the KV cache read each step beside the weights (its precision follows the weights')
+    kv_name: str = ""                # the cache's own format (each weight format's default: BF16, FP8 …)
 
 
 ACCURACY = {
@@ -78,7 +80,7 @@ def precision_table(s: Scenario, precisions: Iterable[str] | None = None,
                 continue
         rows.append(PrecisionRow(pid, p.name, p.weight_bits, resident_weight_bytes(cat.model(s.model), p),
                                  e.decode_floor_ms_per_token, e.decode_ms_per_token, fit_n, e.emulated,
-                                 ACCURACY.get(pid, ""), e.kv_bytes_per_step * s.gpus))
+                                 ACCURACY.get(pid, ""), e.kv_bytes_per_step * s.gpus, e.kv_precision_name))
     return tuple(rows)
 
 
@@ -91,6 +93,8 @@ def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") 
         vals[f"{name}_gb"] = si(r.weight_bytes_total, "B")
         vals[f"{name}_floor"] = ms(r.floor_ms_per_token)
         vals[f"{name}_gpus"] = str(r.gpus_to_fit) if r.gpus_to_fit else "—"
+        vals[f"{name}_held"] = gpus_text(r.gpus_to_fit) if r.gpus_to_fit else "no GPU count"
+        vals[f"{name}_bits"] = f"{r.weight_bits:g}"
         vals[f"{name}_maths"] = "emulated" if r.emulated else "native"
     cur = rows.get(s.precision)
     meas = measured_e2e(s.with_(precision="fp16"), catalog, 1), measured_e2e(s.with_(precision="fp8"), catalog, 1)
@@ -98,7 +102,7 @@ def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") 
     if pair:
         a, b = pair[0]
         vals.update(meas_x=times(a.measured / b.measured), model_x=times(a.predicted / b.predicted),
-                    meas16=duration(a.measured), meas8=duration(b.measured))
+                    meas16=duration(a.measured), meas8=duration(b.measured), source=short_source(a.row))
         kn = KeyNumber(times(a.measured / b.measured), f"faster end to end, FP16 → FP8, measured "
                                                        f"(model {times(a.predicted / b.predicted)})")
     elif cur is not None and key == "weights":
@@ -109,9 +113,12 @@ def precision_facts(e: Estimate, catalog: Catalog | None = None, key: str = "") 
                                                    f"({si(cur.weight_bytes_total, 'B')} of weights)")
     else:
         kn = KeyNumber("—", "no row for this precision")
-    details = tuple(f"{r.name}: {si(r.weight_bytes_total, 'B')}, floor {ms(r.floor_ms_per_token)}, realistic "
-                    f"{ms(r.ms_per_token)}, fits on {r.gpus_to_fit or '—'} GPU(s), maths "
+    details = tuple(f"{r.name}: {si(r.weight_bytes_total, 'B')} ({r.weight_bits:g} bits a weight"
+                    f"{'' if float(r.weight_bits).is_integer() else ', scales included'}; "
+                    f"KV cache in {r.kv_name}), floor {ms(r.floor_ms_per_token)}, realistic "
+                    f"{ms(r.ms_per_token)}, {_fit_text(r)}, maths "
                     f"{'emulated' if r.emulated else 'native'}; accuracy: {r.accuracy_note}" for r in rows.values())
+    details += format_notes(rows)
     if pair:
         details += ("End to end includes the prefill and a fixed per-step overhead that fewer bytes do not shrink, "
                     "so halving the bytes buys less than 2×.",)
@@ -127,9 +134,9 @@ def _why(e: Estimate, cur: PrecisionRow | None, pair, key: str) -> tuple[str, ..
     r = readouts(e)
     if pair is not None:
         a, b = pair
-        return (f"{times(a.measured / b.measured)} = {duration(a.measured)} ÷ {duration(b.measured)}: FP16, then FP8, "
-                "measured end to end",
-                f"Model: {times(a.predicted / b.predicted)} = {duration(a.predicted)} ÷ {duration(b.predicted)}",
+        mx, px = times(a.measured / b.measured), times(a.predicted / b.predicted)
+        return (f"{mx} = {divided(a.measured, 's', b.measured, 's', mx)}: FP16, then FP8, measured end to end",
+                f"Model: {px} = {divided(a.predicted, 's', b.predicted, 's', px)}",
                 "Assumes: the model runs each published run's batch, lengths and engine")
     held, read = si(cur.weight_bytes_total, "B"), r["weights_read_per_step"].text
     params = e.resolved.llm.params
@@ -168,6 +175,24 @@ class PrecisionChart:
     capacity_label: str
     rows: tuple[PrecisionRow, ...]
     legend: tuple[tuple[str, str], ...] = ()   # (kind, its words) for each colour drawn
+
+
+def format_notes(rows: dict) -> tuple[str, ...]:
+    """Why the KV cache changes with the weight format, and why the 4-bit float sits above INT4."""
+    out = []
+    kv = {}
+    for r in rows.values():
+        kv.setdefault(r.kv_name, []).append(short_name(r.name))
+    if len(kv) > 1:
+        out.append("The KV cache follows each format's own cache precision ("
+                   + "; ".join(f"{k}: {', '.join(v)}" for k, v in kv.items()) + "), so it shrinks with the weights.")
+    fp4, int4 = rows.get("fp4"), rows.get("int4")
+    if fp4 is not None and int4 is not None and fp4.weight_bits > int4.weight_bits:
+        out.append(f"{fp4.name} keeps {fp4.weight_bits:g} bits a weight (an FP8 scale per 16), {int4.name} "
+                   f"{int4.weight_bits:g} (an FP16 scale per 128): the 4-bit float reads more bytes, so its floor "
+                   f"({ms(fp4.floor_ms_per_token)}) is above INT4's ({ms(int4.floor_ms_per_token)}), native maths "
+                   f"or not; it gains where the maths, not the bytes, sets the time.")
+    return tuple(out)
 
 
 def _fit_text(r: PrecisionRow) -> str:

@@ -13,11 +13,14 @@ from model.catalog.parts import Catalog
 from model.errors import ModelError, ScenarioError
 from model.lessons.chart import Bar
 from model.lessons.facts import Facts, KeyNumber, gpus_text, ms, pct, short_gpu, times
-from model.lessons.measured import measured_e2e
+from model.lessons.measured import measured_e2e, short_source
 from model.physics.estimate import Estimate, estimate
 from model.physics.scenario import GPU_COUNTS, Scenario
+from model.lessons.ch5_decode import overhead_line
+from model.readouts.derivations import all_readouts
 from model.readouts.explain_text import derivation_view
-from model.readouts.format import duration
+from model.readouts.redo import divided, summed
+from model.readouts.format import duration, si
 from model.readouts.numbers import readouts
 from model.values import frozen
 
@@ -66,11 +69,36 @@ class GpuBar:
     speedup: float                  # step time on 1 GPU ÷ on N
     bound: str
     fits: bool = True
+    work_bound: str = "memory"      # what bounds the kernels themselves (memory or compute), whatever bounds the step
+    need_bytes: float = 0.0         # weights + KV cache per GPU: what must fit
+    capacity_bytes: float = 0.0
 
 
 def bar_sum(b: GpuBar) -> str:
     """A bar's step as its parts, in the one wording the step line, the details and the hover share."""
-    return f"{ms(b.total_ms)} = GPU work {ms(b.work_ms)} + all-reduces {ms(b.comm_ms)} + overhead {ms(b.overhead_ms)}"
+    total = ms(b.total_ms)
+    parts = summed(total, (("GPU work", b.work_ms / 1e3), ("all-reduces", b.comm_ms / 1e3), ("overhead", b.overhead_ms / 1e3)))
+    return f"{total} = {parts}" + ("" if b.comm_ms else " (no all-reduces on 1 GPU)")
+
+
+def no_fit_words(b: GpuBar) -> str:
+    """A bar that could not run: how much it needs of what it has, so the speed-up's base is plain."""
+    return f"needs {si(b.need_bytes, 'B')} of {si(b.capacity_bytes, 'B')}: drawn as if it fit"
+
+
+def comm_line(e: Estimate) -> str:
+    """What the all-reduces are made of on this state's GPUs: a fixed latency per call (the same on 2, 4
+    or 8 GPUs) and the bytes a ring moves, 2(N − 1)/N of the partial sums (growing with N)."""
+    if e.decode_comm_ms <= 0:
+        return "No all-reduces: one GPU."
+    r = all_readouts(e)
+    lat = float(r["allreduces"].value) * float(r["link_latency"].value) * float(r["allreduce_scale"].value)
+    moved = float(r["decode.allreduce_bytes"].value) / float(r["link_bandwidth"].value)
+    total = r["decode_comm_time"].text
+    parts = summed(total, (("latency", lat), ("bytes", moved)))
+    return (f"All-reduces {total} = {parts}: the latency is {r['allreduces'].text} calls × "
+            f"{r['link_latency'].text} × {r['allreduce_scale'].text} (the engine's start per call), the same on "
+            f"2, 4 or 8 GPUs; only the bytes grow with N, as a ring moves 2(N − 1)/N of the partial sums.")
 
 
 def gpu_bars(s: Scenario, counts=SCALING_COUNTS, catalog: Catalog | None = None) -> tuple[GpuBar, ...]:
@@ -83,9 +111,11 @@ def gpu_bars(s: Scenario, counts=SCALING_COUNTS, catalog: Catalog | None = None)
             continue
         base = base or e.decode_ms_per_token
         work = e.decode_ms_per_token - e.decode_comm_ms - e.decode_overhead_ms
+        kernels_compute = sum(k.compute_s for k in e.decode_kernels) > sum(k.memory_s for k in e.decode_kernels)
         out.append(GpuBar(int(n), work, e.decode_comm_ms,
                           e.decode_overhead_ms, e.decode_ms_per_token, base / e.decode_ms_per_token, e.bound,
-                          e.fits))
+                          e.fits, "compute" if kernels_compute else "memory",
+                          e.weight_bytes_per_gpu + e.kv_cache_bytes_per_gpu, e.hbm_capacity_bytes))
     return tuple(out)
 
 
@@ -115,9 +145,12 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     if one is not None:
         vals["work1"] = ms(one.work_ms)
         vals["step1"] = ms(one.total_ms)
+    runs = _measured_runs(s, catalog)
     if s.gpus in meas:
         mx, px = meas[s.gpus]
         vals.update(meas_x=times(mx), model_x=times(px))
+        if runs is not None:
+            vals["source"] = short_source(runs[0].row)
         key = KeyNumber(times(mx), f"faster on {gpus_text(s.gpus)} than on 1, measured (model {times(px)}; ideal {s.gpus}×)")
     elif now is not None:
         key = KeyNumber(times(now.speedup), f"faster on {gpus_text(s.gpus)} than on 1 (ideal {s.gpus}×)")
@@ -128,8 +161,11 @@ def multi_gpu_facts(e: Estimate, catalog: Catalog | None = None) -> Facts:
     details += ("GPU work (reading the weights, or the maths when that is longer) splits across the GPUs; "
                 "the all-reduces and the per-step software overhead do not.",)
     if one is not None and not one.fits:
-        details += ("One GPU cannot hold this job: its bar is the time it would take if it did.",)
-    return Facts(key, vals, details, _why(e, now, one, _measured_runs(s, catalog)))
+        details += (f"One GPU cannot hold this job at batch {s.batch}: weights and KV cache need "
+                    f"{si(one.need_bytes, 'B')} of its {si(one.capacity_bytes, 'B')} (lesson 7's one-GPU run is batch 1); "
+                    f"its bar is the time it would take if it fit.",)
+    details += (comm_line(e), overhead_line(e))
+    return Facts(key, vals, details, _why(e, now, one, runs))
 
 
 def _measured_runs(s: Scenario, catalog: Catalog | None):
@@ -149,12 +185,12 @@ def _why(e: Estimate, now: GpuBar | None, one: GpuBar | None, runs) -> tuple[str
     lines = []
     if runs is not None:
         base, this = runs
-        lines += [f"{times(base.measured / this.measured)} = {duration(base.measured)} ÷ {duration(this.measured)}: "
-                  f"measured end to end on 1 GPU, then on {n}",
-                  f"Model: {times(base.predicted / this.predicted)} = {duration(base.predicted)} ÷ "
-                  f"{duration(this.predicted)}"]
+        mx, px = times(base.measured / this.measured), times(base.predicted / this.predicted)
+        lines += [f"{mx} = {divided(base.measured, 's', this.measured, 's', mx)}: measured end to end on 1 GPU, then on {n}",
+                  f"Model: {px} = {divided(base.predicted, 's', this.predicted, 's', px)}"]
     else:
-        lines.append(f"{times(now.speedup)} = {ms(one.total_ms)} ÷ {ms(now.total_ms)}: one step on 1 GPU, then on {n}")
+        x = times(now.speedup)
+        lines.append(f"{x} = {divided(one.total_ms / 1e3, 's', now.total_ms / 1e3, 's', x)}: one step on 1 GPU, then on {n}")
     lines.append(f"A step on {n}: {bar_sum(now)}")
     if now.comm_ms > 0:
         v = derivation_view(e, "decode_comm_time")
@@ -188,7 +224,7 @@ def multi_gpu_chart(e: Estimate, catalog: Catalog | None = None) -> MultiGpuChar
     meas = multi_gpu_measured(s, catalog)
     work, comm, over, totals = [], [], [], []
     for i, b in enumerate(bars):
-        work.append(Bar(i, b.work_ms, "maths" if b.bound == "compute" else "weight reads", kind=b.bound))
+        work.append(Bar(i, b.work_ms, "maths" if b.work_bound == "compute" else "weight reads", kind=b.work_bound))
         comm.append(Bar(i, b.comm_ms, "all-reduces", start=b.work_ms))
         over.append(Bar(i, b.overhead_ms, "overhead", start=b.work_ms + b.comm_ms))
         text = f"{ms(b.total_ms)} · {times(b.speedup)} (ideal {b.gpus}×)"
@@ -196,7 +232,7 @@ def multi_gpu_chart(e: Estimate, catalog: Catalog | None = None) -> MultiGpuChar
             text = f"{ms(b.total_ms)} · model {times(meas[b.gpus][1])} · measured {times(meas[b.gpus][0])}"
         rest = f"all-reduces {ms(b.comm_ms)} · overhead {ms(b.overhead_ms)}" if b.comm_ms > 0 else \
             f"overhead {ms(b.overhead_ms)}"
-        totals.append(Bar(i, b.total_ms, f"{text}\n{rest}" + ("" if b.fits else " · does not fit: as if it did"),
+        totals.append(Bar(i, b.total_ms, f"{text}\n{rest}" + ("" if b.fits else f" · {no_fit_words(b)}"),
                           f"{gpus_text(b.gpus)}: {bar_sum(b)}; {times(b.speedup)} one GPU, "
                           f"{b.bound}-bound", kind="current" if b.gpus == s.gpus else ""))
     lines = tuple(f"Published, {n} GPUs: measured {times(m)} one GPU, model {times(p)}"

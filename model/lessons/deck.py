@@ -34,7 +34,7 @@ def chapter_facts(number: int, e: Estimate, params: dict, catalog: Catalog | Non
     if number == 3:
         return ladder_facts(hw)
     if number == 4:
-        return roofline_facts(hw, e.compute_dtype, float(params.get("intensity", 1.0)))
+        return roofline_facts(hw, e.compute_dtype, float(params.get("intensity", 1.0)), str(params.get("key", "")))
     if number == 5:
         return decode_facts(e, cat)
     if number == 6:

@@ -30,6 +30,10 @@ def key_why(number: int, e, facts: Facts, params: dict) -> tuple[str, ...]:
     if not keys:
         return facts.details[:2]
     out: list[str] = []
+    if number == 6 and params.get("key") == "measured" and "meas_tps" in facts.values:
+        v = facts.values               # the key number is the measurement: say how it was made, then the model's
+        out.append(f"Measured {v['meas_tps']} tok/s: batch × output tokens ÷ end-to-end time, published by "
+                   f"{v.get('source', 'its source')}; the model's {v['model_tps']} tok/s:")
     assumptions: list[str] = []
     for k in keys:
         try:

@@ -71,3 +71,9 @@ def measured_tip(row, lines) -> str:
 def source_line(row) -> str:
     """A published run named with its source, for the CSV export."""
     return f"{row.label}; {row.source}"
+
+
+def short_source(row) -> str:
+    """Who published a run, in a few words for a claim ("LLM-Inference-Bench"): its source up to the
+    paper's number or the first ';'."""
+    return row.source.split(";")[0].split(" arXiv")[0].split(" (")[0].strip() or "a published run"

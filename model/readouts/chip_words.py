@@ -104,9 +104,10 @@ def _host(f: Flow, hw, unified: bool) -> tuple[Forms, Forms]:
 
 
 def _kinds(e, pt: dict) -> tuple[tuple[str, str, Forms], ...]:
-    rows = [("weights", "weights", (f"{pt['weights_per_packet']} per packet",)),
+    wp = pt["weights_per_packet"]
+    rows = [("weights", "weights", (f"{wp} per packet", f"{wp}/packet", wp)),
             ("kv", "KV cache", (e.kv_precision_name,)),
-            ("activations", "activations", ("layer in/out",))]
+            ("activations", "activations", ("layer in/out", "in/out"))]
     if "link_packet" in pt:
         lp = pt["link_packet"]
         rows.append(("all_reduce", "all-reduce", (f"1 packet = {lp}", f"{lp} a packet", lp)))

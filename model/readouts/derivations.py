@@ -24,6 +24,7 @@ from typing import Mapping
 from model.readouts.derivations_screen import screen_derivations
 from model.readouts.derivations_terms import Derivation, term_derivations
 from model.readouts.numbers import Readout, readouts
+from model.readouts.redo import redo_text
 from model.readouts.terms import term_readouts
 
 __all__ = ["Derivation", "all_readouts", "arithmetic", "derivations", "equation", "readout"]
@@ -66,8 +67,10 @@ def equation(e, d: Derivation) -> str:
 
 
 def arithmetic(e, d: Derivation) -> str:
-    """The same with this scenario's numbers: 'text = the inputs' texts combined' ('' for a leaf)."""
-    r = all_readouts(e)
+    """The same with this scenario's numbers: 'text = the inputs' texts combined' ('' for a leaf), each
+    term of a sum named, zero terms said once, inputs with the digits it takes to redo the result
+    (model/readouts/redo.py)."""
     if d.expr is None:
         return ""
-    return f"{r[d.key].text} = {d.expr.render(lambda k: r[k].text)}"
+    ds = derivations(e)
+    return redo_text(d, all_readouts(e), {k: ds[k].source for k in d.expr.refs() if ds[k].expr is None})

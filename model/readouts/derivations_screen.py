@@ -83,7 +83,10 @@ def _comm(e, ph: str) -> Derivation:
         return Derivation(key, None, source="one GPU: nothing crosses a link")
     latency = lat[0] if len(lat) == 1 else lat[0] + lat[1]
     total = latency * ref("allreduce_scale") + (parts[0] if len(parts) == 1 else parts[0] + parts[1])
-    return Derivation(key, filled(e, total, ph), ("Ring all-reduces, partial sums in 16 bits; pipeline hops over the network",))
+    why = ["All-reduces: a fixed latency per call (any N) + the ring's 2(N − 1)/N of the 16-bit sums"]
+    if rs.pp > 1:
+        why.append("Pipeline hops over the network")
+    return Derivation(key, filled(e, total, ph), tuple(why))
 
 
 def _e2e(e) -> Derivation:

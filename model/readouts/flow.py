@@ -222,6 +222,14 @@ def flow(est: Estimate, catalog: Catalog | None = None) -> Flow:
     else:
         label = mem
     caption = _caption(bound, label, tensor_busy, link_busy, mem, capitalised(units))
+    if bound == "memory":                 # the memory is not busy all the step either: say what else it waits on
+        pre = est.phase == "prefill"
+        total_ms = est.prefill_ms if pre else est.decode_ms_per_token
+        over_ms = est.prefill_overhead_ms if pre else est.decode_overhead_ms
+        mem_ms = est.prefill_memory_ms if pre else est.decode_memory_ms
+        if total_ms > 0 and over_ms / total_ms >= 0.1:
+            caption += (f" ({percent(min(1.0, mem_ms / total_ms))} of the step) and on software overhead "
+                        f"({percent(over_ms / total_ms)})")
 
     weights16_s = per_step[0] / rs.precision.bytes_per_weight * 2.0 / hw.hbm_bandwidth_bytes_per_s
     time_scale = nice_125(max(weights16_s, step_s / 4.0, 1e-7))

@@ -17,7 +17,7 @@ from model.values import frozen
 TITLE = "GAUGES"
 CLICK = "Click: how this number is made"
 HBM_LEGEND_WORDS = (("weights", "weights", "weights_resident_per_gpu"), ("kv", "KV", "kv_resident_per_gpu"),
-                    ("workspace", "work", "workspace_per_gpu"))
+                    ("workspace", "workspace", "workspace_per_gpu"))
 
 
 @frozen

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.kind_words import kinds_sentence
+from model.readouts.redo import inputs_that_redo
 from model.readouts.vocabulary import capitalised, matrix_unit_adjective, matrix_units, memory_word
 from model.values import frozen
 
@@ -168,6 +169,19 @@ def tensor_cores_busy(e) -> float:
     return min(1.0, max(0.0, _share(t["compute"], t["step"])))
 
 
+def _reached_words(e, busy: float) -> str:
+    """': busy, they reach 25.6% of the peak, and 0.697% × 25.6% = MFU 0.178%' (the two gauges' link)."""
+    if not (busy > 0 and e.mfu > 0):
+        return ""
+    share = e.mfu / busy
+    b, sh = inputs_that_redo(percent(e.mfu), ((busy, _pct_in), (share, _pct_in)), lambda x, y: x * y)
+    return f": busy, they reach {sh} of the peak (the engine's fitted share), and {b} × {sh} = MFU {percent(e.mfu)}"
+
+
+def _pct_in(x: float, figures: int) -> str:
+    return f"{sig3(100 * x, figures)}%"
+
+
 def _utilisation(e) -> list[Readout]:
     ph = PHASE_WORDS.get(e.phase, e.phase)
     w = words(e)
@@ -189,7 +203,7 @@ def _utilisation(e) -> list[Readout]:
            f"{w['units']} are busy: they run below peak even when busy"),
         _r("tensor_cores_busy", f"{w['Units']} busy (share of step time)", busy, "", percent(busy),
            f"Compute time ÷ step time ({ph}): how much of each step the {w['units']} work at their "
-           "achievable rate. Higher than MFU, which divides by the peak instead"),
+           "achievable rate. Higher than MFU, which divides by the peak instead" + _reached_words(e, busy)),
         _r("link_busy", "Interconnect busy (share of step time)", link, "", percent(link),
            f"Communication time ÷ step time ({ph}): all-reduces and pipeline hops"),
         _r("achieved_flops", "Attained FLOP/s per GPU", e.achieved_flops, "FLOP/s",

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from model.planning.plan import Plan, Served
+from model.planning.space import axis, planning_table
 from model.readouts.format import sig3
 from model.readouts.serving_bands import band_suffix
 from model.values import frozen
@@ -71,6 +72,18 @@ def served_line(p: Plan, s: Served) -> str:
             f"{_n(t['kwh_per_mtok'][i])} kWh/Mtok at TDP; TTFT p90 {_n(s.ttft_p90_ms)} ms"
             f"{band_suffix(engine, 'rate', 'ttft_p90')}, TPOT p90 {_n(s.tpot_p90_ms)} ms"
             f"{band_suffix(engine, 'rate', 'tpot_p90')}")
+
+
+def sources_text(p: Plan, i: int) -> str:
+    """Where setup ``i``'s price and speculative acceptance come from (hardware.json, planning.json)."""
+    t = p.table
+    rs = t.points_of(i).resolved
+    price = dict(rs.hw.sources).get("price", "") or "assets/hardware.json"
+    out = f"Price ${t['usd_per_hour'][i] / max(1, int(t['gpus'][i])):.2f}/GPU-hour: {price}."
+    if int(t["spec_k"][i]):
+        key = "spec_mtp" if t["spec_accept"][i] == axis("spec_mtp")["accept"] else "spec_ngram"
+        out += f" α = {t['spec_accept'][i]:g}: {planning_table()[key]['source']}."
+    return out
 
 
 def targets_text(p: Plan) -> str:
@@ -223,7 +236,12 @@ def plan_chart(p: Plan, path=None) -> PlanChart:
     best = p.cheapest[0] if p.cheapest else None
     if best is not None:
         cheapest = (float(t["tokens_per_s_per_user"][best.index]), float(t["tokens_per_s_per_gpu"][best.index]))
-        cheapest_text = f"Cheapest meeting {targets_text(p)}: {served_line(p, best)}"
+        where = "where the steady state puts it"
+        if math.isfinite(best.tokens_per_s_per_user) and math.isfinite(best.tokens_per_s_per_gpu):
+            cheapest = (float(best.tokens_per_s_per_user), float(best.tokens_per_s_per_gpu))
+            where = "where the simulator served it"
+        cheapest_text = (f"Cheapest meeting {targets_text(p)}: {served_line(p, best)}. Ring: {where}, "
+                         f"{_n(cheapest[0])} tokens/s per user on average (the p90 TPOT is the slow tail)")
     else:
         cheapest, cheapest_text = None, (closest_line(p) if (r.ttft_p90_ms or r.tpot_p90_ms) else "")
     if path is not None:
@@ -246,7 +264,11 @@ def plan_chart(p: Plan, path=None) -> PlanChart:
     xs, ys = xs[xs > 0], ys[ys > 0]
     x_span = (float(xs.min()) / 1.25, float(xs.max()) * 1.25) if xs.size else (1.0, 1e3)
     y_span = (float(ys.min()) / 1.3, float(ys.max()) * 1.5) if ys.size else (1.0, 1e4)
+    legend = PlanChart.legend if ms else PlanChart.legend.replace(" · ★ published runs of this scenario", "")
+    if best is not None:
+        legend += f". {sources_text(p, best.index)}"
     return PlanChart(
+        legend=legend,
         cloud_x=t["tokens_per_s_per_user"][idx], cloud_y=t["tokens_per_s_per_gpu"][idx],
         frontier_x=t["tokens_per_s_per_user"][f], frontier_y=t["tokens_per_s_per_gpu"][f],
         frontier_tips=tuple(f"{setup_text(p, int(i))}: {_n(t['tokens_per_s_per_user'][i])} tok/s per user, "

@@ -104,12 +104,29 @@ def _scheduler(run: ServingRun) -> list[Readout]:
         Readout("kv_cache_tokens", "KV cache", run.kv_tokens, "tokens",
                 f"{run.kv_tokens:,} tokens in blocks of {lim.block_tokens}",
                 f"what fits after the weights and workspace, per replica; block size: {src.get('block_tokens', '')}"),
-        Readout("largest_batch", "Largest running batch", run.largest_batch, "",
-                count_text(run.largest_batch), "sequences the KV cache holds at the mean context, within the cap"),
+        Readout("largest_batch", "Batch the KV cache holds", run.largest_batch, "",
+                count_text(run.largest_batch), "sequences the KV cache holds at the mean context, within the cap: "
+                "the most that could run at once, not a batch this run reached (its running batch: mean and top "
+                "on the chart)"),
         Readout("capacity", "What it can serve", run.capacity_req_per_s * run.setup.replicas, "req/s",
                 _rate(run.capacity_req_per_s * run.setup.replicas),
                 "steady state at the largest running batch: 1 / (prefill + decode steps ÷ batch), all replicas"),
     ]
+
+
+def served_words(run: ServingRun, sm: Summary) -> str:
+    """How the served rate is counted, and why it sits below an offered rate with an empty queue: a
+    Poisson draw sends at its own rate, and the run lasts past the last send while the last are served."""
+    sent = np.asarray(run.sent_s, dtype=float)
+    first, last_send = float(sent.min()), float(sent.max())
+    tail = max(0.0, float(sm.duration_s) - (last_send - first))
+    out = f"requests ÷ (last finish − first send) = {sm.requests:,} ÷ {duration(sm.duration_s)}"
+    if run.setup.load == "rate" and last_send > first:
+        sent_rate = (sent.size - 1) / (last_send - first)
+        out += (f". Offered {_rate(run.setup.rate_per_s)}, but this Poisson draw sent its {sent.size:,} requests over "
+                f"{duration(last_send - first)} ({_rate(sent_rate)}), and the last finished {duration(tail)} after "
+                f"the last send: a served rate below the offered one needs no queue")
+    return out
 
 
 def serving_readouts(run: ServingRun, sm: Summary) -> Mapping[str, Readout]:
@@ -120,7 +137,7 @@ def serving_readouts(run: ServingRun, sm: Summary) -> Mapping[str, Readout]:
         Readout("requests", "Requests", sm.requests, "", f"{sm.requests:,}", "requests in the run"),
         Readout("lengths", "Lengths", s.lengths, "tokens", lengths_text(run), "prompt and output tokens per request"),
         Readout("request_throughput", "Requests per second", sm.request_throughput_per_s, "req/s",
-                _rate(sm.request_throughput_per_s), "requests ÷ (last finish − first send)"),
+                _rate(sm.request_throughput_per_s), served_words(run, sm)),
         Readout("output_throughput", "Output tokens per second", sm.output_tokens_per_s, "tokens/s",
                 si(sm.output_tokens_per_s, "tokens/s"), "output tokens ÷ duration, all replicas"),
         Readout("duration", "Duration", sm.duration_s, "s", duration(sm.duration_s), "first send to last finish"),

@@ -60,7 +60,8 @@ class Clock:
     text: str                      # "1 s here = 5 s of serving"
 
     def label(self, t_sim_s: float) -> str:
-        return f"t = {duration(max(0.0, t_sim_s))}"
+        """'t = 42.5 s of 2.70 min': where the replay is in the run the charts show whole."""
+        return f"t = {duration(max(0.0, t_sim_s))} of {duration(self.loop_s)}"
 
 
 def _ticks(lo: float, hi: float) -> tuple[tuple[float, str], ...]:

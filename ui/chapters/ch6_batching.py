@@ -26,6 +26,8 @@ from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_polyli
 from ui.plotting.placement import spots
 from ui.kit.slider_maps import nearest_power_of_two
 
+NO_FILL = brush((0, 0, 0, 0))             # a ring's inside: what lies under it shows
+
 BATCHES = LESSON_BATCHES
 CLICK_MAX_BATCH = 4096
 MARK_ROWS = {"real": 0.03, "ideal": 0.03, "kv": 0.03}             # where each line's words start, up the plot
@@ -59,10 +61,11 @@ class BatchingChapter(ChapterView):
         for ln in self.lines.values():
             p.addItem(ln, ignoreBounds=True)
         self.meas = p.plot(pen=None, symbol="star", symbolSize=26)
-        self.pred = p.plot(pen=None, symbol="o", symbolSize=14)
+        self.pred = p.plot(pen=None, symbol="o", symbolSize=40)     # a ring round its ★: both show, however close
         self.now = p.plot(pen=None, symbol="o", symbolSize=18)
         self.meas.setZValue(12)
-        self.now.setZValue(10)
+        self.pred.setZValue(13)
+        self.now.setZValue(14)                  # the scenario's dot over a published ★ at its batch
         self._mark_at = {}
         self.labels = {k: add_text(p, a) for k, a in
                        (("real_line", (1, -0.2)), ("ideal_line", (1, 1.2)), ("real", ALONG_LINE), ("ideal", ALONG_LINE),
@@ -104,7 +107,7 @@ class BatchingChapter(ChapterView):
         self.lines["ideal"].setPen(pen(t.secondary, width=2, style=Qt.DotLine))
         set_symbol_style(self.now, pen(t.op_outline, width=2), brush(t.op_point))
         set_symbol_style(self.meas, pen(t.bg, width=1), brush(th.YELLOW))
-        set_symbol_style(self.pred, pen(th.SKY_BLUE, width=2), brush(t.bg))
+        set_symbol_style(self.pred, pen(th.SKY_BLUE, width=2), NO_FILL)      # a ring: its ★ shows inside
         set_fonts(self.labels.values(), text_font(t, LABEL, bold=True))
         self.fpath.setPen(pen(th.BLUISH_GREEN, width=3))
         set_symbol_style(self.fpath, pen(t.bg, width=1), brush(th.BLUISH_GREEN))

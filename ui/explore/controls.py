@@ -172,6 +172,18 @@ class ControlPanel(QWidget):
         self._build_rest(cat)
         self._wire(controller)
 
+    BATCH_WORDS = {False: ("Batch (sequences decoded together)", ""),
+                   True: ("Batch: Explore's only", "Serve and Plan form their own batches from the requests "
+                          "(the running batch: Serve's chart; the batch caps: Plan's setups)")}
+
+    def set_serving(self, on: bool) -> None:
+        """On the Serve and Plan pages the batch knob is Explore's alone: said, and not to be turned."""
+        text, tip = self.BATCH_WORDS[bool(on)]
+        self.batch_label.setText(text)
+        self.batch_label.setToolTip(tip)
+        self.batch_slider.setEnabled(not on)
+        self.batch_spin.setEnabled(not on)
+
     def _label(self, text: str, tip: str = "") -> QLabel:
         lab = QLabel(text)
         lab.setObjectName("controlLabel")
@@ -210,7 +222,7 @@ class ControlPanel(QWidget):
         """Batch (log slider and box, the model's range), GPUs, interconnect, lengths, phase."""
         lay, label = self._lay, self._label
         # batch: log slider over the model's whole range (1 … BATCH_MAX) + editable number
-        label("Batch (sequences decoded together)")
+        self.batch_label = label("Batch (sequences decoded together)")
         brow = QHBoxLayout()
         self.batch_slider = QSlider(Qt.Horizontal)
         self.batch_slider.setRange(0, batch_to_slider(BATCH_MAX))

@@ -74,6 +74,8 @@ class PlanPage(LazyPage, QWidget):
         self.ttft = _spin("ttft_p90_ms", " ms", "TTFT p90 target (0: none)")
         self.tpot = _spin("tpot_p90_ms", " ms", "TPOT p90 target (0: none); 1000 / TPOT is the speed per user")
         self.rate = _spin("rate_per_s", " req/s", "requests per second to serve (0: one replica at full load)")
+        for spin, none in ((self.ttft, "none"), (self.tpot, "none"), (self.rate, "full load")):
+            spin.setSpecialValueText(none)           # 0 means no target (no rate: one replica at full load)
         self.spec = QCheckBox("Speculative decoding")
         self.disagg = QCheckBox("Disaggregated pools")
         self.disagg.setToolTip("Sweep prefill/decode pools (xPyD) too: about 3× the planning time")

@@ -266,15 +266,23 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
             self._explain.set_theme(t)
         scale = t.scale
         self.controls_scroll.setFixedWidth(int(max(170 + 130 * scale, 300 * scale)))   # grows with its type
-        self.right.setMinimumWidth(int(640 * min(scale, 1.5)))  # gauges and roof labels never clip at 1280×720
+        self._fit_right()
         for panel in (self.roofline, self.gauges, self.hierarchy, self.controls):
             if panel not in built_with_it:
                 panel.set_theme(t)      # one protocol: every panel takes the theme the same way
         self._theme_pages(t)
 
+    def _fit_right(self) -> None:
+        """The roofline and gauges: wide enough that their labels never clip at 1280×720, and never so
+        wide that they run past the window's edge beside the chip at its smallest (1024×768)."""
+        want = int(640 * min(self.theme.scale, 1.5))
+        room = self.width() - 16 - 8 - self.chip_area.minimumSizeHint().width()
+        self.right.setMinimumWidth(max(0, min(want, room)))
+
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
         self.apply_theme()
+        self._fit_right()
         if self._explain is not None and self._explain.isVisible():
             self._explain.place(self.chip_area)
 

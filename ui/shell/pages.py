@@ -75,6 +75,9 @@ class ModeBar(QWidget):
     def set_page(self, lessons: bool, serve: bool = False, plan: bool = False) -> None:
         (self.plan_button if plan else self.serve_button if serve else self.lessons_button if lessons
          else self.explore_button).setChecked(True)
+        controls = getattr(self.window(), "controls", None)
+        if controls is not None and hasattr(controls, "set_serving"):
+            controls.set_serving(serve or plan)      # the batch knob is Explore's alone there
 
 
 def record_dialog(window) -> None:
