@@ -234,9 +234,9 @@ FACTS: list[Fact] = [
     Fact("lessons: chapter count", r"\*\*Lessons\.\*\* (\w+) chapters", lambda: (_word(len(_chapters())),)),
     Fact("presenting: chapter keys", r"(\d)–(\d): jump\s+to a chapter", lambda: ("1", str(len(_chapters())))),
     Fact("screenshots: sizes", r"Screenshots of every state at ([^,\s]+), (\S+) and (\S+):", _screenshot_sizes),
-    Fact("lesson 6 caption", r"Lesson 6: batch ([\d,]+) is compute-bound from batch ([\d,]+) \(at peak numbers only "
-         r"from ([\d,]+)\)",
-         lambda: _search(r"Batch ([\d,]+): compute-bound from batch (\d[\d,]*\d)", _claim(6, 2))
+    Fact("lesson 6 caption", r"Lesson 6: at batch ([\d,]+) the maths takes over from batch ([\d,]+) \(at peak numbers "
+         r"only from ([\d,]+)\)",
+         lambda: _search(r"Batch ([\d,]+): the maths takes over from batch (\d[\d,]*\d)", _claim(6, 2))
          + _search(r"at peak numbers only at ([\d,]+)", _takeaway(6, 2))),
     Fact("lesson 8 caption", r"Lesson 8: (\d) H100s over NVLink are ([\d.]+×) faster than one, not (\d)×",
          lambda: (lambda n, x: (n, x, n))(*_search(r"(\d) × H100 SXM: ([\d.]+×) faster than one",
