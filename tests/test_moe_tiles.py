@@ -55,3 +55,19 @@ def test_the_tiles_are_read_from_the_precisions_file():
     cat = default_catalog()
     assert cat.precision("fp8-block").moe_tile_rows == 128
     assert cat.precision("fp8").moe_tile_rows == 1
+
+
+def _tile_of(**kw):
+    from model import Scenario
+    from model.physics.scenario import resolve
+    from model.physics.step import moe_tile
+    return moe_tile(resolve(Scenario(**kw)))
+
+
+def test_the_tile_is_paid_only_where_the_part_multiplies_in_the_format():
+    # DeepGEMM's block FP8 on Hopper: 128-row tiles
+    assert _tile_of(model="deepseek-v3", gpu="h200-sxm-141gb", gpus=8, precision="fp8-block") == 128
+    # no FP4 tensor cores on an A100: the experts are unpacked into a wider type, any count of rows
+    assert _tile_of(model="mixtral-8x7b", gpu="a100-sxm4-80gb", precision="mxfp4") == 1
+    # a dense model has no experts to pad
+    assert _tile_of(model="llama-3.1-8b", gpu="h100-sxm5-80gb", precision="fp8-block") == 1

@@ -243,7 +243,21 @@ def _constants_of(table, hw, llm, precision, compute_dtype: str, engine: str, tp
         const * (rs.precision.bytes_per_weight / rs.tp), moe, rs.precision.expert_bytes_per_weight / rs.tp, quantised,
         table.matmul_flops(rs.engine, rs.hw, rs.compute_dtype, quantised) or rs.peak_flops,
         rs.hw.peak("fp32") or rs.peak_flops, _score_bytes_per_pair(rs), float(table.prefill_chunk(rs.engine)),
-        int(rs.precision.moe_tile_rows) if moe else 1)
+        _moe_tile(rs, moe, quantised))
+
+
+def _moe_tile(rs: ResolvedScenario, moe: bool, quantised: bool) -> int:
+    """Rows an expert's grouped GEMM pads its tokens to: the format's tile where the part multiplies
+    in that format natively (DeepGEMM's block FP8 on Hopper and later, FP4 on Blackwell); 1 where the
+    weights are unpacked into a wider type first (weight-only kernels take any count of rows)."""
+    if not moe or quantised or rs.compute_dtype != rs.precision.compute:
+        return 1
+    return int(rs.precision.moe_tile_rows)
+
+
+def moe_tile(rs: ResolvedScenario) -> int:
+    """The experts' grouped-GEMM tile of this scenario (1: no padding); see _moe_tile."""
+    return _pass_constants(rs).moe_tile
 
 
 def microbatch(rs: ResolvedScenario, batch):

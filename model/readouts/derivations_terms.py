@@ -12,7 +12,7 @@ factors, the architecture, the user's choices — carry their source.
 from __future__ import annotations
 
 from model.physics.cost import GEMM_KERNELS
-from model.physics.step import experts_apart, rest_unpacked, weight_only
+from model.physics.step import experts_apart, moe_tile, rest_unpacked, weight_only
 from model.readouts.expr import Expr, emax, emin, esum, num, ref
 from model.readouts.kind_words import kinds_sentence
 from model.readouts.terms import term_readouts
@@ -99,14 +99,22 @@ def _kernel_derivations(e, phase: str) -> list[Derivation]:
         else:
             mem = ref(f"{key}.bytes") / ref("achieved_bandwidth")
             weights = ref(f"{key}.active") if k == "experts" else ref(f"{key}.weights")
+            tiled = k == "experts" and moe_tile(rs) > 1
+            rows = ref(f"{key}.tiled_tokens") if tiled else tok
+            flops_why = ("2 FLOPs (a multiply and an add) per weight per token",) + (
+                ("Each expert's tokens padded up to its grouped GEMM's tile of rows: the padding is computed too",)
+                if tiled else ())
             bpw = ref("expert_bytes_per_weight") if k == "experts" and experts_apart(rs) else ref("bytes_per_weight")
             out += [Derivation(f"{key}.bytes", chunked(e, split(e, ref(f"{key}.weights") * bpw, "tp"), phase)
                                + ref(f"{key}.activations"), ("Every weight is read once per pass, for all its tokens",)),
-                    Derivation(f"{key}.flops", split(e, 2 * weights * tok, "tp"), ("2 FLOPs (a multiply and an add) per weight per token",)),
+                    Derivation(f"{key}.flops", split(e, 2 * weights * rows, "tp"), flops_why),
                     Derivation(f"{key}.weights", None, source=f"{rs.llm.name}'s architecture (model/catalog/architecture.py)"),
                     Derivation(f"{key}.activations", None, source="the kernel's input and output values per token")]
             if k == "experts":
                 out.append(Derivation(f"{key}.active", None, source="K experts per token × every MoE layer"))
+            if tiled:
+                out.append(Derivation(f"{key}.tiled_tokens", None, source="Σ over experts of ⌈n/t⌉·t ÷ K, n ~ Poisson("
+                                      "tokens·K/E) (uniform routing; model/catalog/architecture.expert_rows)"))
             comp = ref(f"{key}.flops") / rate
             if weight_only(rs) and (k == "experts" or rest_unpacked(rs)):
                 comp = comp + chunked(e, split(e, ref(f"{key}.weights"), "tp"), phase) * ref("dequant_ops") / ref("vector_flops")

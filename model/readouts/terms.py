@@ -25,8 +25,8 @@ from model.physics.estimate import decode_contexts, e2e_seconds
 from model.physics.cost import GEMM_KERNELS, queue_wait
 from model.physics.memory import streamed_weight_bytes
 from model.physics.roofline import sequence_terms
-from model.physics.step import (allreduce_bytes, decode_pass, experts_apart, gemm_split, microbatch, pipeline_hop_bytes,
-                                prefill_terms, weight_only)
+from model.physics.step import (allreduce_bytes, decode_pass, experts_apart, gemm_split, microbatch, moe_tile,
+                                pipeline_hop_bytes, prefill_terms, weight_only)
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.layer_kinds import kind_readouts
 from model.readouts.numbers import Readout, count_text
@@ -266,6 +266,13 @@ def _kernels(e, phase: str) -> list[Readout]:
             a = float(active[GEMM_KERNELS.index("experts")])
             out.append(_ro(f"{key}.active", f"{words}: weights per token", a, "weights", si(a, ""),
                            "K experts per token, every MoE layer: what each token multiplies with"))
+            tile = moe_tile(rs)
+            if tile > 1:
+                p = rs.llm.params
+                rows = float(p.expert_rows(tokens, tile)) / p.experts_per_token
+                out.append(_ro(f"{key}.tiled_tokens", f"{words}: tokens as computed", rows, "tokens",
+                               count_text(rows), f"The tokens each expert computes, padded up to its grouped GEMM's "
+                               f"tile of {tile} rows: E·t·Σ P(n > j·t) ÷ K, n ~ Poisson(tokens·K/E)"))
     return out
 
 
