@@ -140,3 +140,24 @@ def test_serve_runs_off_the_gui_thread_and_the_newest_setup_wins(main_window, mo
         deliver()
     page.settle(1)
     assert not any(on_gui) and (w.controller.scenario, w.lessons.index if w.lessons_built() else None) == before
+
+
+def test_a_page_deleted_while_its_job_runs_gets_nothing_and_nothing_crashes(qapp):
+    """The worker signalled through the page's own object; one deleted on the GUI thread meanwhile
+    crashed the process at a test's teardown (a segmentation fault). Now it signals through an
+    object that lives for the process, and a gone page is skipped."""
+    import shiboken6
+    import time
+    parent, got, go = QObject(), [], threading.Event()
+    jobs = Background(parent, got.append)
+    jobs.submit(lambda: (go.wait(5), "done")[1])
+    time.sleep(0.05)
+    shiboken6.delete(parent)                     # the page goes while its job runs
+    assert not shiboken6.isValid(jobs)
+    go.set()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and jobs._running:
+        time.sleep(0.01)
+    time.sleep(0.05)
+    deliver()
+    assert got == []

@@ -18,8 +18,10 @@ once, so a test or a screenshot sees the same page a user would a moment later.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Callable
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel
 
@@ -38,9 +40,32 @@ def busy_line(text: str) -> QLabel:
     return label
 
 
-class Background(QObject):
-    _ready = Signal()                       # the worker's "a result is waiting" (queued to the GUI thread)
+class _Relay(QObject):
+    """The worker's "a result is waiting", queued to the GUI thread through an object that is never
+    deleted: a worker that signalled through its page's own object could do so while the GUI thread
+    was deleting that page (a segmentation fault, seen at a test's teardown)."""
+    ready = Signal(object)                  # a weak reference to the Background whose result waits
 
+
+_RELAY: _Relay | None = None
+
+
+def _relay() -> _Relay:
+    """Made once, on the GUI thread (by the first Background), and kept for the process."""
+    global _RELAY
+    if _RELAY is None:
+        _RELAY = _Relay()
+        _RELAY.ready.connect(_deliver, Qt.QueuedConnection)
+    return _RELAY
+
+
+def _deliver(ref: weakref.ref) -> None:
+    jobs = ref()
+    if jobs is not None and shiboken6.isValid(jobs):
+        jobs._hand_over()
+
+
+class Background(QObject):
     def __init__(self, parent: QObject, on_done: Callable[[Any], None], busy: QLabel | None = None):
         super().__init__(parent)
         self._on_done = on_done
@@ -57,7 +82,8 @@ class Background(QObject):
         self._result: tuple[int, Any] | None = None                # done, not yet handed over
         self._thread: threading.Thread | None = None
         self.handed_over = 0                # results handed to on_done (tests count them)
-        self._ready.connect(self._hand_over, Qt.QueuedConnection)
+        self._relay = _relay()
+        self._weak = weakref.ref(self)
 
     # ---------------------------------------------------------------- the GUI thread
     def submit(self, fn: Callable[[], Any]) -> int:
@@ -134,7 +160,4 @@ class Background(QObject):
                     self._result = (serial, out)
                 self._cv.notify_all()
             if out is not Cancelled:
-                try:
-                    self._ready.emit()
-                except RuntimeError:             # the page went while this ran: nothing to hand over
-                    return
+                self._relay.ready.emit(self._weak)   # no Qt object of the page is touched here
