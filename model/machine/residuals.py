@@ -73,13 +73,18 @@ def compute_residuals() -> tuple[Residual, ...]:
     return tuple(out)
 
 
-def residuals_text(rows) -> str:
+def csv_text(columns, lines) -> str:
+    """A header and rows as CSV text (the residual files: one writer, one line ending)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
-    for r in rows:
-        w.writerow((r.row_id, r.source_id, r.engine, r.gpu, r.platform_class, r.regime, int(r.batch1), f"{r.log_error:.6f}"))
+    w.writerow(columns)
+    w.writerows(lines)
     return buf.getvalue()
+
+
+def residuals_text(rows) -> str:
+    return csv_text(COLUMNS, ((r.row_id, r.source_id, r.engine, r.gpu, r.platform_class, r.regime, int(r.batch1),
+                               f"{r.log_error:.6f}") for r in rows))
 
 
 def write_residuals(path: Path = PATH) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 from model.errors import AssetError
 from model.files.assets import ASSETS_DIR
 from model.files.safe_io import SafeIOError, atomic_write_text, read_text
+from model.machine.residuals import csv_text
 from model.values import frozen
 
 PATH = ASSETS_DIR / "serving_residuals.csv"
@@ -62,12 +63,8 @@ def compute_serving_residuals(progress=None) -> tuple[ServingResidual, ...]:
 
 
 def residuals_text(rows) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
-    for r in rows:
-        w.writerow((r.row_id, r.publisher, r.engine, r.load, r.what, r.stat, f"{r.log_error:.6f}"))
-    return buf.getvalue()
+    return csv_text(COLUMNS, ((r.row_id, r.publisher, r.engine, r.load, r.what, r.stat, f"{r.log_error:.6f}")
+                              for r in rows))
 
 
 def parse_residuals(text: str) -> tuple[ServingResidual, ...]:
