@@ -75,3 +75,11 @@ def test_the_serving_validation_page_is_today_s():
     from model.files.assets import ASSETS_DIR
     page = ASSETS_DIR.parent / "docs" / "serving_validation.md"
     assert page.read_text(encoding="utf-8") == markdown(report())
+
+
+def test_the_ideal_engine_has_bands_of_its_own_name_and_no_error():
+    """serve --engine ideal ended in "engine 'ideal' has no factors" while naming the engine for its bands
+    (and the window's soak met it on the Serve page)."""
+    from model.serving.run import serve
+    run = serve(Scenario(engine="ideal"), ServingSetup(requests=40))
+    assert serving_table(run, summarize(run))

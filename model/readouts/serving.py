@@ -14,11 +14,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from model.catalog.active import default_efficiency
 from model.readouts.evidence import Band
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.numbers import Readout, count_text
-from model.readouts.serving_bands import band_derivation, serving_band
+from model.readouts.serving_bands import band_derivation, engine_name, serving_band
 from model.serving.datasets import datasets
 from model.serving.results import Spread, Summary, per_request
 from model.serving.run import ServingRun
@@ -167,8 +166,7 @@ def serving_readouts(run: ServingRun, sm: Summary) -> Mapping[str, Readout]:
 def bands(run: ServingRun) -> dict[str, Band]:
     """Each predicted number's band (model/readouts/serving_bands.py), by readout key."""
     base = run.resolved.engine.partition("@")[0]
-    table = default_efficiency()
-    name = table.engine(base).name if base in table.ids else base
+    name = engine_name(base)
     out = {}
     for key in KEYS_WITH_BANDS:
         b = serving_band(base, name, run.setup.load, key)

@@ -79,11 +79,18 @@ def band_derivation(b: Band, text: str) -> str:
             f"|ln(predicted ÷ measured)|")
 
 
+def engine_name(base: str) -> str:
+    """An engine's name for a band's words ("vLLM"); the id itself for ``ideal``, ``auto`` or one the
+    table lacks (the ideal engine has no factors, and so no entry to name it)."""
+    from model.catalog.active import default_efficiency
+    from model.catalog.engines import AUTO, IDEAL_ID
+    table = default_efficiency()
+    return table.engine(base).name if base in table.ids and base not in (AUTO, IDEAL_ID) else base
+
+
 def band_suffix(engine_id: str, load: str, key: str) -> str:
     """" ± x%" for readout ``key`` of a run of ``engine_id`` (with or without its version) under
     ``load``; "" when it has no band."""
-    from model.catalog.active import default_efficiency
     base = engine_id.partition("@")[0]
-    table = default_efficiency()
-    b = serving_band(base, table.engine(base).name if base in table.ids else base, load, key)
+    b = serving_band(base, engine_name(base), load, key)
     return f" {b.text}" if b is not None else ""
