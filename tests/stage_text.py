@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QRect, QRectF
 from PySide6.QtGui import QFontMetrics, QImage, QPainter
-from PySide6.QtWidgets import QAbstractButton, QGraphicsItem, QGraphicsTextItem, QLabel, QWidget
+from PySide6.QtWidgets import QAbstractButton, QGraphicsItem, QGraphicsTextItem, QLabel, QScrollArea, QWidget
 
 FONT_PX = re.compile(r"font-size:\s*([\d.]+)px")
 
@@ -60,6 +60,13 @@ def _visible_area(w: QWidget, window: QWidget) -> QRectF:
     return area
 
 
+def _scrolls(w: QWidget) -> bool:
+    """w is a scroll area's widget (long notes, details and derivations scroll, never clip)."""
+    viewport = w.parentWidget()
+    return viewport is not None and isinstance(viewport.parentWidget(), QScrollArea) \
+        and viewport.parentWidget().widget() is w
+
+
 def _shown(w: QWidget, window: QWidget) -> bool:
     return w.isVisibleTo(window) and w.width() > 0 and w.height() > 0
 
@@ -73,6 +80,9 @@ def _label_texts(window: QWidget) -> list[Text]:
         need_h = lab.heightForWidth(lab.width()) if lab.wordWrap() else lab.sizeHint().height()
         need_w = lab.width() if lab.wordWrap() else lab.sizeHint().width()
         clip = _visible_area(lab, window)
+        if _scrolls(lab):                    # the text of a scroll area: what its viewport hides scrolls, not cut
+            out.append(Text("label", lab.text(), rect.intersected(clip), _font_px(lab.font(), lab.text()), clip))
+            continue
         if need_h > lab.height() + 1 or need_w > lab.width() + 1:   # the label is too small for its text
             clip = QRectF(rect.x(), rect.y(), min(lab.width(), need_w) - 2, min(lab.height(), need_h) - 2)
             rect = QRectF(rect.x(), rect.y(), need_w, need_h)

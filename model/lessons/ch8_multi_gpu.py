@@ -83,7 +83,7 @@ def bar_sum(b: GpuBar) -> str:
 
 def no_fit_words(b: GpuBar) -> str:
     """A bar that could not run: how much it needs of what it has, so the speed-up's base is plain."""
-    return f"needs {si(b.need_bytes, 'B')} of {si(b.capacity_bytes, 'B')}: drawn as if it fit"
+    return f"needs {si(b.need_bytes, 'B')} of {si(b.capacity_bytes, 'B')}: as if it fit"
 
 
 def comm_line(e: Estimate) -> str:
@@ -92,6 +92,9 @@ def comm_line(e: Estimate) -> str:
     if e.decode_comm_ms <= 0:
         return "No all-reduces: one GPU."
     r = all_readouts(e)
+    if "allreduces" not in r:          # the layers split over the GPUs (a pipeline), no tensor parallelism
+        return (f"Between the GPUs {r['decode_comm_time'].text} a step: this engine puts consecutive layers on "
+                f"each GPU, and each hands its activations on to the next.")
     lat = float(r["allreduces"].value) * float(r["link_latency"].value) * float(r["allreduce_scale"].value)
     moved = float(r["decode.allreduce_bytes"].value) / float(r["link_bandwidth"].value)
     total = r["decode_comm_time"].text
@@ -232,7 +235,7 @@ def multi_gpu_chart(e: Estimate, catalog: Catalog | None = None) -> MultiGpuChar
             text = f"{ms(b.total_ms)} · model {times(meas[b.gpus][1])} · measured {times(meas[b.gpus][0])}"
         rest = f"all-reduces {ms(b.comm_ms)} · overhead {ms(b.overhead_ms)}" if b.comm_ms > 0 else \
             f"overhead {ms(b.overhead_ms)}"
-        totals.append(Bar(i, b.total_ms, f"{text}\n{rest}" + ("" if b.fits else f" · {no_fit_words(b)}"),
+        totals.append(Bar(i, b.total_ms, f"{text}\n{rest}" + ("" if b.fits else f"\n{no_fit_words(b)}"),
                           f"{gpus_text(b.gpus)}: {bar_sum(b)}; {times(b.speedup)} one GPU, "
                           f"{b.bound}-bound", kind="current" if b.gpus == s.gpus else ""))
     lines = tuple(f"Published, {n} GPUs: measured {times(m)} one GPU, model {times(p)}"

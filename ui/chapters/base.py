@@ -148,7 +148,8 @@ class ChapterView(SidePanel, ChartExports, QWidget):
         self.side_lay.addWidget(self.why_title)
         self.side_lay.addWidget(self.why_scroll, 1)
         self.side_lay.addWidget(self.details_button)
-        self.chart_lay.addWidget(self.details_label)       # under the chart, its full width
+        self.chart_lay.addWidget(self.details_scroll)      # under the chart, its full width (scrolls past its share)
+        self.chart.installEventFilter(self)                # its room known: the details' share of it
         self.set_theme(theme)
         self.caption_label.setText(chapter.states[0].caption)
         self.takeaway_label.setText(chapter.states[0].takeaway or chapter.takeaway)
@@ -274,6 +275,8 @@ class ChapterView(SidePanel, ChartExports, QWidget):
         self.why_label.setText(keep_units("\n".join(line for line in lines if line)))
         self._fit_why()
         self.details_label.setText("<br>".join(html.escape(d) for d in (*f.details, *self.extra_details())))
+        if self.details_button.isChecked():
+            self._fit_details()
         summary = f"{self.caption_label.text()}. {f.key.text}: {f.key.label}"
         self.chart.setAccessibleName(chart_name(self.chapter))
         self.chart.setAccessibleDescription(summary)

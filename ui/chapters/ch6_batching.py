@@ -21,9 +21,9 @@ from ui.chapters.base import ChapterView
 from ui.chapters.look import LABEL, text_font
 from ui.kit.pens import brush, pen, set_symbol_style
 from ui.plotting.coords import LOG_LOG, at_share, extent, padded
-from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_polyline, covers, fit_along_line,
+from ui.plotting.labels import (ALONG_LINE, LEFT_OF_LINE, add_text, avoid_labels, avoid_line, avoid_polyline, covers, fit_along_line,
                                 lift_above, narrow_below, nearer_than, place, set_fonts, show_text, view_pixels)
-from ui.plotting.placement import spots
+from ui.plotting.placement import Spot, spots
 from ui.kit.slider_maps import nearest_power_of_two
 
 NO_FILL = brush((0, 0, 0, 0))             # a ring's inside: what lies under it shows
@@ -34,7 +34,9 @@ MARK_ROWS = {"real": 0.03, "ideal": 0.03, "kv": 0.03}             # where each l
 SWATCH = {"now": "dot", "real": "line", "ideal": "dashed", "path": "line"}   # the KV region: a square
 WORDS_GAP_PX = 12                         # the least clear space between two lines' words (their boxes' margins aside)
 ABOVE_CURVES = 0.12                       # decades above the curves where a line's words start when crossed
-BESIDE_STAR = (*spots(("right", "below-right", "above-right", "left"), 36), *spots(("below-right", "right"), 90))
+# … and, where a line stands close right of the star, under it from its own left edge (clear of its ring)
+BESIDE_STAR = (*spots(("right", "below-right", "above-right", "left"), 36), *spots(("below-right", "right"), 90),
+               Spot((0.0, 0.0), (-4.0, 26.0)), Spot((0.0, 1.0), (-4.0, -26.0)))
 FRONTIER_SPOTS = spots(("above-right", "right", "above-left", "left", "below-right", "below-left", "above", "below"), 14)
 
 
@@ -217,9 +219,12 @@ class BatchingChapter(ChapterView):
         if here is not None:
             px = view_pixels(self.plot.getPlotItem().vb)
             axes, c = self.plot.axes, f.curves
+            (y0, y1) = self.plot.getPlotItem().vb.viewRange()[1]
+            marks = [avoid_line(px, (ln.value(), y0), (ln.value(), y1)) for ln in self.lines.values() if ln.isVisible()]
+            words = avoid_labels([self.labels[k] for k in ("real", "ideal", "kv")], px)
             place(self.labels["meas"], px, axes.point(here.x, here.y), BESIDE_STAR,
                   [*avoid_polyline(px, axes.xs(c.batch), axes.ys(c.tokens_per_s)),
-                   *avoid_polyline(px, axes.xs(c.batch), axes.ys(c.ideal_tokens_per_s))])
+                   *avoid_polyline(px, axes.xs(c.batch), axes.ys(c.ideal_tokens_per_s)), *marks, *words])
 
     def _place_line_words(self) -> None:
         """Each line's words run up beside it from the foot of the plot; where a curve crosses them

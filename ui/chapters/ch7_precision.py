@@ -66,7 +66,7 @@ class PrecisionChapter(ChapterView):
         self.names.set_names(f.names)
         self.cap_line.setValue(f.capacity_gb)
         show_text(self.cap_label, f.capacity_label, th.VERMILLION, (past((f.capacity_gb,), x_range, 0.005), CAP_LABEL_Y))
-        self.plot.getPlotItem().vb.setRange(xRange=x_range, yRange=slot_range(len(bars), 0.95, 0.55), padding=0)
+        self.plot.getPlotItem().vb.setRange(xRange=x_range, yRange=slot_range(len(bars), 1.05, 0.55), padding=0)
         self.title_row.setText(f.title)
         colours = {"": th.ORANGE, "current": t.op_point}
         self.set_legend(self.plot, [(colours[k], w) for k, w in f.legend])

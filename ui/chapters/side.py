@@ -13,6 +13,7 @@ from ui.kit.fit_text import fitting_px
 from ui.kit.steady_label import WrapLabel
 
 WHY_MIN_SHARE = 0.75      # the derivation's type steps down to this share of its size before it scrolls
+DETAILS_MAX_SHARE = 0.3   # the details under the chart take at most this share of its room; past that they scroll
 
 
 def why_scroll(label: QLabel) -> QScrollArea:
@@ -56,7 +57,9 @@ class SidePanel:
         self.details_button.setAccessibleName("Details: the numbers behind this screen")
         self.details_button.toggled.connect(self._toggle_details)
         self.details_label = self.note_label(name="chapterDetails")
-        self.details_label.setVisible(False)
+        self.details_scroll = why_scroll(self.details_label)       # long details scroll: the chart keeps its room
+        self.details_scroll.setObjectName("chapterDetailsScroll")
+        self.details_scroll.setVisible(False)
         return self.side
 
     def _fit_key(self) -> None:
@@ -71,7 +74,20 @@ class SidePanel:
     def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt's name)
         if ev.type() == QEvent.Resize and obj is self.why_scroll.viewport():
             self._fit_why()
+        elif ev.type() == QEvent.Resize and obj is self.chart:
+            self._fit_details()
         return False
+
+    def _fit_details(self) -> None:
+        """The details at most DETAILS_MAX_SHARE of the chart's height (the plot keeps the rest), as
+        tall as their lines need below that."""
+        cap = max(60, int(self.chart.height() * DETAILS_MAX_SHARE))
+        if self.details_scroll.maximumHeight() != cap:
+            self.details_scroll.setMaximumHeight(cap)
+        need = self.details_label.heightForWidth(max(1, self.details_scroll.viewport().width())) + 4
+        want = min(cap, max(need, 0))
+        if self.details_scroll.minimumHeight() != want:
+            self.details_scroll.setMinimumHeight(want)
 
     def _fit_why(self) -> None:
         """The derivation in its type size, or as large as fits its room down to WHY_MIN_SHARE of
@@ -94,3 +110,6 @@ class SidePanel:
     def _toggle_details(self, on: bool) -> None:
         self.details_button.setText("Details ▾" if on else "Details ▸")
         self.details_label.setVisible(on)
+        self.details_scroll.setVisible(on)
+        if on:
+            self._fit_details()

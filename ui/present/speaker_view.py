@@ -273,6 +273,7 @@ class SpeakerView(QWidget):
         for w in (self.now, self.now_label, self.chapter_list, self.chapters_label):
             w.setVisible(not on)
         self.notes_label.setVisible(not self.strip_mode)   # the strip's notes box speaks for itself
+        self.read_button.setVisible(not self.strip_mode)   # the strip stays low: T turns read mode there
         self.columns.setStretch(0, 3)                     # the notes: most of the column when rehearsing
         self.columns.setStretch(1, 1 if on and column else 2)
         self._notes_size()
