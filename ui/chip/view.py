@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from model import Estimate, Scenario, estimate
 from model.catalog.parts import Catalog
+from model.errors import ModelError
 from model.catalog.active import default_catalog
 from model.readouts.chip import packet_scale, scale_forms, step_word, tiles_drawn
 from model.readouts.chip_words import chip_words
@@ -233,9 +234,13 @@ class HierarchyView(ChipPictures, QWidget):
             return
         est, animate = self._pending
         self._pending = None
+        try:
+            f = flow(est, self.catalog)
+            hw = est.resolved.hw if est.resolved is not None else self.catalog.gpu(est.scenario.gpu)
+        except ModelError:          # a failed scenario whose part has just left the catalogue (Remove):
+            return                  # the controller's next snapshot, on the defaults, follows at once
         self.estimate = est
-        self._flow = f = flow(est, self.catalog)
-        self.hw = est.resolved.hw if est.resolved is not None else self.catalog.gpu(est.scenario.gpu)
+        self._flow, self.hw = f, hw
         self._shapes = patterns(f)
         self.animator.retarget(f, packet_scale(f, self.speed), animate and self.isVisible() and self.frames > 0)
         self._relayout(force=True)
