@@ -87,3 +87,25 @@ def test_the_speaker_views_button_and_presenter_type(window):
         assert not sp.read_button.isChecked() and not window.lessons.reading
     finally:
         window.presenter.stage.toggle_rehearsal()
+
+
+def test_read_mode_on_a_removed_part_redraws_from_the_current_scenario(window, monkeypatch):
+    """The soak: Remove took a custom GPU away, then T on a lesson whose last estimate was of that GPU
+    raised an unknown-GPU error out of the key press. Now the view redraws from the controller's
+    estimate (and says any error in one line)."""
+    import ui.chapters.base as base
+    from model.errors import UnknownIdError
+    window.show_lessons(5)
+    deliver()
+    v = window.lessons.current_view
+    real, calls = base.read_page, []
+
+    def gone_once(*a, **k):
+        calls.append(1)
+        if len(calls) == 1:
+            raise UnknownIdError("unknown GPU 'x-custom'", what="GPU", key="x-custom")
+        return real(*a, **k)
+    monkeypatch.setattr(base, "read_page", gone_once)
+    window.presenter.handle_key(Qt.Key_T)          # raised out of the key press before
+    deliver()
+    assert len(calls) >= 2 and v.read_panel.isVisible() and v.read_panel.text()

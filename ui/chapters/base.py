@@ -296,7 +296,10 @@ class ChapterView(SidePanel, ChartExports, QWidget):
         if self.read_panel is not None:
             self.read_panel.setVisible(self.reading)
         if self.reading and self.estimate is not None:
-            self._show_reading(self.estimate)
+            try:
+                self._show_reading(self.estimate)
+            except Exception:      # an older estimate, its part since removed: redraw from the current one
+                self.refresh()     # (which says any error in one line)
 
     def _show_reading(self, e) -> None:
         self.read_panel.show_page(read_page(self.chapter, self.state_index, e, self.params, self.catalog), e)
