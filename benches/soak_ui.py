@@ -194,8 +194,9 @@ def one_seed(seed: int, actions: int) -> int:
     cpu = time.process_time() - t0
     print(f"  CPU {cpu:.0f} s = {1e3 * cpu / max(walk.done, 1):.1f} ms per action")
     print("  actions by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(walk.counts.items())))
-    for p in problems[:5]:
-        print(f"  PROBLEM: {p.strip().splitlines()[-1]}")
+    for p in problems[:5]:              # the last line, then where it came from (the innermost frames)
+        lines = p.strip().splitlines()
+        print(f"  PROBLEM: {lines[-1]}" + "".join(f"\n      {x}" for x in lines[-9:-1]))
     print("  " + summary(seed, walk.done, at, len(problems)), flush=True)
     return 1 if problems else 0
 
