@@ -75,6 +75,7 @@ def test_sweep_csv_over_batch():
     assert tps == sorted(tps)
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_validate_prints_every_row_and_the_summary():
     out = run("validate", timeout=900)
     from model.machine.measured import default_measured

@@ -42,6 +42,7 @@ def one_line(out) -> str:
 
 # ---------------------------------------------------------------- 1. progress and the fit cache
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_validate_shows_a_few_plain_progress_lines_when_stderr_is_not_a_terminal():
     out = run("validate", timeout=900)
     lines = out.stderr.splitlines()
@@ -203,6 +204,7 @@ def test_plan_names_the_model_and_the_targets():
 @pytest.mark.parametrize("args", [("estimate",), ("estimate", "--model", "llama-3.1-70b", "--gpus", "8"), ("list",),
                                   ("list", "engines"), ("serve", "--rate", "2", "--requests", "50"),
                                   SMALL_PLAN + ("--ttft-p90-ms", "500"), ("validate",)])
+@pytest.mark.slow          # ~5–9 s: make test and CI run it, make test-fast leaves it out
 def test_tables_fit_100_columns(args):
     out = run_env(*args, env={"COLUMNS": "100"}, timeout=900)
     widest = max(len(line) for line in out.stdout.splitlines())
@@ -217,6 +219,7 @@ def test_a_narrow_terminal_gets_narrow_tables_and_wide_gets_every_row_on_one_lin
     assert len(wide) == 2 + len(default_catalog().gpus)
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_validate_wraps_names_at_words_and_never_cuts_one():
     from model.machine.measured import default_measured
     words = set(run("validate", timeout=900).stdout.split())

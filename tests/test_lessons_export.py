@@ -75,6 +75,7 @@ def test_the_folder_rules(tmp_path):
         check_folder(str(tmp_path / "missing" / "out"))
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_the_command_writes_the_pages_and_refuses_bad_paths(tmp_path):
     out = tmp_path / "site"
     run = _main("lessons", "--html", str(out))

@@ -27,6 +27,7 @@ def test_a_lone_token_costs_a_whole_tile_per_expert_it_reaches():
     assert p.expert_rows(1, 128) == pytest.approx(k * 128, rel=0.02)
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_padding_never_lowers_the_rows_and_grows_with_the_tile():
     p = _params()
     b = np.array([1, 4, 32, 256, 2048, 16384], dtype=float)

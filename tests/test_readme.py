@@ -4,6 +4,8 @@ says when it was made, or one of the few names below that hold a digit. A number
 fails here, so a new one cannot slip in unchecked."""
 from __future__ import annotations
 
+import pytest
+
 import importlib.util
 import re
 import sys
@@ -81,6 +83,7 @@ def unchecked(text: str, covered) -> list[str]:
     return out
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_every_worked_out_number_is_what_the_model_and_the_repository_say():
     mod = _numbers()
     problems = mod.stale(README.read_text(encoding="utf-8"))

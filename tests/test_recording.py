@@ -45,6 +45,7 @@ def test_record_the_chip_as_a_gif(tmp_path):
     assert out.stat().st_size < 25e6
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_record_a_chapter_gliding_through_its_states(tmp_path):
     out = tmp_path / "ch6.gif"
     r = main_py("--record", str(out), "--chapter", "6", "--seconds", "2", "--size", "480x270", "--fps", "10")

@@ -126,6 +126,7 @@ def test_serving_rows_are_predicted_under_their_load():
     assert metric_of(sm, "serve_ttft_p99_ms") == sm.ttft.p99_ms
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_validate_serving_reads_one_publisher_held_out():
     import subprocess
     import sys

@@ -86,6 +86,7 @@ def test_an_ascii_terminal_gets_ascii():
     out.stdout.encode("ascii")
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_a_closed_pipe_is_quiet():
     proc = subprocess.Popen([sys.executable, "main.py", "validate"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)

@@ -2,6 +2,8 @@
 offscreen platform has a laptop and a projector (the main test process has one screen)."""
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import pathlib
@@ -15,6 +17,7 @@ SCREENS = {"screens": [
 ]}
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_presenter_view_on_two_screens(tmp_path):
     config = tmp_path / "screens.json"
     config.write_text(json.dumps(SCREENS), encoding="utf-8")

@@ -1,6 +1,8 @@
 """The chip shown large on its own, and --smoke rendering every view."""
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +30,7 @@ def test_chip_focus_hides_the_rest_and_comes_back(qtbot, shown):
     assert w.controls_scroll.isVisible() and w.right.isVisible()
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_smoke_renders_every_view_and_exits_0(tmp_path):
     out = subprocess.run([sys.executable, "main.py", "--smoke"], cwd=ROOT, capture_output=True, text=True,
                          timeout=180, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"})

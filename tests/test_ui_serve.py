@@ -137,6 +137,7 @@ def test_record_the_serve_page(tmp_path):
     assert rec.frames == 5 and rec.what == "the Serve page" and rec.bytes > 0
 
 
+@pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out
 def test_the_smoke_run_renders_the_serve_page():
     import pathlib
     import subprocess
