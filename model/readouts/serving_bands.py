@@ -80,12 +80,10 @@ def band_derivation(b: Band, text: str) -> str:
 
 
 def engine_name(base: str) -> str:
-    """An engine's name for a band's words ("vLLM"); the id itself for ``ideal``, ``auto`` or one the
-    table lacks (the ideal engine has no factors, and so no entry to name it)."""
+    """An engine's name for a band's words ("vLLM"; "ideal" for the ideal engine, which has no factors)."""
     from model.catalog.active import default_efficiency
-    from model.catalog.engines import AUTO, IDEAL_ID
-    table = default_efficiency()
-    return table.engine(base).name if base in table.ids and base not in (AUTO, IDEAL_ID) else base
+    from model.physics.estimate import engine_label
+    return engine_label(default_efficiency(), base)
 
 
 def band_suffix(engine_id: str, load: str, key: str) -> str:
