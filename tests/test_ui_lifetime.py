@@ -119,3 +119,26 @@ def test_the_explore_roofline_adds_no_symbol_pictures(main_window, qtbot):
     for _ in range(3):
         round_trip()
     assert _atlas_entries(w.roofline) == first
+
+
+def test_a_scatters_clicked_points_do_not_outlive_its_new_data(main_window):
+    """A click or hover makes SpotItems that hold their array in a cycle the GC cannot see; the
+    window's scatters let them go when new data comes (ui/plotting/scatter.py). The Plan page's
+    frontier, hovered, then given a new plan: the old points are freed."""
+    import gc
+    import weakref
+    from PySide6.QtCore import QPointF
+    chart = main_window.plan.chart
+    item = chart.front_points
+    item.setData(x=[0.0, 1.0, 2.0], y=[0.0, 1.0, 2.0], data=[0, 1, 2])
+    assert len(item.pointsAt(QPointF(1.0, 1.0))) >= 1          # what a click asks: SpotItems made
+    old = weakref.ref(item.data)
+    item.setData(x=[3.0], y=[3.0], data=[0])
+    gc.collect()
+    assert old() is None, "the clicked points' array is still alive"
+    plain = pg.ScatterPlotItem(x=[1, 2], y=[1, 2])             # any scatter, PlotDataItems' too
+    plain.points()
+    old = weakref.ref(plain.data)
+    plain.setData(x=[5], y=[5])
+    gc.collect()
+    assert old() is None

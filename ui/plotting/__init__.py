@@ -6,6 +6,7 @@
                                                                         (pure: no Qt)
     axes       SIAxis (log ticks as SI numbers), NamesAxis (a category axis)
     labels     TextItems made once, then set_text/show_text/place
+    scatter    pyqtgraph's scatter items without their one leak (clicked points outliving setData)
 
 Nothing is imported here, so the pure modules load without Qt.
 """

@@ -364,6 +364,8 @@ def record_cli(path: str, *, chapter: int | None, scenario, seconds: float | Non
         ensure_app()
         import pyqtgraph as pg
         pg.setConfigOptions(antialias=True, useOpenGL=False)
+        from ui.plotting.scatter import let_go_of_spots
+        let_go_of_spots()                  # a scatter's points do not outlive its setData (ui/plotting/scatter.py)
         rec = record(path, chapter=chapter, scenario=scenario, seconds=seconds, size=size or DEFAULT_SIZE,
                      fps=DEFAULT_FPS if fps is None else fps, theme=theme or "dark", page=page, serving=serving,
                      overwrite=overwrite, progress=progress)

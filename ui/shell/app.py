@@ -104,6 +104,8 @@ def build_window(scenario=None, *, theme: str | None = None, large_text: bool = 
     """Create (not show) the main window. ``st``: a QSettings or None (nothing saved)."""
     import pyqtgraph as pg
     pg.setConfigOptions(antialias=True, useOpenGL=False)
+    from ui.plotting.scatter import let_go_of_spots
+    let_go_of_spots()                  # a scatter's points do not outlive its setData (ui/plotting/scatter.py)
     from ui.state.controller import Controller
     from ui.shell.main_window import MainWindow
     ensure_app()
