@@ -200,6 +200,16 @@ def _default(name: str) -> str:
 # ---------------------------------------------------------------- the facts
 C = _catalog
 
+def _stage_sizes() -> tuple[str, ...]:
+    """The stage's smallest type and the room under which Explore leaves the chip out (ui/kit/theme.py),
+    and the smaller of the two sizes tests/test_stage.py checks Explore, Serve and Plan at."""
+    from ui.kit import theme as th
+    test = (ROOT / "tests" / "test_stage.py").read_text(encoding="utf-8")
+    sizes = re.search(r"parametrize\(\"size\", \[([^\]]*)\]\)\ndef test_explore_serve_and_plan", test).group(1)
+    small = min(re.findall(r"\((\d+), (\d+)\)", sizes), key=lambda wh: int(wh[0]))
+    return str(th.STAGE_MIN_PX), "{}×{}".format(*th.STAGE_ROOM_PX), "{}×{}".format(*small)
+
+
 FACTS: list[Fact] = [
     # the opening scenario (the screenshot's caption and "Using it")
     Fact("opening: time per token", r"memory-bound, (\S+ ms) per token with (\w+) \((\S+ ms) floor\)",
@@ -233,6 +243,8 @@ FACTS: list[Fact] = [
     # lessons and screenshots
     Fact("lessons: chapter count", r"\*\*Lessons\.\*\* (\w+) chapters", lambda: (_word(len(_chapters())),)),
     Fact("presenting: chapter keys", r"(\d)–(\d): jump\s+to a chapter", lambda: ("1", str(len(_chapters())))),
+    Fact("presenting: stage type", r"Plan is smaller than (\d+) px; on a\s+projector smaller than (\d+×\d+) \(a "
+         r"(\d+×\d+) one\)", _stage_sizes),
     Fact("screenshots: sizes", r"Screenshots of every state at ([^,\s]+), (\S+) and (\S+):", _screenshot_sizes),
     Fact("lesson 6 caption", r"Lesson 6: at batch ([\d,]+) the maths takes over from batch ([\d,]+) \(at peak numbers "
          r"only from ([\d,]+)\)",

@@ -79,6 +79,8 @@ def _label_texts(window: QWidget) -> list[Text]:
         rect = _widget_rect(lab, window)
         need_h = lab.heightForWidth(lab.width()) if lab.wordWrap() else lab.sizeHint().height()
         need_w = lab.width() if lab.wordWrap() else lab.sizeHint().width()
+        if getattr(lab, "forms", None) is not None:   # a FitLabel (ui/chip/control_bar.py) hints its longest form:
+            need_w = lab.fontMetrics().horizontalAdvance(lab.text()) + 4     # what it shows is what must fit
         clip = _visible_area(lab, window)
         if _scrolls(lab):                    # the text of a scroll area: what its viewport hides scrolls, not cut
             out.append(Text("label", lab.text(), rect.intersected(clip), _font_px(lab.font(), lab.text()), clip))

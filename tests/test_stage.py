@@ -67,6 +67,45 @@ def test_every_state_is_readable_on_stage(stage, qtbot, number, size):
         assert not bad, f"details of chapter {number} state {index + 1} at {size}:\n" + "\n".join(bad)
 
 
+@pytest.mark.parametrize("size", [(1920, 1080), (1024, 768)])
+def test_explore_serve_and_plan_are_readable_on_stage(stage, size):
+    """Presenter mode on a 1080p and on a 1024×768 projector: every text of Explore, Serve and Plan
+    at 18 px or more, none clipped or over another; on the small screen Explore shows the roofline
+    and gauges (ui.kit.theme.compact_stage) and Ctrl+H the chip alone, which fits too. The queue's
+    painted words (lane titles, counts, legend, clock) stay inside the view and off each other."""
+    from PySide6.QtCore import QRectF
+    w = stage
+    w.resize(*size)
+    deliver()
+    small = size[0] < 1500
+    for page in ("explore", "serve", "plan"):
+        getattr(w, f"show_{page}")()
+        w.controller.flush()
+        if page == "serve":
+            w.serve.settle(60)
+        elif page == "plan":
+            w.plan.settle()
+        deliver()
+        bad = problems(w, MIN_PX)
+        assert not bad, f"{page} at {size}:\n" + "\n".join(bad)
+        if page == "explore":
+            assert w.chip_area.isVisible() is not small and w.right.isVisible()
+        if page == "serve":
+            view = w.serve.queue
+            boxes = view.painted_boxes()
+            assert len(boxes) >= 8 and all(QRectF(view.rect()).contains(r) for _, r in boxes), boxes
+            assert not [(a, b) for i, (a, ra) in enumerate(boxes) for b, rb in boxes[i + 1:]
+                        if ra.adjusted(1, 1, -1, -1).intersects(rb.adjusted(1, 1, -1, -1))]
+    w.set_chip_focus(True)
+    deliver()
+    assert w.chip_area.isVisible() and not w.right.isVisible()
+    assert not problems(w, MIN_PX), "\n".join(problems(w, MIN_PX))
+    w.set_chip_focus(False)
+    w.presenter.leave()
+    deliver()
+    assert w.chip_area.isVisible() and w.right.isVisible() and w.theme.min_px < MIN_PX
+
+
 def test_the_checker_finds_what_it_must(own_stage):
     """The stage check is not vacuous: a shrunken, overlapping text is caught."""
     stage = own_stage

@@ -218,7 +218,7 @@ class PlanChart:
                    "the cheapest setup that meets the targets · ★ published runs of this scenario · dashed vermillion line: the "
                    "TPOT target")
     x_label: str = "Speed per user (output tokens/s per user = 1/TPOT, log)"
-    y_label: str = "Throughput per GPU (output tokens/s/GPU, log)"
+    y_label: str = "Output tokens/s per GPU (log)"
 
 
 def plan_chart(p: Plan, path=None) -> PlanChart:

@@ -25,6 +25,7 @@ BINS = 28
 BUSY = "Simulating… (the numbers below are the last run's until it is done)"
 TILE_KEYS = ("ttft_p90", "tpot_p90", "request_throughput", "mean_waiting", "preemptions")
 LANES = ("Arriving", "Waiting", "Running on the GPU", "Done")
+LANE_SHORT = {"Arriving": "Sent", "Waiting": "Queue", "Running on the GPU": "Running", "Done": "Done"}  # a narrow lane
 STATE_WORDS = {"waiting": "waiting", "prefill": "prefilling its prompt", "decode": "decoding",
                "done": "finished"}
 
@@ -62,6 +63,10 @@ class Clock:
     def label(self, t_sim_s: float) -> str:
         """'t = 42.5 s of 2.70 min': where the replay is in the run the charts show whole."""
         return f"t = {duration(max(0.0, t_sim_s))} of {duration(self.loop_s)}"
+
+    def forms(self, t_sim_s: float) -> tuple[str, ...]:
+        """The clock line, longest first, for the room there is: where the replay is, and the time scale."""
+        return (f"{self.label(t_sim_s)}   ·   {self.text}", self.label(t_sim_s), f"t = {duration(max(0.0, t_sim_s))}")
 
 
 def _ticks(lo: float, hi: float) -> tuple[tuple[float, str], ...]:
@@ -140,11 +145,20 @@ def clock(run: ServingRun) -> Clock:
 
 def lane_counts(run: ServingRun, t_s: float) -> dict[str, str]:
     """How many requests are in each lane at ``t_s`` (the words under the lanes)."""
+    return {name: forms[0] for name, forms in lane_count_forms(run, t_s).items()}
+
+
+def lane_count_forms(run: ServingRun, t_s: float) -> dict[str, tuple[str, ...]]:
+    """``lane_counts`` with shorter forms after each, for a narrow lane (longest first)."""
     sent, adm, fin = run.sent_s, run.admitted_s, run.finish_s
     arrived = int(np.count_nonzero(sent <= t_s))
     waiting = int(np.count_nonzero((sent <= t_s) & ~(adm <= t_s)))
     running = int(np.count_nonzero((adm <= t_s) & ~(fin <= t_s)))
     done = int(np.count_nonzero(fin <= t_s))
-    return {"Arriving": f"{arrived:,} of {run.requests.count:,} sent", "Waiting": f"{waiting:,} waiting",
-            "Running on the GPU": f"{running:,} running · {run.largest_batch:,} fit at the mean context",
-            "Done": f"{done:,} done"}
+    return {"Arriving": (f"{arrived:,} of {run.requests.count:,} sent", f"{arrived:,} of {run.requests.count:,}",
+                         f"{arrived:,}"),
+            "Waiting": (f"{waiting:,} waiting", f"{waiting:,}"),
+            "Running on the GPU": (f"{running:,} running · {run.largest_batch:,} fit at the mean context",
+                                   f"{running:,} running · {run.largest_batch:,} fit", f"{running:,} running",
+                                   f"{running:,}"),
+            "Done": (f"{done:,} done", f"{done:,}")}

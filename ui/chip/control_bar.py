@@ -1,7 +1,7 @@
 """The bar under the chip: pause, single step, speed, the time scale and the token counter."""
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from ui.chip.paint.common import Palette
@@ -56,6 +56,13 @@ class FitLabel(QLabel):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit()
+
+    def changeEvent(self, event) -> None:        # noqa: N802 (Qt name)
+        """A style sheet's new font size (presenter mode, larger text) changes what fits."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.FontChange, QEvent.StyleChange):
+            self.updateGeometry()
+            self._fit()
 
     def _fit(self) -> None:
         shown = first_fitting(self._forms, self.font(), self.contentsRect().width())

@@ -185,6 +185,7 @@ class RooflinePlot(CatchUpWhenShown, RooflineLabelsMixin, QWidget):
         x_title, y_title = rr.axis_titles(self._snap.estimate) if self._snap is not None else \
             ("Arithmetic intensity (FLOP per byte of HBM traffic)", "Attained FLOP/s per GPU")
         th.style_plot_axes(self.plot.getPlotItem(), t, x_title, y_title, left_em=4.6)
+        self.plot.getPlotItem().setContentsMargins(0, t.px(13) * 0.6, 0, 0)    # room for the top tick's name
         # shared pens and brushes (ui.kit.pens): a theme change adds no picture to a symbol atlas
         self.slope.setPen(pens.pen(th.ORANGE, width=2))
         self.active_roof.setPen(pens.pen(th.BLUISH_GREEN, width=2))

@@ -46,10 +46,11 @@ class Theme:
     workspace: str
     plot_grid: str = "#1F242B"
     scale: float = 1.0      # type scale: window size × larger-text option
+    min_px: int = 9         # no text smaller (STAGE_MIN_PX in presenter mode)
 
     def px(self, base: float) -> int:
-        """A font size in pixels for a design size given at 1080p."""
-        return max(9, int(round(base * self.scale)))
+        """A font size in pixels for a design size given at 1080p, never under ``min_px``."""
+        return max(self.min_px, int(round(base * self.scale)))
 
 
 DARK = Theme(
@@ -69,12 +70,15 @@ LIGHT = Theme(
 THEMES = {"dark": DARK, "light": LIGHT}
 
 
-def get_theme(name: str | None, scale: float = 1.0) -> Theme:
+def get_theme(name: str | None, scale: float = 1.0, min_px: int = 9) -> Theme:
     base = THEMES.get((name or "dark").lower(), DARK)
-    return replace(base, scale=scale)
+    return replace(base, scale=scale, min_px=min_px)
 
 
 PRESENTER_SCALE = 1.35      # presenter mode's type, × the window's own
+STAGE_MIN_PX = 18           # presenter mode: no text on the Explore, Serve and Plan pages smaller, at any window size
+STAGE_ROOM_PX = (1500, 900)  # presenter mode: a window smaller than this shows Explore's numbers without the chip
+                             # beside them (Ctrl+H or a double-click: the chip alone), so that 18 px type fits
 
 
 def type_scale(window_height: int, large_text: bool, presenting: bool = False) -> float:
@@ -97,6 +101,12 @@ def slide_scale(scale: float, width_px: int, height_px: int) -> float:
     if width_px <= 0 or height_px <= 0 or fit >= scale:
         return scale
     return max(SLIDE_MIN_SCALE, math.floor(fit * 20 + 1e-9) / 20)
+
+
+def compact_stage(t: Theme, width_px: int, height_px: int) -> bool:
+    """Presenter mode's type (``t.min_px`` the stage's) in a window smaller than STAGE_ROOM_PX: the
+    pages show what matters most, at 18 px or more, and leave the rest out."""
+    return t.min_px >= STAGE_MIN_PX and (width_px < STAGE_ROOM_PX[0] or height_px < STAGE_ROOM_PX[1])
 
 
 def presenter_theme(name: str, height_px: int) -> Theme:

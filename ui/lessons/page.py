@@ -364,9 +364,8 @@ class LessonsView(QWidget):
         """The chapters' type at the window's scale, or smaller where this page has less room than
         a slide's layout needs at that scale (ui.kit.theme.slide_scale)."""
         t = self.window_theme
-        if self.isVisible():
-            scale = th.slide_scale(t.scale, self.width(), self.height())
-            t = t if scale == t.scale else th.get_theme(t.name, scale)
+        scale = th.slide_scale(t.scale, self.width(), self.height()) if self.isVisible() else t.scale
+        t = th.get_theme(t.name, scale)     # the slides keep their own type: no stage floor (ui.kit.theme.STAGE_MIN_PX)
         if not force and t == self.theme:
             return
         self.theme = t

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ui.kit import theme as th
 from ui.kit.pens import brush, pen, set_symbol_style
-from ui.plotting.axes import SIAxis
+from ui.plotting.axes import SIAxis, line_height
 from ui.plotting.coords import LOG_LOG, log10_array
 
 
@@ -60,6 +60,9 @@ class FrontierChart(QWidget):
         self.plot.setBackground(t.bg)
         th.style_plot_axes(self.plot.getPlotItem(), t, self.data.x_label if self.data else "",
                            self.data.y_label if self.data else "", 6.0)
+        bottom = self.plot.getPlotItem().getAxis("bottom")
+        bottom.setStyle(autoExpandTextSpace=False,      # room for the tick names' full line, so the axis title
+                        tickTextHeight=line_height(bottom.style["tickFont"]))    # under them never overlaps them
         self.cloud.setPen(pen(None))
         self.cloud.setBrush(brush((150, 150, 150, 60)))
         self.frontier.setPen(pen(th.BLUISH_GREEN, width=3))

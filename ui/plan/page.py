@@ -108,6 +108,8 @@ class PlanPage(LazyPage, QWidget):
         self.title = QLabel("")
         self.title.setTextFormat(Qt.PlainText)
         self.title.setObjectName("chartTitle")
+        self.title.setWordWrap(True)
+        self.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         outer.addWidget(self.title)
         self.chart = FrontierChart()
         outer.addWidget(self.chart, 1)
@@ -194,6 +196,17 @@ class PlanPage(LazyPage, QWidget):
                            f"QLabel#plan_target {{ font-size: {t.px(15)}px; color: {t.secondary}; }}"
                            f"QLabel#plan_legend {{ font-size: {t.px(14)}px; color: {t.secondary}; }}")
         self.chart.set_theme(t)
+        self._fit_stage()
+
+    def _fit_stage(self) -> None:
+        """On a small stage (ui.kit.theme.compact_stage) the legend under the chart gives its room to
+        the chart; it stays the chart's tooltip."""
+        w = self.window()
+        self.lines["legend"].setVisible(not th.compact_stage(self.theme, w.width(), w.height()))
+
+    def resizeEvent(self, ev) -> None:           # noqa: N802 (Qt name)
+        super().resizeEvent(ev)
+        self._fit_stage()
 
     # ---------------------------------------------------------------- the plan
     def request(self) -> PlanRequest:
@@ -246,6 +259,7 @@ class PlanPage(LazyPage, QWidget):
         self.lines["current"].setText(d.current_text)
         self.lines["target"].setText(d.target_text)
         self.lines["legend"].setText(d.legend)
+        self.chart.setToolTip(d.legend)
 
     def _load(self, index: int) -> None:
         if self.plan is not None:

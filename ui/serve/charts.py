@@ -132,21 +132,27 @@ class DistributionChart(_Chart):
             items.append((xpix(d.target[0]), "target", d.target[1], t.text))
         rows = [plot.left(), plot.left()]          # where each of the two label rows is free from
         for x, k, txt, colour in sorted(items):
+            placed = self._place_mark(p, x, (txt,) if k == "target" else (f"{k} {txt}", k), rows)
+            if placed is None:
+                continue                           # no room for even its name: no line without words either
+            row, left, tw, label = placed
             if k != "target":
                 p.setPen(QPen(QColor(colour), 2))
                 p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
-            label = txt if k == "target" else f"{k} {txt}"
-            tw = p.fontMetrics().horizontalAdvance(label) + 6
-            for row in (0, 1):
-                left = min(max(x - tw / 2, rows[row]), self.width() - tw - 4)
-                if left >= rows[row] - 1:
-                    break
-            else:
-                continue                           # no room in either row: the tiles carry the number
             p.setPen(QColor(colour))
             y = plot.top() - marks_h * (2 - row)
             p.drawText(QRectF(left, y, tw, marks_h - 2), Qt.AlignCenter | Qt.TextSingleLine, label)
             rows[row] = left + tw + 4
+
+    def _place_mark(self, p, x: float, forms: tuple[str, ...], rows: list[float]):
+        """(row, left, width, words) for the first of ``forms`` that fits a row above ``x``, else None."""
+        for label in forms:
+            tw = p.fontMetrics().horizontalAdvance(label) + 6
+            for row in (0, 1):
+                left = min(max(x - tw / 2, rows[row]), self.width() - tw - 4)
+                if left >= rows[row] - 1:
+                    return row, left, tw, label
+        return None
 
 
 class OverTimeChart(_Chart):

@@ -16,8 +16,9 @@ from PySide6.QtCore import QElapsedTimer, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from model.readouts.serving_page import LANES, STATE_WORDS, clock, lane_counts
+from model.readouts.serving_page import LANE_SHORT, LANES, STATE_WORDS, clock, lane_count_forms, lane_counts
 from ui.kit import theme as th
+from ui.kit.fit_text import first_fitting
 
 FRAME_MS = 16
 MAX_DT = 0.05
@@ -39,6 +40,12 @@ def _grid(rect: QRectF, n: int) -> tuple[int, int, float]:
     return cols, rows, cell
 
 
+def _text(p: QPainter, room: QRectF, flags, text: str) -> tuple[str, QRectF]:
+    """Paint ``text`` in ``room``; (text, the rectangle its line takes)."""
+    p.drawText(room, flags, text)
+    return text, p.boundingRect(room, flags, text)
+
+
 class QueueView(QWidget):
     """Draws a ServingRun's requests as dots moving through four lanes."""
 
@@ -50,6 +57,7 @@ class QueueView(QWidget):
         self.setMinimumSize(480, 200)
         self.theme = th.get_theme("dark")
         self.run = None
+        self._painted = None
         self._dot_pictures: dict[tuple, QPixmap] = {}
         self.clock = None
         self.t_sim = 0.0
@@ -68,6 +76,7 @@ class QueueView(QWidget):
     def set_run(self, run) -> None:
         """A new run: its arrays, its clock, a fresh layout; the animation starts over."""
         self.run = run
+        self._painted = None          # the words painted for the last run: none yet for this one
         self.clock = clock(run)
         self._t0 = float(np.nanmin(run.sent_s))
         big = np.inf
@@ -138,13 +147,15 @@ class QueueView(QWidget):
         p.setRenderHint(QPainter.Antialiasing, True)
         p.setFont(self._font(14, True))
         pad = t.px(10)
+        boxes = []
         for name, r in zip(LANES, self._lanes):
             p.setPen(QPen(QColor(t.panel_border), 1.5))
             p.setBrush(QColor(t.panel))
             p.drawRoundedRect(r, 6, 6)
             p.setPen(QColor(t.secondary))
-            p.drawText(QRectF(r.left() + pad, r.top() + 4, r.width() - 2 * pad, t.px(22)),
-                       Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine, name.upper())
+            title = first_fitting((name.upper(), LANE_SHORT[name].upper()), p.font(), r.width() - 2 * pad, elide=False)
+            boxes.append(_text(p, QRectF(r.left() + pad, r.top() + 4, r.width() - 2 * pad, t.px(22)),
+                               Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine, title))
         p.setFont(self._font(14))
         x, top = 8.0, self._lanes[0].top()
         dot = t.px(12)
@@ -154,9 +165,10 @@ class QueueView(QWidget):
             p.drawEllipse(QRectF(x, (top - dot) / 2, dot, dot))
             p.setPen(QColor(t.text))
             wpx = p.fontMetrics().horizontalAdvance(words)
-            p.drawText(QRectF(x + dot + 6, 0, wpx + 4, top), Qt.AlignLeft | Qt.AlignVCenter, words)
+            boxes.append(_text(p, QRectF(x + dot + 6, 0, wpx + 4, top), Qt.AlignLeft | Qt.AlignVCenter, words))
             x += dot + 6 + wpx + t.px(18)
         self._legend_right = x
+        self._static_boxes = boxes
         p.end()
         return pm
 
@@ -293,21 +305,26 @@ class QueueView(QWidget):
 
     def _paint_words(self, p: QPainter) -> None:
         tm = self.theme
-        counts = lane_counts(self.run, self.t_sim)
+        counts = lane_count_forms(self.run, self.t_sim)
         p.setFont(self._font(14))
         p.setPen(QColor(tm.text))
         h = self.height()
-        for name, r in zip(LANES, self._lanes):
+        painted = []
+        for name, r in zip(LANES, self._lanes):     # the longest form that fits under its lane (a narrow lane: fewer words)
             extra = self._overflow.get(name, 0)
-            text = counts[name] + (f"  (+{extra:,} not drawn)" if extra else "")
-            p.drawText(QRectF(r.left(), r.bottom() + 2, r.width(), h - r.bottom() - 2),
-                       Qt.AlignLeft | Qt.AlignTop | Qt.TextSingleLine, text)
+            forms = ((counts[name][0] + f"  (+{extra:,} not drawn)",) if extra else ()) + counts[name]
+            text = first_fitting(forms, p.font(), r.width() + 6, elide=False)
+            painted.append(_text(p, QRectF(r.left(), r.bottom() + 2, r.width() + 6, h - r.bottom() - 2),
+                                 Qt.AlignLeft | Qt.AlignTop | Qt.TextSingleLine, text))
         p.setPen(QColor(tm.secondary))
         p.setFont(self._font(13))
-        head = f"{self.clock.label(self.t_sim - self._t0)}   ·   {self.clock.text}"
         left = getattr(self, "_legend_right", 8.0)
-        p.drawText(QRectF(left, 0, self.width() - 8 - left, self._lanes[0].top()),
-                   Qt.AlignRight | Qt.AlignVCenter | Qt.TextSingleLine, head)
+        room = self.width() - 8 - left
+        head = first_fitting(self.clock.forms(self.t_sim - self._t0), p.font(), room, elide=False)
+        if p.fontMetrics().horizontalAdvance(head) <= room:       # none fits beside the legend: no clock line
+            painted.append(_text(p, QRectF(left, 0, room, self._lanes[0].top()),
+                                 Qt.AlignRight | Qt.AlignVCenter | Qt.TextSingleLine, head))
+        self._painted = painted
 
     def legend(self) -> list[tuple[str, str]]:
         """(colour, words) of the dots, for the page's legend."""
@@ -317,5 +334,11 @@ class QueueView(QWidget):
         """The words the view paints now (tests, the screen-text walk)."""
         if self.run is None:
             return []
-        counts = lane_counts(self.run, self.t_sim)
-        return [n.upper() for n in LANES] + list(counts.values()) + [self.clock.text]
+        painted = getattr(self, "_painted", None)
+        words = [w for w, _ in painted] if painted else list(lane_counts(self.run, self.t_sim).values()) + [self.clock.text]
+        return [n.upper() for n in LANES] + words + ([self.clock.text] if any(self.clock.text in w for w in words) else [])
+
+    def painted_boxes(self) -> list[tuple[str, QRectF]]:
+        """(words, where they are) of every text the view painted last: lane titles, legend, counts, clock
+        (the stage checks: none outside the view or over another)."""
+        return list(getattr(self, "_static_boxes", None) or []) + list(self._painted or [])

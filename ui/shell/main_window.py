@@ -226,8 +226,16 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         """Show the animated chip large on its own (controls and right column hidden)."""
         self.chip_focus = bool(on)
         self.show_explore()
-        self.controls_scroll.setVisible(not on)
-        self.right.setVisible(not on)
+        self.controls_scroll.setVisible(not on and not self.presenting)
+        self.fit_stage()
+
+    def fit_stage(self) -> None:
+        """Presenter mode in a window smaller than th.STAGE_ROOM_PX (a 1024×768 projector): the
+        roofline and gauges alone, at 18 px type or more; the chip alone in chip focus."""
+        compact = th.compact_stage(self.theme, self.width(), self.height())
+        focus = getattr(self, "chip_focus", False)
+        self.chip_area.setVisible(focus or not compact)
+        self.right.setVisible(not focus)
 
     def toggle_chip_focus(self) -> None:
         self.set_chip_focus(not getattr(self, "chip_focus", False))
@@ -257,7 +265,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         if not force and scale == self._scale:
             return
         self._scale = scale
-        self.theme = th.get_theme(self.theme_name, scale)
+        self.theme = th.get_theme(self.theme_name, scale, th.STAGE_MIN_PX if self.presenting else 9)
         self.setStyleSheet(th.style_sheet(self.theme))
         self._theme_panels(self.theme)
 
@@ -282,6 +290,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
         self.apply_theme()
+        self.fit_stage()
         self._fit_right()
         if self._explain is not None and self._explain.isVisible():
             self._explain.place(self.chip_area)

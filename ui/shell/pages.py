@@ -261,6 +261,7 @@ class LessonsWindowMixin(ScenarioFilesMixin):
         if on and not (self.serve_visible() or self.plan_visible()):
             self.show_lessons()
         self.apply_theme(force=True)
+        self.fit_stage()
 
     def toggle_presenter_controls(self) -> None:
         self.controls_scroll.setVisible(not self.controls_scroll.isVisible())
