@@ -37,6 +37,7 @@ import numpy as np
 
 from model.errors import ScenarioError
 from model.serving.budget import budget, least_events, over_budget, refuse_if_too_long
+from model.serving.admission import DECODE, DONE, PREFILL, WAITING, Admission
 from model.serving.jumps import DecodeJumps
 from model.serving.limits import SchedulerLimits
 from model.serving.steptable import StepTable
@@ -46,8 +47,6 @@ from model.work import cancel_point
 
 # The most scheduler events (steps or jumps) a run may log, and the least a load needs, known
 # before it runs: model/serving/budget.py (a load past it is refused at once, in one line).
-
-WAITING, PREFILL, DECODE, DONE = 1, 2, 3, 4
 
 
 @frozen
@@ -91,7 +90,7 @@ class ReplicaRun:
     kv_blocks: int
 
 
-class _Sim(DecodeJumps):
+class _Sim(DecodeJumps, Admission):
     """The state of one replica's run (plain Python numbers and lists: a step is a few dozen operations)."""
 
     def __init__(self, table: StepTable, lim: SchedulerLimits, req: Requests, kv_blocks: int, concurrency: int,
@@ -237,99 +236,7 @@ class _Sim(DecodeJumps):
             self.held[i] = 0
         heapq.heappush(self.heap, (self.tauf[i], self.ver[i], i))
 
-    # ------------------------------------------------------------------ preemption
-    def preempt(self) -> bool:
-        """Evict the newest running request; False when none is left."""
-        while self.order:
-            i = self.order.pop()
-            st = self.state[i]
-            if st == DECODE:
-                made = self.gen[i] + (self.tau - self.tau0[i])
-                own = self.bkey[i] + self.tau
-                self.free += self._release_blocks_of_decode(i)
-                self.gen[i] = made
-                if self.lim.preemption == "swap":
-                    self.swapped[i] = True
-                    self._swap_time += own * self.swap_s
-                    self.need[i] = 0
-                else:
-                    self.need[i] = self.L[i] + made - self.cached[i]
-                    self.base[i] = self.cached[i] - self.share[i]
-            elif st == PREFILL:
-                self.prefilling.remove(i)
-                self.free += self.held[i]
-                self.held[i] = 0
-                self.need[i] = self.L[i] + self.gen[i] - self.cached[i]
-            else:
-                continue
-            self.done[i] = 0
-            self.state[i] = WAITING
-            self.pre[i] += 1
-            self.waiting.appendleft(i)
-            return True
-        return False
-
-    # ------------------------------------------------------------------ admission
-    def _blocks(self, tokens: int) -> int:
-        return -(-tokens // self.bs)
-
-    def _admit_blocks(self, i: int, chunk: int) -> int:
-        if self.lim.preemption == "none":
-            return self._blocks(self.L[i] + self.O[i] - self.share[i])
-        if self.swapped[i]:
-            return self._blocks(self.L[i] + self.gen[i] - self.share[i])
-        return self._blocks(self.base[i] + chunk)
-
-    def running(self) -> int:
-        return self.B + len(self.prefilling)
-
-    def can_admit(self, budget_left: int) -> bool:
-        if not self.waiting or self.running() >= self.max_running or self.preempted_now:
-            return False
-        if self.wpos and self.B:
-            return False
-        if self.lim.batching == "static" and self.running():
-            return False
-        i = self.waiting[0]
-        if self.swapped[i]:
-            return self._admit_blocks(i, 0) <= self.free - self.reserve
-        need = self.need[i]
-        mode = self.lim.prefill
-        if mode == "chunked":
-            chunk = min(need, budget_left)
-            if chunk <= 0:
-                return False
-        else:
-            chunk = need
-            if need > budget_left and self.running():
-                return False
-        return self._admit_blocks(i, chunk) <= self.free - self.reserve
-
-    def resume_swapped(self, i: int) -> None:
-        """A swapped-out decode comes back: its KV is copied in; it decodes on from where it was."""
-        kv = self.L[i] + self.gen[i] - 1
-        self._swap_time += (kv - self.share[i]) * self.swap_s
-        self.swapped[i] = False
-        self.state[i] = DECODE
-        self.key[i] = kv - self.tau
-        self.bkey[i] = kv - self.share[i] - self.tau
-        self.tau0[i] = self.tau
-        self.tauf[i] = self.tau + (self.O[i] - self.gen[i])
-        self.B += 1
-        self.K0 += self.key[i]
-        self.cls[self.bkey[i] % self.bs] += 1
-        heapq.heappush(self.heap, (self.tauf[i], self.ver[i], i))
-
     # ------------------------------------------------------------------ one step
-    def decode_blocks(self, a: int) -> int:
-        """Blocks the decodes open while each gains ``a`` tokens from τ."""
-        if self.lim.preemption == "none" or not self.B:
-            return 0
-        bs, cls, tau = self.bs, self.cls, self.tau
-        if a == 1:
-            return cls[(-tau) % bs]
-        return sum(cls[(-(tau + j)) % bs] for j in range(a))
-
     def advance_tokens(self) -> int:
         e = self.spec.expected
         return 1 if e == 1.0 else int(math.floor((self.ns + 1) * e)) - int(math.floor(self.ns * e))
