@@ -93,7 +93,7 @@ def test_read_mode_on_a_removed_part_redraws_from_the_current_scenario(window, m
     """The soak: Remove took a custom GPU away, then T on a lesson whose last estimate was of that GPU
     raised an unknown-GPU error out of the key press. Now the view redraws from the controller's
     estimate (and says any error in one line)."""
-    import ui.chapters.base as base
+    import ui.chapters.read_view as base      # where read mode calls read_page
     from model.errors import UnknownIdError
     window.show_lessons(5)
     deliver()

@@ -36,22 +36,18 @@ import html
 import re
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from model.lessons.deck import axis_extent, chapter_chart, chapter_facts, chapter_heading, chart_name
 from model.lessons.explain import depends_on, key_why
-from model.lessons.read import read_page
 from ui.kit import theme as th
 from ui.chapters.exports import ChartExports
-from ui.chapters.read_view import ReadPanel
+from ui.chapters.read_view import ReadMode
 from ui.chapters.side import SidePanel, why_scroll
-from ui.chapters.look import chapter_style, style_plot
+from ui.chapters.look import PlotParts, chapter_style, style_plot
 from ui.kit.deliver import deliver_now
 from ui.kit.fit_text import keep_units
-from ui.plotting.hover import MarkerTips
-from ui.plotting.axes import SIAxis
-from ui.plotting.keys import key_html
 from ui.plotting.labels import keep_inside
 from ui.kit.steady_label import SteadyLabel, WrapLabel
 
@@ -79,7 +75,7 @@ class ClaimLabel(SteadyLabel):
 
 
 
-class ChapterView(SidePanel, ChartExports, QWidget):
+class ChapterView(SidePanel, ReadMode, PlotParts, ChartExports, QWidget):
     """One lesson. ``chart`` is the figure that exports; ``side`` holds the live controls."""
 
     side_width = 300
@@ -284,26 +280,6 @@ class ChapterView(SidePanel, ChartExports, QWidget):
             p.setAccessibleName(self.chart.accessibleName())
             p.setAccessibleDescription(summary)
 
-    # ---------------------------------------------------------------- read mode
-    def set_reading(self, on: bool) -> None:
-        """Read mode: the lesson as text beside the chart, in place of the side panel (the slides'
-        layout comes back when it is off)."""
-        self.reading = bool(on)
-        if self.reading and self.read_panel is None:
-            self.read_panel = ReadPanel(lambda: self.catalog, self.theme)
-            self.body.addWidget(self.read_panel, 1)
-        self.side.setVisible(not self.reading)
-        if self.read_panel is not None:
-            self.read_panel.setVisible(self.reading)
-        if self.reading and self.estimate is not None:
-            try:
-                self._show_reading(self.estimate)
-            except Exception:      # an older estimate, its part since removed: redraw from the current one
-                self.refresh()     # (which says any error in one line)
-
-    def _show_reading(self, e) -> None:
-        self.read_panel.show_page(read_page(self.chapter, self.state_index, e, self.params, self.catalog), e)
-
     def _clear_facts(self) -> None:
         """No Facts for this scenario: the claim's numbers, the key number and the details go
         and the chart (the previous scenario's numbers must not stay beside the error line)."""
@@ -384,49 +360,3 @@ class ChapterView(SidePanel, ChartExports, QWidget):
         self._dirty = True
         if self.isVisible():
             self.refresh()
-
-    def make_plot(self, x_label: str, y_label: str, log_x: bool = False, log_y: bool = False,
-                  x_unit: str = "", y_unit: str = "", bottom_axis=None) -> pg.PlotWidget:
-        axes = {"bottom": bottom_axis or SIAxis("bottom", unit=x_unit), "left": SIAxis("left", unit=y_unit)}
-        p = pg.PlotWidget(axisItems=axes, enableMenu=False)    # no menus: none made (2 ms a plot)
-        pi = p.getPlotItem()
-        pi.setLogMode(x=log_x, y=log_y)
-        pi.setMouseEnabled(x=False, y=False)
-        pi.hideButtons()
-        pi.setMenuEnabled(False)
-        pi.vb.disableAutoRange()
-        p._labels = (x_label, y_label)
-        p._left_em = 8.8 if (log_y and y_unit) else 4.8
-        p.tips = MarkerTips(p, log_x, log_y)
-        p.axes = p.tips.axes                 # data → view coordinates (ui.plotting.coords.Axes)
-        pi.vb.sigResized.connect(self._placing)
-        self.plots.append(p)
-        return p
-
-    def add_chart_title(self) -> QLabel:
-        """The small caps line above a chapter's chart (what is plotted, for which scenario)."""
-        lab = WrapLabel("")
-        lab.setObjectName("chartTitle")
-        self.chart_lay.addWidget(lab)
-        return lab
-
-    def add_legend(self, plot) -> QLabel:
-        """A key under the chart title naming each colour the plot uses (``set_legend``)."""
-        lab = WrapLabel("")
-        lab.setObjectName("chartLegend")
-        lab.setTextFormat(Qt.RichText)
-        self.chart_lay.addWidget(lab)
-        plot.legend_label = lab
-        return lab
-
-    @staticmethod
-    def set_legend(plot, entries) -> None:
-        """The key's entries: (colour, the model's words[, swatch: ui.plotting.keys, a square by default])."""
-        plot.legend_label.setText(key_html((c, w, how[0] if how else "square") for c, w, *how in entries))
-        plot.legend_label.setVisible(bool(entries))
-
-    def note_label(self, text: str = "", name: str = "chapterNote") -> QLabel:
-        lab = WrapLabel(text)
-        lab.setObjectName(name)
-        lab.setTextFormat(Qt.RichText)
-        return lab

@@ -5,14 +5,20 @@
                                bottom axis as tall as its lines of tick text
     text_font(theme, base)     a font of ``base`` design px at the theme's scale
     chapter_style(theme)       the style sheet of a chapter view (ui.chapters.base.ChapterView)
+    PlotParts                  the view's plots, chart title, legend and notes, made alike in every lesson
 """
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel
 
 from ui.kit import theme as th
-from ui.plotting.axes import line_height
+from ui.kit.steady_label import WrapLabel
+from ui.plotting.axes import SIAxis, line_height
+from ui.plotting.hover import MarkerTips
+from ui.plotting.keys import key_html
 
 SECONDARY = 18          # design size of secondary text: 24 px in presenter mode at 1080 px (×1.35)
 LABEL = 18              # the plots' words
@@ -66,3 +72,54 @@ def chapter_style(t: th.Theme) -> str:
     QLabel#chartLegend {{ color: {t.text}; font-size: {t.px(SECONDARY)}px; }}
     QLabel#controlLabel {{ color: {t.secondary}; font-size: {t.px(SECONDARY)}px; }}
     """
+
+
+class PlotParts:
+    """A chapter view's plots and the words around them, made the same way in every lesson (a mixin
+    of ui.chapters.base.ChapterView: it appends to ``self.plots`` and ``self.chart_lay``)."""
+
+    def make_plot(self, x_label: str, y_label: str, log_x: bool = False, log_y: bool = False,
+                  x_unit: str = "", y_unit: str = "", bottom_axis=None) -> pg.PlotWidget:
+        axes = {"bottom": bottom_axis or SIAxis("bottom", unit=x_unit), "left": SIAxis("left", unit=y_unit)}
+        p = pg.PlotWidget(axisItems=axes, enableMenu=False)    # no menus: none made (2 ms a plot)
+        pi = p.getPlotItem()
+        pi.setLogMode(x=log_x, y=log_y)
+        pi.setMouseEnabled(x=False, y=False)
+        pi.hideButtons()
+        pi.setMenuEnabled(False)
+        pi.vb.disableAutoRange()
+        p._labels = (x_label, y_label)
+        p._left_em = 8.8 if (log_y and y_unit) else 4.8
+        p.tips = MarkerTips(p, log_x, log_y)
+        p.axes = p.tips.axes                 # data → view coordinates (ui.plotting.coords.Axes)
+        pi.vb.sigResized.connect(self._placing)
+        self.plots.append(p)
+        return p
+
+    def add_chart_title(self) -> QLabel:
+        """The small caps line above a chapter's chart (what is plotted, for which scenario)."""
+        lab = WrapLabel("")
+        lab.setObjectName("chartTitle")
+        self.chart_lay.addWidget(lab)
+        return lab
+
+    def add_legend(self, plot) -> QLabel:
+        """A key under the chart title naming each colour the plot uses (``set_legend``)."""
+        lab = WrapLabel("")
+        lab.setObjectName("chartLegend")
+        lab.setTextFormat(Qt.RichText)
+        self.chart_lay.addWidget(lab)
+        plot.legend_label = lab
+        return lab
+
+    @staticmethod
+    def set_legend(plot, entries) -> None:
+        """The key's entries: (colour, the model's words[, swatch: ui.plotting.keys, a square by default])."""
+        plot.legend_label.setText(key_html((c, w, how[0] if how else "square") for c, w, *how in entries))
+        plot.legend_label.setVisible(bool(entries))
+
+    def note_label(self, text: str = "", name: str = "chapterNote") -> QLabel:
+        lab = WrapLabel(text)
+        lab.setObjectName(name)
+        lab.setTextFormat(Qt.RichText)
+        return lab

@@ -7,12 +7,12 @@ It draws what the model wrote; it computes and words nothing.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QTextBrowser,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLineEdit, QPushButton, QSizePolicy, QTextBrowser,
                                QVBoxLayout, QWidget)
 
 from model.lessons.exercises import check
 from model.lessons.glossary import entry
-from model.lessons.read import READ_WORDS, ReadPage
+from model.lessons.read import READ_WORDS, ReadPage, read_page
 from model.lessons.read_html import glossary_body, page_html
 from ui.kit import theme as th
 from ui.kit.steady_label import WrapLabel
@@ -128,3 +128,28 @@ class ReadPanel(QWidget):
     def text(self) -> str:
         """What the browser shows, as plain text (tests, accessibility)."""
         return self.browser.toPlainText()
+
+
+class ReadMode:
+    """Read mode for a chapter view (a mixin of ui.chapters.base.ChapterView: it swaps the view's side
+    panel for a ReadPanel in ``self.body``)."""
+
+    def set_reading(self, on: bool) -> None:
+        """Read mode: the lesson as text beside the chart, in place of the side panel (the slides'
+        layout comes back when it is off)."""
+        self.reading = bool(on)
+        if self.reading and self.read_panel is None:
+            self.read_panel = ReadPanel(lambda: self.catalog, self.theme)
+            self.body.addWidget(self.read_panel, 1)
+        self.side.setVisible(not self.reading)
+        if self.read_panel is not None:
+            self.read_panel.setVisible(self.reading)
+        if self.reading and self.estimate is not None:
+            try:
+                self._show_reading(self.estimate)
+            except Exception:      # an older estimate, its part since removed: redraw from the current one
+                self.refresh()     # (which says any error in one line)
+
+    def _show_reading(self, e) -> None:
+        self.read_panel.show_page(read_page(self.chapter, self.state_index, e, self.params, self.catalog), e)
+
