@@ -58,7 +58,10 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
     e = sv.add_argument_group("engine scheduler (default: the engine's documented defaults, assets/serving.json)")
     e.add_argument("--max-running", type=positive_int("--max-running"))
     e.add_argument("--max-tokens-per-step", type=positive_int("--max-tokens-per-step"))
-    e.add_argument("--prefill", choices=("chunked", "mixed", "separate"))
+    e.add_argument("--prefill", choices=("chunked", "mixed", "separate", "chunked-separate"),
+                   help="chunked: prompts in chunks that share steps with the decodes (vLLM); mixed: whole prompts "
+                        "join the decode steps; separate: whole prompts in steps of their own; chunked-separate: "
+                        "chunks in steps of their own, ahead of the decodes (SGLang)")
     e.add_argument("--block-tokens", type=positive_int("--block-tokens"))
     e.add_argument("--preemption", choices=("recompute", "swap", "none"))
     e.add_argument("--scheduler-steps", type=positive_int("--scheduler-steps"), metavar="N",

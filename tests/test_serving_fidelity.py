@@ -155,3 +155,20 @@ def test_closed_loop_clients_with_lengths_that_vary_do_not_all_arrive_in_one_ste
     # pre-tokenised clients (MLPerf, trtllm-bench) skip the front end
     plain = _run(load="concurrency", concurrency=32, requests=64, input_len=100, output_len=60, metrics="trtllm-bench")
     assert plain.limits.tokenize_s_per_token == 0 and len(np.unique(plain.admitted_s[:32])) == 1
+
+
+def test_sglang_runs_prompt_chunks_in_steps_of_their_own():
+    """SGLang does not mix prefill and decode (server_args enable_mixed_chunk = False): a prefill
+    batch, cut to chunked_prefill_size, runs whenever one can be formed and the decodes wait for it
+    (a stall in their ITL and TPOT). It was simulated as vLLM's mixed chunked prefill."""
+    from dataclasses import replace
+    setup = ServingSetup(load="rate", rate_per_s=2.0, requests=120, input_len=12_000, output_len=200)
+    run = serve(replace(SC, engine="sglang"), setup)
+    prompt_steps = run.log_prompt_tokens > 0
+    assert prompt_steps.any() and not (run.log_decode_steps[prompt_steps] > 0).any()
+    assert run.log_prompt_tokens.max() <= 8192                   # a 12 000-token prompt takes two steps
+    assert (run.log_stall_s > 0).any()
+    sm = summarize(run)
+    assert sm.tpot.mean_ms > sm.itl.p50_ms                       # the waits lengthen TPOT, not the usual gap
+    vllm = serve(SC, setup)                                      # vLLM V1 mixes chunks into the decode steps
+    assert ((vllm.log_prompt_tokens > 0) & (vllm.log_decode_steps > 0)).any()

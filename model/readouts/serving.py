@@ -26,7 +26,8 @@ LOAD_WORDS = {"rate": "Poisson arrivals", "concurrency": "clients, each waiting 
               "burst": "all at once", "trace": "from a trace"}
 PREFILL_WORDS = {"chunked": "chunked prefill (prompts share steps with decodes)",
                  "mixed": "whole prompts join the decode steps",
-                 "separate": "prompts in steps of their own, before decodes"}
+                 "separate": "prompts in steps of their own, before decodes",
+                 "chunked-separate": "prompts in chunks, in steps of their own, before decodes"}
 SATURATED = 0.95          # served ÷ what it can serve, from which the sentence calls the GPU saturated
 PREEMPT_WORDS = {"recompute": "evict the newest and recompute it", "swap": "swap the newest to host memory",
                  "none": "admit only what fits to the end"}

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import heapq
 
+from model.serving.setup import CHUNKED
+
 WAITING, PREFILL, DECODE, DONE = 1, 2, 3, 4      # a request's states
 
 
@@ -77,8 +79,7 @@ class Admission:
         if self.swapped[i]:
             return self._admit_blocks(i, 0) <= self.free - self.reserve
         need = self.need[i]
-        mode = self.lim.prefill
-        if mode == "chunked":
+        if self.lim.prefill in CHUNKED:
             chunk = min(need, budget_left)
             if chunk <= 0:
                 return False

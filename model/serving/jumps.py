@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from model.serving.setup import ALONE
+
 JUMP_CAP = 1 << 14        # steps per jump at most (keeps its arrays small)
 SMALL_JUMP = 24           # jumps this short run in plain Python
 
@@ -27,7 +29,7 @@ class DecodeJumps:
     def can_jump(self) -> bool:
         if self.prefilling or not self.B:
             return False
-        budget = self.budget - (0 if self.lim.prefill == "separate" else self.B * self.spec.q)
+        budget = self.budget - (0 if self.lim.prefill in ALONE else self.B * self.spec.q)
         return not self.can_admit(budget)
 
     def jump(self) -> bool:

@@ -39,7 +39,9 @@ from model.values import frozen
 
 LOADS = ("rate", "concurrency", "burst", "trace")
 LENGTHS = ("fixed", "uniform", "sharegpt")
-PREFILL_MODES = ("chunked", "mixed", "separate")
+PREFILL_MODES = ("chunked", "mixed", "separate", "chunked-separate")
+CHUNKED = ("chunked", "chunked-separate")        # prompts cut to the step's token budget
+ALONE = ("separate", "chunked-separate")         # prompt steps run without the decodes, which wait
 PREEMPTIONS = ("recompute", "swap", "none")
 METRIC_TOOLS = ("vllm", "sglang", "genai-perf", "llmperf", "mlperf", "trtllm-bench")
 PRETOKENIZED = ("mlperf", "trtllm-bench")       # their clients send token ids: the server tokenises nothing

@@ -12,12 +12,14 @@ Each step the scheduler (vLLM V1's order, which the other engines' in-flight bat
      fewer than max_running run, the step's token budget lasts and their blocks fit leaving the
      engine's watermark of blocks free (vLLM V0: 1%) (chunked:
      a prompt takes what is left of the budget; mixed: whole prompts join the decodes; separate:
-     a step of prompts alone, before any decode; preemption "none": a request is admitted only
+     a step of prompts alone, before any decode; chunked-separate (SGLang, whose scheduler runs a
+     prefill batch whenever one can be formed and never mixes it with decodes): a step of prompt
+     chunks alone, the whole budget theirs, before any decode; preemption "none": a request is admitted only
      when its prompt and whole output fit, so nothing is ever evicted);
   3. costs the step (model/serving/steptable.py) and advances the clock: a prompt whose last
      chunk ran emits its first token at the end of the step; a decode gains a tokens
      (a = 1, or ⌊(n+1)E⌋ − ⌊nE⌋ with speculation, E the expected tokens per verified step).
-     A step of prompts alone (prefill "separate") while decodes wait is a stall: its time is added
+     A step of prompts alone (prefill "separate" or "chunked-separate") while decodes wait is a stall: its time is added
      to the gap before those decodes' next token (their ITL), as a streaming client sees it.
 
 Runs of decode-only steps with nothing to admit are taken in one jump to the next event (a finish,
@@ -40,6 +42,7 @@ from model.serving.budget import budget, least_events, over_budget, refuse_if_to
 from model.serving.admission import DECODE, DONE, PREFILL, WAITING, Admission
 from model.serving.jumps import DecodeJumps
 from model.serving.limits import SchedulerLimits
+from model.serving.setup import ALONE, CHUNKED
 from model.serving.steptable import StepTable
 from model.serving.workload import Requests
 from model.values import frozen
@@ -251,11 +254,11 @@ class _Sim(DecodeJumps, Admission):
         while need > self.free and self.preempt():
             self.preempted_now = True
             need = self.decode_blocks(a)
-        separate = lim.prefill == "separate"
+        separate, chunked = lim.prefill in ALONE, lim.prefill in CHUNKED
         budget = self.budget - (0 if separate else self.B * q)
         chunks: list[tuple[int, int, int]] = []          # (request, new tokens, tokens before them)
         new_prompts = 0
-        if lim.prefill == "chunked":
+        if chunked:
             for i in list(self.prefilling):
                 if budget <= 0:
                     break
@@ -277,13 +280,13 @@ class _Sim(DecodeJumps, Admission):
             self.order.append(i)
             if math.isnan(self.admit[i]):
                 self.admit[i] = self.t
-            blocks = self._admit_blocks(i, min(self.need[i], max(budget, 0)) if lim.prefill == "chunked" else self.need[i])
+            blocks = self._admit_blocks(i, min(self.need[i], max(budget, 0)) if chunked else self.need[i])
             self.free -= blocks
             if self.swapped[i]:
                 self.resume_swapped(i)
                 continue
             self.held[i] = blocks
-            n = min(self.need[i], budget) if lim.prefill == "chunked" else self.need[i]
+            n = min(self.need[i], budget) if chunked else self.need[i]
             self.state[i] = PREFILL
             self.done[i] = 0
             self.prefilling.append(i)
@@ -373,7 +376,7 @@ def simulate_replica(table: StepTable, lim: SchedulerLimits, req: Requests, kv_b
     events (model/serving/budget.py) is past the budget is refused before anything runs."""
     shared = -(-req.shared_prefix // lim.block_tokens) if req.shared_prefix else 0
     refuse_if_too_long(least_events(req.input_len - req.cached, req.output_len, req.input_len,
-                                    tokens_per_step=lim.max_tokens_per_step, chunked=lim.prefill == "chunked",
+                                    tokens_per_step=lim.max_tokens_per_step, chunked=lim.prefill in CHUNKED,
                                     max_running=lim.max_running, kv_blocks=kv_blocks, block_tokens=lim.block_tokens,
                                     shared_blocks=shared, concurrency=concurrency, expected=spec.expected), req.count)
     sim = _Sim(table, lim, req, kv_blocks, concurrency, spec, swap_s_per_token)
