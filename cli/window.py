@@ -82,14 +82,17 @@ def run_app(argv: list[str]) -> int:
     if args.record is not None and not args.record.strip():
         raise UsageError("--record needs a file name ('-' for standard output)")
     apply_custom_flags(args, argv)
-    base, chapter, serving = None, args.chapter, None
+    base, chapter, serving, planning = None, args.chapter, None, None
     if args.scenario_file:
         _not_a_command_typo(args.scenario_file)
         base, saved_chapter = load_scenario_with_chapter(args.scenario_file)
         chapter = chapter or saved_chapter
         from model.files.scenario_file import read_scenario_document
+        from model.planning.settings import PlanSettings
         from model.serving.setup import serving_from_document
-        serving = serving_from_document(read_scenario_document(args.scenario_file), args.scenario_file)
+        doc = read_scenario_document(args.scenario_file)
+        serving = serving_from_document(doc, args.scenario_file)
+        planning = PlanSettings.from_dict(doc["planning"]) if doc.get("planning") is not None else None
     if chapter is not None and not 1 <= chapter <= 8:
         raise UsageError(f"--chapter must be 1-8, got {chapter}")
     flags_given = any(getattr(args, k) is not None for k in ("gpu", "model", "precision", "kv_precision", "batch",
@@ -125,7 +128,8 @@ def run_app(argv: list[str]) -> int:
         rc = run(scenario, screenshot=shot, size=parse_size(args.size), view=args.view,
                  chapter=chapter, presenter=args.presenter, smoke=args.smoke, theme=args.theme,
                  large_text=args.large_text, first_paint=args.first_paint,
-                 page=args.page or ("serve" if serving is not None and chapter is None else None), serving=serving)
+                 page=args.page or ("serve" if serving is not None and chapter is None else None), serving=serving,
+                 planning=planning)
         if rc == 0 and (args.smoke or args.screenshot):
             _say_done(shot if not args.smoke else None, report_stream(args.screenshot), _shown(args.screenshot))
     return rc

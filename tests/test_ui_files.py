@@ -212,3 +212,16 @@ def test_the_window_reads_a_file_with_the_knobs_readers():
     from model.serving.knobs import window_setup
     from ui.state.controller import SECTIONS
     assert SECTIONS == {"serving": window_setup, "planning": PlanSettings.from_dict}
+
+
+def test_a_file_named_on_the_command_line_brings_its_plan_settings(tmp_path, monkeypatch):
+    """`main.py plan.json` opened the file's scenario and Serve setup but dropped its "planning"
+    section (the Plan page showed the defaults); it now reaches the window, checked when read."""
+    import ui.shell.app as app
+    from cli.window import run_app
+    seen = {}
+    monkeypatch.setattr(app, "run", lambda scenario, **kw: seen.update(kw, scenario=scenario) or 0)
+    path = _write(tmp_path, _file(planning={"available": "h100:8", "ttft_p90_ms": 2000.0, "tpot_p90_ms": 40.0}))
+    assert run_app([path, "--page", "plan", "--screenshot", str(tmp_path / "p.png")]) == 0
+    assert seen["planning"] == PlanSettings(available="h100:8", ttft_p90_ms=2000.0, tpot_p90_ms=40.0)
+    assert seen["page"] == "plan"

@@ -194,7 +194,7 @@ def render_hierarchy_png(scenario, path: str, size: tuple[int, int], frames: int
 def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] | None = None,
         view: str = "main", chapter: int | None = None, presenter: bool = False, smoke: bool = False,
         theme: str | None = None, large_text: bool = False, first_paint: bool = False,
-        page: str | None = None, serving=None) -> int:
+        page: str | None = None, serving=None, planning=None) -> int:
     """Start the app. screenshot: render offscreen at ``size`` (default 1600x900) after layout settles,
     write PNG, return 0. smoke: build the window, render each main view once, return 0 (non-zero with
     one line on stderr on error). scenario None: restore the last scenario from QSettings (or defaults).
@@ -233,7 +233,7 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
         if headless:
             return _headless(scenario, st, screenshot=screenshot, size=size, view=view, chapter=chapter,
                              presenter=presenter, smoke=smoke, theme=theme, large_text=large_text,
-                             explicit=explicit, page=page, serving=serving)
+                             explicit=explicit, page=page, serving=serving, planning=planning)
         window = build_window(scenario, theme=theme, large_text=large_text, st=st)
     except Exception as exc:  # one line for the user, not a traceback
         print(f"the window failed to start: {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -247,6 +247,7 @@ def run(scenario=None, *, screenshot: str | None = None, size: tuple[int, int] |
     if view == "hierarchy":
         window.set_chip_focus(True)
     window.open_serving(serving)
+    window.open_planning(planning)
     _open_lessons(window, chapter, presenter, fullscreen=True, scenario=explicit, page=page)
     restore = _end_on_ctrl_c(app, window)
     try:
@@ -271,10 +272,11 @@ def _load_own_files(st) -> None:
 
 
 def _headless(scenario, st, *, screenshot, size, view, chapter, presenter, smoke, theme, large_text,
-              explicit=None, page=None, serving=None) -> int:
+              explicit=None, page=None, serving=None, planning=None) -> int:
     theme = theme or (str(st.value("view/theme") or "dark") if st is not None else "dark")
     window = build_window(scenario, theme=theme, large_text=large_text, st=None)
     window.open_serving(serving)
+    window.open_planning(planning)
     _open_lessons(window, chapter, presenter, fullscreen=False, scenario=explicit, page=page)
     if smoke:
         return _smoke(window, size or DEFAULT_SIZE)

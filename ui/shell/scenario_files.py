@@ -85,6 +85,11 @@ class ScenarioFilesMixin:
         self.file_message(f"opened {path}")
         return True
 
+    def open_planning(self, settings) -> None:
+        """Plan settings from a file named on the command line (checked when it was read)."""
+        if settings is not None:
+            self.controller.set_planning(settings)
+
     def open_serving(self, setup) -> None:
         """A serving setup from the command line: the controller takes it when the knobs can show
         it (else one line, and the setup stays)."""
