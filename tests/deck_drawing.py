@@ -489,6 +489,13 @@ def check_view(view, presenting: bool = True, size=(1920, 1080), where: str = ""
             *_points_in_regions(view, where), *_claim_numbers(view, where), *_labels(view, where, presenting, size)]
 
 
+def check_plots(plots, theme, where: str) -> list[Finding]:
+    """The geometry checks (clipped, text overlap, tick labels, text on marker or line, thin line,
+    colour no legend, legend swatch) on plots outside a lesson: Explore's roofline, Plan's chart."""
+    from types import SimpleNamespace
+    return _plot_geometry(SimpleNamespace(plots=list(plots), theme=theme), where)
+
+
 def counts(findings) -> dict[str, int]:
     out = {k: 0 for k in KINDS}
     for f in findings:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QApplication, QW
 
 from model.lessons.chapters import default_chapters
 from qt_events import deliver
+from deck_drawing import check_plots
 from stage_text import problems, texts
 
 CHAPTERS = default_chapters()
@@ -72,7 +73,9 @@ def test_explore_serve_and_plan_are_readable_on_stage(stage, size):
     """Presenter mode on a 1080p and on a 1024×768 projector: every text of Explore, Serve and Plan
     at 18 px or more, none clipped or over another; on the small screen Explore shows the roofline
     and gauges (ui.kit.theme.compact_stage) and Ctrl+H the chip alone, which fits too. The queue's
-    painted words (lane titles, counts, legend, clock) stay inside the view and off each other."""
+    painted words (lane titles, counts, legend, clock) stay inside the view and off each other. The
+    roofline and the Plan chart pass the lessons' drawing checker (every colour named in a key, no
+    text over a marker or a line, ticks apart: tests/deck_drawing.check_plots)."""
     from PySide6.QtCore import QRectF
     w = stage
     w.resize(*size)
@@ -88,6 +91,9 @@ def test_explore_serve_and_plan_are_readable_on_stage(stage, size):
         deliver()
         bad = problems(w, MIN_PX)
         assert not bad, f"{page} at {size}:\n" + "\n".join(bad)
+        plots = {"explore": [w.roofline.plot], "plan": [w.plan.chart.plot]}.get(page, [])
+        drawn = check_plots(plots, w.theme, f"{page} at {size}")      # the lessons' drawing checker
+        assert not drawn, "\n".join(map(str, drawn))
         if page == "explore":
             assert w.chip_area.isVisible() is not small and w.right.isVisible()
         if page == "serve":

@@ -185,6 +185,9 @@ def frontier_csv(p: Plan) -> str:
 
 
 CLOUD_POINTS = 3000
+KEY_WORDS = (("frontier", "the frontier"), ("cloud", "every configuration"), ("current", "this scenario"),
+             ("path", "its path over the batch caps"), ("cheapest", "the cheapest that meets the targets"),
+             ("target", "the TPOT target"), ("measured", "published runs of this scenario"))
 
 
 @frozen(eq=False)
@@ -213,10 +216,8 @@ class PlanChart:
     title: str
     x_span: tuple[float, float]    # what the axes show (data units): every point and the target line
     y_span: tuple[float, float]
-    legend: str = ("green: the frontier (click a point to load it into Explore and Serve) · grey: every "
-                   "configuration · yellow: this scenario, on its path over the batch caps (dashed) · orange ring: "
-                   "the cheapest setup that meets the targets · ★ published runs of this scenario · dashed vermillion line: the "
-                   "TPOT target")
+    keys: tuple[tuple[str, str], ...] = ()     # (what, its words) for each kind of thing drawn: the chart's key
+    legend: str = "Click a frontier point to load it into Explore and Serve."    # then where the prices come from
     x_label: str = "Speed per user (output tokens/s per user = 1/TPOT, log)"
     y_label: str = "Output tokens/s per GPU (log)"
 
@@ -264,11 +265,14 @@ def plan_chart(p: Plan, path=None) -> PlanChart:
     xs, ys = xs[xs > 0], ys[ys > 0]
     x_span = (float(xs.min()) / 1.25, float(xs.max()) * 1.25) if xs.size else (1.0, 1e3)
     y_span = (float(ys.min()) / 1.3, float(ys.max()) * 1.5) if ys.size else (1.0, 1e4)
-    legend = PlanChart.legend if ms else PlanChart.legend.replace(" · ★ published runs of this scenario", "")
+    legend = PlanChart.legend
     if best is not None:
-        legend += f". {sources_text(p, best.index)}"
+        legend += f" {sources_text(p, best.index)}"
+    shown = {"frontier": bool(len(f)), "cloud": bool(idx.size), "current": current is not None, "path": bool(px.size),
+             "cheapest": cheapest is not None, "target": target_x is not None, "measured": bool(ms)}
+    keys = tuple((k, words) for k, words in KEY_WORDS if shown[k])
     return PlanChart(
-        legend=legend,
+        legend=legend, keys=keys,
         cloud_x=t["tokens_per_s_per_user"][idx], cloud_y=t["tokens_per_s_per_gpu"][idx],
         frontier_x=t["tokens_per_s_per_user"][f], frontier_y=t["tokens_per_s_per_gpu"][f],
         frontier_tips=tuple(f"{setup_text(p, int(i))}: {_n(t['tokens_per_s_per_user'][i])} tok/s per user, "

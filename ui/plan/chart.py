@@ -74,6 +74,14 @@ class FrontierChart(QWidget):
         set_symbol_style(self.cheapest, pen(th.ORANGE, width=3), brush(None))
         set_symbol_style(self.now, pen(t.op_outline, width=2), brush(t.op_point))
 
+    def key_entries(self, d) -> list[tuple[str, str, str]]:
+        """(colour, the readout's words, swatch) for each kind of thing drawn (ui.plotting.keys.key_html)."""
+        t = self.theme
+        look = {"frontier": (th.BLUISH_GREEN, "line"), "cloud": ("#969696", "dot"), "current": (t.op_point, "dot"),
+                "path": (th.SKY_BLUE, "dashed"), "cheapest": (th.ORANGE, "ring"), "target": (th.VERMILLION, "dashed"),
+                "measured": (th.YELLOW, "star")}
+        return [(*look[k][:1], words, look[k][1]) for k, words in d.keys]
+
     def set_data(self, d) -> None:
         """Draw ``d`` (model.readouts.planning.PlanChart)."""
         first = self.data is None

@@ -34,6 +34,7 @@ from ui.kit.background import Background, busy_line
 from ui.plan.chart import FrontierChart
 from ui.kit.flow_layout import FlowLayout
 from ui.kit.lazy_page import LazyPage
+from ui.plotting.keys import key_html
 from ui.state.controller import one_line
 
 
@@ -111,7 +112,14 @@ class PlanPage(LazyPage, QWidget):
         self.title.setWordWrap(True)
         self.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         outer.addWidget(self.title)
+        self.key = QLabel("")                    # the chart's key: each colour and mark, named
+        self.key.setObjectName("chartLegend")
+        self.key.setTextFormat(Qt.RichText)
+        self.key.setWordWrap(True)
+        self.key.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        outer.addWidget(self.key)
         self.chart = FrontierChart()
+        self.chart.plot.legend_label = self.key
         outer.addWidget(self.chart, 1)
         self.lines = {}
         for key in ("cheapest", "current", "target", "legend"):
@@ -194,13 +202,16 @@ class PlanPage(LazyPage, QWidget):
         self.setStyleSheet(f"QLabel#plan_cheapest {{ font-size: {t.px(19)}px; font-weight: 700; color: {th.ORANGE}; }}"
                            f"QLabel#plan_current {{ font-size: {t.px(17)}px; }}"
                            f"QLabel#plan_target {{ font-size: {t.px(15)}px; color: {t.secondary}; }}"
-                           f"QLabel#plan_legend {{ font-size: {t.px(14)}px; color: {t.secondary}; }}")
+                           f"QLabel#plan_legend {{ font-size: {t.px(14)}px; color: {t.secondary}; }}"
+                           f"QLabel#chartLegend {{ font-size: {t.px(14)}px; }}")
         self.chart.set_theme(t)
+        if self.chart.data is not None:           # the key's colours are the theme's
+            self.key.setText(key_html(self.chart.key_entries(self.chart.data)))
         self._fit_stage()
 
     def _fit_stage(self) -> None:
-        """On a small stage (ui.kit.theme.compact_stage) the legend under the chart gives its room to
-        the chart; it stays the chart's tooltip."""
+        """On a small stage (ui.kit.theme.compact_stage) the note under the chart (where the prices come
+        from) gives its room to the chart; it stays the chart's tooltip, and the key above names every colour."""
         w = self.window()
         self.lines["legend"].setVisible(not th.compact_stage(self.theme, w.width(), w.height()))
 
@@ -260,6 +271,7 @@ class PlanPage(LazyPage, QWidget):
         self.lines["target"].setText(d.target_text)
         self.lines["legend"].setText(d.legend)
         self.chart.setToolTip(d.legend)
+        self.key.setText(key_html(self.chart.key_entries(d)))
 
     def _load(self, index: int) -> None:
         if self.plan is not None:
