@@ -126,6 +126,7 @@ class HierarchyView(ChipPictures, QWidget):
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")
         self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
+        self._min_px = 9               # no type smaller (the stage's floor in presenter mode)
         self._shapes: dict = {}
         self._restart_clock = False             # the next paint is a change's frame (_frame_with_change)
         self.menu_snapshot = None               # the last snapshot shown: the GPU menu whose frames are drawn ahead
@@ -182,9 +183,10 @@ class HierarchyView(ChipPictures, QWidget):
         """Draw in ``t``'s colours (dark or light): the palette, the control bar, a fresh static layer."""
         pal = palette("light" if t is not None and t.name == "light" else "dark")
         boost = self._type_boost(t)
-        if pal is self._pal and boost == self._boost:
+        min_px = t.min_px if t is not None else 9          # presenter mode: the stage's 18 px floor
+        if pal is self._pal and boost == self._boost and min_px == self._min_px:
             return
-        self._pal, self._boost = pal, boost
+        self._pal, self._boost, self._min_px = pal, boost, min_px
         self._bar.restyle(pal, self._bar_px())
         self._relayout(force=True)
 
@@ -306,8 +308,8 @@ class HierarchyView(ChipPictures, QWidget):
         canvas's it would loop: a bigger type makes the bar taller, the canvas shorter, the type
         smaller again; the fuzz walk found a 1600×900 window where it never settled.)"""
         if self.lay is None:
-            return 13
-        return max(13, font_px(self.width(), self.height(), self._boost) - 1)
+            return max(13, self._min_px)
+        return max(13, self._min_px, font_px(self.width(), self.height(), self._boost) - 1)
 
     # ---------------------------------------------------------------- speed, pause, step
     def set_speed(self, speed: float) -> None:

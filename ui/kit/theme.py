@@ -77,7 +77,7 @@ def get_theme(name: str | None, scale: float = 1.0, min_px: int = 9) -> Theme:
 
 PRESENTER_SCALE = 1.35      # presenter mode's type, × the window's own
 STAGE_MIN_PX = 18           # presenter mode: no text on the Explore, Serve and Plan pages smaller, at any window size
-STAGE_ROOM_PX = (1500, 900)  # presenter mode: a window smaller than this shows Explore's numbers without the chip
+STAGE_ROOM_PX = (1800, 1000)  # presenter mode: a window smaller than this shows Explore's numbers without the chip
                              # beside them (Ctrl+H or a double-click: the chip alone), so that 18 px type fits
 
 
