@@ -80,7 +80,8 @@ def test_explore_serve_and_plan_are_readable_on_stage(stage, size):
     w = stage
     w.resize(*size)
     deliver()
-    small = size[0] < 1500
+    from ui.kit.theme import STAGE_ROOM_PX
+    small = size[0] < STAGE_ROOM_PX[0]
     for page in ("explore", "serve", "plan"):
         getattr(w, f"show_{page}")()
         w.controller.flush()
