@@ -51,7 +51,8 @@ def test_with_the_controls_open_every_state_still_draws_its_numbers(presenting):
     finally:
         w.toggle_presenter_controls()
     settle_window(w, (1024, 768))
-    assert w.lessons.theme == w.theme                                 # closed: the window's type again
+    assert w.lessons.theme.scale == w.theme.scale                     # closed: the window's type scale again
+    assert w.lessons.theme.min_px < w.theme.min_px                    # (the slides keep their type: no stage floor)
     assert not found, f"{counts(found)}\n" + "\n".join(str(f) for f in found[:25])
 
 
