@@ -52,6 +52,30 @@ def test_a_newer_job_calls_the_older_one_off_and_only_the_newest_is_handed_over(
     assert isinstance(got[-1], ZeroDivisionError) and jobs.handed_over == 2
 
 
+def test_a_job_lets_the_window_in_when_the_window_is_late_and_stops_when_its_page_is_gone(qtbot):
+    """The GIL's convoy: a worker that drops the interpreter only inside numpy's calls takes it back
+    before the waiting GUI thread wakes. At a cancel point a job sleeps when the window's beat is
+    late (the window did not run for LATE_S), and not when it is on time; a job whose page was
+    deleted is called off. (Counted, not timed: benches/bench_event_loop.py measures the blocks.)"""
+    import time
+    import shiboken6
+    from ui.kit import background as bg
+    owner = QObject()
+    jobs = Background(owner, lambda _r: None)
+    check = jobs._polite_check(jobs._serial)
+    jobs._note_gui_ran()
+    assert check() is False and jobs.yields == 0            # the window ran just now: no sleep
+    jobs._gui_ran = time.perf_counter() - 10 * bg.LATE_S
+    assert check() is False and jobs.yields == 1            # the window is late: the job steps aside once
+    jobs.submit(lambda: None)
+    assert jobs._beat.isActive() and jobs.finish(60)        # the beat runs while a job does, not after
+    deliver()
+    assert not jobs._beat.isActive()
+    check = jobs._polite_check(jobs._serial)
+    shiboken6.delete(owner)                                 # the page goes (its Background with it)
+    assert check() is True
+
+
 # ---------------------------------------------------------------- the Plan page
 def _plan_page(window, settings: PlanSettings):
     window.show_plan()

@@ -350,7 +350,7 @@ class _Sim(DecodeJumps, Admission):
         allowed = budget(self.n)
         while self.finished < self.n:
             events = len(self.log[0])
-            if events > allowed or not events & 1023:      # the budget's backstop, its pace, a cancel point
+            if events > allowed or not events & 127:       # the budget's backstop, its pace, a cancel point
                 why = over_budget(events, self.finished, self.n)
                 if why:
                     raise ScenarioError(why)
