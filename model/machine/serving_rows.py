@@ -17,6 +17,8 @@ follows (``metric_tool``: model/serving/results.py computes TTFT, TPOT and ITL t
 from __future__ import annotations
 
 import csv
+from functools import lru_cache
+from pathlib import Path
 
 from model.catalog.active import default_efficiency
 from model.catalog.engines import VERSION_SEP
@@ -95,7 +97,19 @@ def _engine(r: dict, table) -> str:
 
 
 def load_serving_rows(path=None) -> tuple[ServingRow, ...]:
-    p = path or ASSETS_DIR / "measured.csv"
+    """The serving rows of measured.csv (or ``path``), read once per file version and engine table
+    (every plan asks for them: parsing the CSV took ~50 ms a time, all of it holding the interpreter)."""
+    p = Path(path or ASSETS_DIR / "measured.csv")
+    table = default_efficiency()
+    try:
+        stamp = p.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    return _read_serving_rows(str(p), stamp, id(table))
+
+
+@lru_cache(maxsize=4)
+def _read_serving_rows(p: str, _stamp, _table_id: int) -> tuple[ServingRow, ...]:
     pubs = load_publishers()
     table = default_efficiency()
     out = []
