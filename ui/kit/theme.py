@@ -46,7 +46,7 @@ class Theme:
     workspace: str
     plot_grid: str = "#1F242B"
     scale: float = 1.0      # type scale: window size × larger-text option
-    min_px: int = 9         # no text smaller (STAGE_MIN_PX in presenter mode)
+    min_px: int = 9         # no text smaller (MIN_PX; STAGE_MIN_PX in presenter mode)
 
     def px(self, base: float) -> int:
         """A font size in pixels for a design size given at 1080p, never under ``min_px``."""
@@ -70,7 +70,10 @@ LIGHT = Theme(
 THEMES = {"dark": DARK, "light": LIGHT}
 
 
-def get_theme(name: str | None, scale: float = 1.0, min_px: int = 9) -> Theme:
+MIN_PX = 9                  # the smallest type anywhere (Theme.min_px's default)
+
+
+def get_theme(name: str | None, scale: float = 1.0, min_px: int = MIN_PX) -> Theme:
     base = THEMES.get((name or "dark").lower(), DARK)
     return replace(base, scale=scale, min_px=min_px)
 

@@ -16,6 +16,9 @@ from ui.plotting.axes import SIAxis, line_height
 from ui.plotting.coords import LOG_LOG, log10_array
 
 
+CLOUD_RGB = (150, 150, 150)      # every configuration: faint grey dots (the key shows them solid)
+
+
 def _log(v):
     """Data → view coordinates of a log axis (scatter items take view coordinates)."""
     return log10_array(v)
@@ -64,7 +67,7 @@ class FrontierChart(QWidget):
         bottom.setStyle(autoExpandTextSpace=False,      # room for the tick names' full line, so the axis title
                         tickTextHeight=line_height(bottom.style["tickFont"]))    # under them never overlaps them
         self.cloud.setPen(pen(None))
-        self.cloud.setBrush(brush((150, 150, 150, 60)))
+        self.cloud.setBrush(brush((*CLOUD_RGB, 60)))
         self.frontier.setPen(pen(th.BLUISH_GREEN, width=3))
         self.front_points.setPen(pen(t.bg, width=1))
         self.front_points.setBrush(brush(th.BLUISH_GREEN))
@@ -77,7 +80,8 @@ class FrontierChart(QWidget):
     def key_entries(self, d) -> list[tuple[str, str, str]]:
         """(colour, the readout's words, swatch) for each kind of thing drawn (ui.plotting.keys.key_html)."""
         t = self.theme
-        look = {"frontier": (th.BLUISH_GREEN, "line"), "cloud": ("#969696", "dot"), "current": (t.op_point, "dot"),
+        look = {"frontier": (th.BLUISH_GREEN, "line"), "cloud": ("#%02X%02X%02X" % CLOUD_RGB, "dot"),
+                "current": (t.op_point, "dot"),
                 "path": (th.SKY_BLUE, "dashed"), "cheapest": (th.ORANGE, "ring"), "target": (th.VERMILLION, "dashed"),
                 "measured": (th.YELLOW, "star")}
         return [(*look[k][:1], words, look[k][1]) for k, words in d.keys]

@@ -265,7 +265,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         if not force and scale == self._scale:
             return
         self._scale = scale
-        self.theme = th.get_theme(self.theme_name, scale, th.STAGE_MIN_PX if self.presenting else 9)
+        self.theme = th.get_theme(self.theme_name, scale, th.STAGE_MIN_PX if self.presenting else th.MIN_PX)
         self.setStyleSheet(th.style_sheet(self.theme))
         self._theme_panels(self.theme)
 
