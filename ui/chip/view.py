@@ -126,7 +126,7 @@ class HierarchyView(ChipPictures, QWidget):
         self._calm = False                      # the eased layer did not move since the last paint
         self._pal = palette("dark")
         self._boost = 1.0              # type beyond what the size gives (larger text, presenter)
-        self._min_px = 9               # no type smaller (the stage's floor in presenter mode)
+        self._min_px = th.MIN_PX       # no type smaller (the stage's floor in presenter mode)
         self._shapes: dict = {}
         self._restart_clock = False             # the next paint is a change's frame (_frame_with_change)
         self.menu_snapshot = None               # the last snapshot shown: the GPU menu whose frames are drawn ahead
@@ -183,7 +183,7 @@ class HierarchyView(ChipPictures, QWidget):
         """Draw in ``t``'s colours (dark or light): the palette, the control bar, a fresh static layer."""
         pal = palette("light" if t is not None and t.name == "light" else "dark")
         boost = self._type_boost(t)
-        min_px = t.min_px if t is not None else 9          # presenter mode: the stage's 18 px floor
+        min_px = t.min_px if t is not None else th.MIN_PX  # presenter mode: the stage's 18 px floor
         if pal is self._pal and boost == self._boost and min_px == self._min_px:
             return
         self._pal, self._boost, self._min_px = pal, boost, min_px
