@@ -15,9 +15,10 @@ memory depends on the state (a 2560×1440 presenter window holds twice the pixma
 a 1M-token scenario's arrays hundreds of MB). The raw RSS at the moment each 1 000th action
 ended, in whatever state the walk left, is printed too, and the live widgets and QObjects (every
 QObject in the trees of the application and its top-level windows), so a rise can be told from
-objects kept per action, and how often the walk has run "Measure this machine" (a full
-measurement leaves ~40 MB of numpy/OpenBLAS buffers resident for good: 29 → 73 MB RSS in a bare
-process, 82 MB after a second one), so a step in RSS can be matched to it. Each seed ends with one summary line — RSS at start, after 1 000 and
+objects kept per action, and how often the walk has run "Measure this machine" (in a bare process
+a full measurement leaves ~40 MB of freed heap resident, 29 → 72 MB, 40 MB after malloc_trim; in the
+window, whose heap is trimmed every 10 s, the first costs +15 MB and later ones nothing: 208 → 223 →
+222 → 225 MB, measured 2026-12-07), so a step in RSS can be matched to it. Each seed ends with one summary line — RSS at start, after 1 000 and
 after N actions, RSS(N) / RSS(1 000) (goal ≤ 1.25), widgets and QObjects after 1 000 and after
 N, and the count of exceptions and Qt warnings (must be 0) — and the run with a table of them.
 An exception stops its seed; any exception or Qt warning makes the exit status 1. Prints
@@ -161,7 +162,7 @@ def one_seed(seed: int, actions: int) -> int:
     from ui.shell.app import build_window
     from ui.kit.qt_app import ensure_app, settle
     from ui.custom.measure_dialog import MachineMeasurer
-    measured = [0]             # "Measure this machine" (numpy/OpenBLAS keep ~40 MB after the first one)
+    measured = [0]             # "Measure this machine" runs (the first keeps ~15 MB in the window)
     start = MachineMeasurer.start
 
     def counted_start(self):
