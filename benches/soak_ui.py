@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -157,6 +158,15 @@ def same_state(w, app) -> None:
 
 def one_seed(seed: int, actions: int) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    own = Path(tempfile.mkdtemp(prefix="memory-wall-soak-"))      # the walk measures, imports and saves
+    os.environ["XDG_DATA_HOME"], os.environ["XDG_CONFIG_HOME"] = str(own / "data"), str(own / "config")
+    try:                                                          # hardware: never into your own folders
+        return _one_seed(seed, actions)
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+
+
+def _one_seed(seed: int, actions: int) -> int:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     from ui.kit import quick_start
     quick_start.begin()          # as main.py starts the window (no GC until the first paint, then frozen)
