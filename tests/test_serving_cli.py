@@ -73,7 +73,8 @@ def test_a_trace_is_replayed_as_written(tmp_path):
     assert np.allclose(np.sort(r.sent_s), [0.0, 0.25, 0.5])
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.skipif(not hasattr(os, "mkfifo"),
+                    reason="this OS has no named pipes (os.mkfifo: Windows); Linux, macOS and CI run it")
 def test_a_trace_that_is_a_pipe_is_refused(tmp_path):
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)

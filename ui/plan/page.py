@@ -49,6 +49,17 @@ def _spin(name: str, suffix: str, tip: str) -> QDoubleSpinBox:
     return s
 
 
+def _wrapped(name: str, fmt=Qt.PlainText) -> QLabel:
+    """A word-wrapped label that takes the page's width (plain text: names of your own hardware are
+    shown as they are)."""
+    lab = QLabel("")
+    lab.setObjectName(name)
+    lab.setTextFormat(fmt)
+    lab.setWordWrap(True)
+    lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+    return lab
+
+
 class PlanPage(LazyPage, QWidget):
     load_requested = Signal(object, object)      # (Scenario, ServingSetup)
 
@@ -66,6 +77,40 @@ class PlanPage(LazyPage, QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         outer.setSpacing(6)
+        self.knobs = self._build_knobs()
+        outer.addWidget(self.knobs)
+        self.problem = QLabel("")
+        self.problem.setObjectName("problem")
+        self.problem.setWordWrap(True)
+        self.problem.setVisible(False)
+        self.problem.setTextFormat(Qt.PlainText)
+        outer.addWidget(self.problem)
+        self._problems = {"knobs": "", "plan": ""}     # what the knobs cannot take; why the last plan failed
+        self.busy = busy_line(BUSY)
+        outer.addWidget(self.busy)
+        self.jobs = Background(self, self._take, self.busy)
+        self.title = _wrapped("chartTitle")
+        outer.addWidget(self.title)
+        self.key = _wrapped("chartLegend", Qt.RichText)      # the chart's key: each colour and mark, named
+        outer.addWidget(self.key)
+        self.chart = FrontierChart()
+        self.chart.plot.legend_label = self.key
+        outer.addWidget(self.chart, 1)
+        self.lines = {key: _wrapped(f"plan_{key}") for key in ("cheapest", "current", "target", "legend")}
+        for lab in self.lines.values():
+            outer.addWidget(lab)
+        self._shown = None
+        self._mirror(self._snap.planning)
+        self.available.editingFinished.connect(self._ask)
+        for s in (self.ttft, self.tpot, self.rate):
+            s.valueChanged.connect(self._ask)
+        for c in (self.spec, self.disagg):
+            c.toggled.connect(self._ask)
+        self.chart.point_clicked.connect(self._load)
+        self.set_theme(self.theme)
+
+    def _build_knobs(self) -> QWidget:
+        """GPUs available, the TTFT and TPOT targets, the rate (each with its label), speculation, pools."""
         knobs_box = QWidget()
         knobs = FlowLayout(knobs_box, spacing=10)
         default = PlanSettings().available
@@ -94,51 +139,7 @@ class PlanPage(LazyPage, QWidget):
             knobs.addWidget(pair)
         knobs.addWidget(self.spec)
         knobs.addWidget(self.disagg)
-        self.knobs = knobs_box
-        outer.addWidget(knobs_box)
-        self.problem = QLabel("")
-        self.problem.setObjectName("problem")
-        self.problem.setWordWrap(True)
-        self.problem.setVisible(False)
-        self.problem.setTextFormat(Qt.PlainText)
-        outer.addWidget(self.problem)
-        self._problems = {"knobs": "", "plan": ""}     # what the knobs cannot take; why the last plan failed
-        self.busy = busy_line(BUSY)
-        outer.addWidget(self.busy)
-        self.jobs = Background(self, self._take, self.busy)
-        self.title = QLabel("")
-        self.title.setTextFormat(Qt.PlainText)
-        self.title.setObjectName("chartTitle")
-        self.title.setWordWrap(True)
-        self.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        outer.addWidget(self.title)
-        self.key = QLabel("")                    # the chart's key: each colour and mark, named
-        self.key.setObjectName("chartLegend")
-        self.key.setTextFormat(Qt.RichText)
-        self.key.setWordWrap(True)
-        self.key.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        outer.addWidget(self.key)
-        self.chart = FrontierChart()
-        self.chart.plot.legend_label = self.key
-        outer.addWidget(self.chart, 1)
-        self.lines = {}
-        for key in ("cheapest", "current", "target", "legend"):
-            lab = QLabel("")
-            lab.setObjectName(f"plan_{key}")
-            lab.setWordWrap(True)
-            lab.setTextFormat(Qt.PlainText)          # names of your own hardware are shown as they are
-            lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-            outer.addWidget(lab)
-            self.lines[key] = lab
-        self._shown = None
-        self._mirror(self._snap.planning)
-        self.available.editingFinished.connect(self._ask)
-        for s in (self.ttft, self.tpot, self.rate):
-            s.valueChanged.connect(self._ask)
-        for c in (self.spec, self.disagg):
-            c.toggled.connect(self._ask)
-        self.chart.point_clicked.connect(self._load)
-        self.set_theme(self.theme)
+        return knobs_box
 
     # ---------------------------------------------------------------- the settings
     def _mirror(self, p: PlanSettings) -> None:
