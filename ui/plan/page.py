@@ -20,6 +20,7 @@ page only. Every number is a readout (model/readouts/planning.py).
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QVBoxLayout,
                                QWidget)
 
@@ -115,7 +116,6 @@ class PlanPage(LazyPage, QWidget):
         knobs = FlowLayout(knobs_box, spacing=10)
         default = PlanSettings().available
         self.available = QLineEdit(default)
-        self.available.setMinimumWidth(self.available.fontMetrics().horizontalAdvance(default + "mmmmmm"))
         self.available.setToolTip("The accelerators on hand, kind:count (ids or aliases of the catalogue)")
         self.ttft = _spin("ttft_p90_ms", " ms", "TTFT p90 target (0: none)")
         self.tpot = _spin("tpot_p90_ms", " ms", "TPOT p90 target (0: none); 1000 / TPOT is the speed per user")
@@ -206,6 +206,9 @@ class PlanPage(LazyPage, QWidget):
                            f"QLabel#plan_legend {{ font-size: {t.px(14)}px; color: {t.secondary}; }}"
                            f"QLabel#chartLegend {{ font-size: {t.px(14)}px; }}")
         self.chart.set_theme(t)
+        font = QFont(self.available.font())       # the GPUs field as wide as the default list at this type
+        font.setPixelSize(t.px(15))               # (the style sheet's size for inputs: ui.kit.theme.style_sheet)
+        self.available.setMinimumWidth(QFontMetrics(font).horizontalAdvance(PlanSettings().available + "mmmm"))
         if self.chart.data is not None:           # the key's colours are the theme's
             self.key.setText(key_html(self.chart.key_entries(self.chart.data)))
         self._fit_stage()
