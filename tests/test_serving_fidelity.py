@@ -172,3 +172,26 @@ def test_sglang_runs_prompt_chunks_in_steps_of_their_own():
     assert sm.tpot.mean_ms > sm.itl.p50_ms                       # the waits lengthen TPOT, not the usual gap
     vllm = serve(SC, setup)                                      # vLLM V1 mixes chunks into the decode steps
     assert ((vllm.log_prompt_tokens > 0) & (vllm.log_decode_steps > 0)).any()
+
+
+def test_sglang_overlap_scheduler_admits_a_request_one_step_later_while_busy(monkeypatch):
+    """SGLang's overlap scheduler (its default) forms the next batch while the GPU runs the current
+    one: a request that arrives during a step joins the step after next. It was admitted at the next
+    step, as in vLLM's order (TTFT too short under load); an idle server still takes it at once."""
+    from dataclasses import replace
+    import model.serving.run as run_module
+    from model.serving.limits import engine_limits
+    sg = replace(SC, engine="sglang")
+    assert engine_limits("sglang", resolve(sg).hw).overlap_schedule
+    assert not engine_limits("vllm", resolve(SC).hw).overlap_schedule
+    busy = ServingSetup(load="rate", rate_per_s=6.0, requests=200, input_len=200, output_len=300, seed=3)
+    alone = ServingSetup(load="concurrency", concurrency=1, requests=6, input_len=200, output_len=20)
+    with_overlap = [summarize(serve(sg, s)) for s in (busy, alone)]
+    real = run_module.limits_for
+    monkeypatch.setattr(run_module, "limits_for",
+                        lambda *a: replace(real(*a), overlap_schedule=False))
+    without = [summarize(serve(sg, s)) for s in (busy, alone)]
+    step_ms = with_overlap[0].itl.p50_ms                           # a decode step under this load
+    assert with_overlap[0].ttft.p50_ms - without[0].ttft.p50_ms > 0.5 * step_ms
+    assert with_overlap[0].ttft.p50_ms - without[0].ttft.p50_ms < 1.5 * step_ms
+    assert with_overlap[1].ttft.p50_ms == pytest.approx(without[1].ttft.p50_ms)    # nothing running: at once

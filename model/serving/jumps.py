@@ -83,6 +83,7 @@ class DecodeJumps:
             need = int(opened[k - 1])
         span = float(cum[k - 1])
         gained = int(taus[k] - tau)
+        self.last_step_s = float(dt[k - 1])
         self._log(span, k, B, 0, B * gained, B, self._take_stall())
         self.wpos = (self.wpos + k) % self.lim.scheduler_steps
         self.t += span
@@ -110,7 +111,8 @@ class DecodeJumps:
             c = float(base + B * (tau - self.tau))
             if window is not None and c > window:
                 c = float(window)
-            span += tb.finish_s(g + tb.attention_s(c + B * q, q * c + B * q * (q - 1) / 2.0, q * c, False))
+            step = tb.finish_s(g + tb.attention_s(c + B * q, q * c + B * q * (q - 1) / 2.0, q * c, False))
+            span += step
             tau += a
             ns += 1
             k += 1
@@ -119,6 +121,7 @@ class DecodeJumps:
         if k == 0:
             return False
         gained = tau - self.tau
+        self.last_step_s = step
         self._log(span, k, B, 0, B * gained, B, self._take_stall())
         self.wpos = (self.wpos + k) % self.lim.scheduler_steps
         self.t += span

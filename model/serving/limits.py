@@ -20,7 +20,7 @@ from model.values import frozen
 GIB = 2 ** 30
 KEYS = ("max_running", "max_tokens_per_step", "prefill", "batching", "block_tokens", "preemption")
 OPTIONAL = {"scheduler_steps": 1, "watermark": 0.0, "frontend_s": 0.0,     # keys an engine may leave out,
-            "tokenize_s_per_token": 0.0}                                     # with their defaults
+            "tokenize_s_per_token": 0.0, "overlap_schedule": False}          # with their defaults
 
 
 @frozen
@@ -39,6 +39,7 @@ class SchedulerLimits:
     watermark: float = 0.0           # share of the KV blocks a new prompt must leave free to be admitted
     frontend_s: float = 0.0          # the server's front end per request (HTTP, scheduling it in), one at a time
     tokenize_s_per_token: float = 0.0   # … and per prompt token (tokenising)
+    overlap_schedule: bool = False   # the next step is formed while the GPU runs the current one
 
 
 @frozen
@@ -98,6 +99,8 @@ def engine_limits(engine: str, hw: Hardware, doc: Mapping[str, Any] | None = Non
                     values[k], sources[k] = _value(rule, k, f"{eid} rule")
     if values["prefill"] not in PREFILL_MODES or values["preemption"] not in PREEMPTIONS:
         raise AssetError(f"serving.json: {eid} has an unknown prefill or preemption mode")
+    if not isinstance(values["overlap_schedule"], bool):
+        raise AssetError(f"serving.json: {eid} overlap_schedule must be true or false")
     if values["batching"] not in ("continuous", "static"):
         raise AssetError(f"serving.json: {eid} batching must be continuous or static")
     if eid not in (engine, base):
@@ -107,7 +110,7 @@ def engine_limits(engine: str, hw: Hardware, doc: Mapping[str, Any] | None = Non
                            values["prefill"], values["batching"], int(values["block_tokens"]),
                            values["preemption"], tuple(sources.items()), int(values["scheduler_steps"]),
                            float(values["watermark"]), float(values["frontend_s"]),
-                           float(values["tokenize_s_per_token"]))
+                           float(values["tokenize_s_per_token"]), values["overlap_schedule"])
 
 
 def limits_for(engine: str, hw: Hardware, setup: ServingSetup) -> SchedulerLimits:

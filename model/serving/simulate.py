@@ -21,6 +21,9 @@ Each step the scheduler (vLLM V1's order, which the other engines' in-flight bat
      (a = 1, or ⌊(n+1)E⌋ − ⌊nE⌋ with speculation, E the expected tokens per verified step).
      A step of prompts alone (prefill "separate" or "chunked-separate") while decodes wait is a stall: its time is added
      to the gap before those decodes' next token (their ITL), as a streaming client sees it.
+An overlap scheduler (SGLang's default) forms the next step while the GPU runs the current one, so
+the step that starts when one ends was formed as that one began: while the GPU is busy, a request
+that enters during a step joins the step after next (``release``).
 
 Runs of decode-only steps with nothing to admit are taken in one jump to the next event (a finish,
 an arrival that could be admitted, the KV cache running out): model/serving/jumps.py. The decodes are never walked one by one: the running batch is
@@ -154,12 +157,15 @@ class _Sim(DecodeJumps, Admission):
         self.reserve = lim.watermark * kv_blocks
         self.front = deque()           # (time it is ready, request): the server's front end, one at a time
         self.front_free = 0.0          # when the front end is done with the request it is on
-        self.front_cost = lim.frontend_s > 0 or lim.tokenize_s_per_token > 0
+        self.last_step_s = 0.0         # the step that just ended (an overlap scheduler formed the next during it)
+        self.front_cost = lim.frontend_s > 0 or lim.tokenize_s_per_token > 0 or lim.overlap_schedule
 
     # ------------------------------------------------------------------ arrivals and finishes
     def release(self) -> None:
         """Sent requests pass the server's front end (HTTP, tokenising: one at a time, each
-        frontend_s + prompt tokens × tokenize_s_per_token) and then wait for the scheduler."""
+        frontend_s + prompt tokens × tokenize_s_per_token) and then wait for the scheduler. An
+        overlap scheduler (SGLang) formed the step that starts now while the last one ran: while the
+        GPU is busy it takes only the requests ready when that step began (t − last step)."""
         arr, t = self.arr, self.t
         while self.next_arrival < self.n and self.in_flight < self.cap and arr[self.next_arrival] <= t:
             i = self.next_arrival
@@ -176,6 +182,8 @@ class _Sim(DecodeJumps, Admission):
                 self.state[i] = WAITING
                 self.waiting.append(i)
         front = self.front
+        if self.lim.overlap_schedule and (self.B or self.prefilling):
+            t -= self.last_step_s      # the next step was formed as the last one began: later entries wait one more
         while front and front[0][0] <= t:
             i = front.popleft()[1]
             self.state[i] = WAITING
@@ -321,6 +329,7 @@ class _Sim(DecodeJumps, Admission):
             self.stall += dt
         self._log(dt, 1, dec + len(chunks), prompt_tokens, dec * a + len(chunks), dec, stall)
         self.t += dt
+        self.last_step_s = dt
         for i, n, _ in chunks:
             self.done[i] += n
             if self.done[i] >= self.need[i]:
