@@ -2,11 +2,23 @@
 
     Segmented(values, labels=None, tips=None)   a row of checkable buttons, one checked;
                                                 ``chosen`` emits the value of the one clicked
+    problem_line()                              the hidden line a page shows what it cannot take in
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QSizePolicy, QWidget
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+
+
+def problem_line() -> QLabel:
+    """The line a page or the footer shows a problem in: plain text, wrapped, hidden until there is one
+    (the theme styles it by its name, "problem")."""
+    label = QLabel("")
+    label.setObjectName("problem")
+    label.setTextFormat(Qt.PlainText)
+    label.setWordWrap(True)
+    label.setVisible(False)
+    return label
 
 
 class Segmented(QWidget):

@@ -35,6 +35,7 @@ from ui.kit.background import Background, busy_line
 from ui.plan.chart import FrontierChart
 from ui.kit.flow_layout import FlowLayout
 from ui.kit.lazy_page import LazyPage
+from ui.kit.widgets import problem_line
 from ui.plotting.keys import key_html
 from ui.state.controller import one_line
 
@@ -80,11 +81,7 @@ class PlanPage(LazyPage, QWidget):
         outer.setSpacing(6)
         self.knobs = self._build_knobs()
         outer.addWidget(self.knobs)
-        self.problem = QLabel("")
-        self.problem.setObjectName("problem")
-        self.problem.setWordWrap(True)
-        self.problem.setVisible(False)
-        self.problem.setTextFormat(Qt.PlainText)
+        self.problem = problem_line()
         outer.addWidget(self.problem)
         self._problems = {"knobs": "", "plan": ""}     # what the knobs cannot take; why the last plan failed
         self.busy = busy_line(BUSY)

@@ -17,7 +17,6 @@ the last good run stays on screen. Every number is a readout (model/readouts/ser
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from model.readouts.serving import explain
@@ -31,6 +30,7 @@ from ui.serve.charts import DistributionChart, OverTimeChart
 from ui.serve.controls import ServeControls
 from ui.serve.queue_view import QueueView
 from ui.kit.lazy_page import LazyPage
+from ui.kit.widgets import problem_line
 from ui.kit.dialog_buttons import tip_text
 
 TILES = 5
@@ -54,11 +54,7 @@ class ServePage(LazyPage, QWidget):
         outer.setSpacing(8)
         self.controls = ServeControls()
         outer.addWidget(self.controls)
-        self.problem = QLabel("")
-        self.problem.setObjectName("problem")
-        self.problem.setWordWrap(True)
-        self.problem.setVisible(False)
-        self.problem.setTextFormat(Qt.PlainText)
+        self.problem = problem_line()
         outer.addWidget(self.problem)
         self.busy = busy_line(BUSY)
         outer.addWidget(self.busy)

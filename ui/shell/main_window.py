@@ -23,6 +23,7 @@ from ui.explore.gauges import GaugePanel
 from ui.chip.view import HierarchyView
 from ui.explore.roofline import RooflinePlot
 from ui.kit.steady_label import SteadyLabel
+from ui.kit.widgets import problem_line
 from ui.shell.pages import LessonsWindowMixin
 from ui.kit.dialog_buttons import tip_text
 
@@ -161,11 +162,7 @@ class MainWindow(LessonsWindowMixin, QMainWindow):
         flay = QVBoxLayout(footer)
         flay.setContentsMargins(14, 6, 14, 8)
         flay.setSpacing(2)
-        self.problem = QLabel("")
-        self.problem.setObjectName("problem")
-        self.problem.setTextFormat(Qt.PlainText)
-        self.problem.setWordWrap(True)
-        self.problem.setVisible(False)
+        self.problem = problem_line()
         self.explanation = SteadyLabel(lines=2)      # a sentence of one or two lines moves nothing
         self.explanation.setObjectName("explanation")
         self.problem.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
