@@ -195,3 +195,28 @@ def test_sglang_overlap_scheduler_admits_a_request_one_step_later_while_busy(mon
     assert with_overlap[0].ttft.p50_ms - without[0].ttft.p50_ms > 0.5 * step_ms
     assert with_overlap[0].ttft.p50_ms - without[0].ttft.p50_ms < 1.5 * step_ms
     assert with_overlap[1].ttft.p50_ms == pytest.approx(without[1].ttft.p50_ms)    # nothing running: at once
+
+
+def test_trtllm_bench_sizes_the_executor_from_the_dataset():
+    """trtllm-bench starts TensorRT-LLM with a batch and a token budget of its own, worked out from the
+    dataset (tuning.py finetune_setting; chunked prefill off, so at least the longest prompt + the
+    batch). The serving defaults (8 192 tokens a step) ran a burst of 20 000-token prompts one at a
+    time: throughput 8–60× too low on every such published run."""
+    from dataclasses import replace
+    from model.serving.limits import engine_limits, trtllm_bench_limits
+    base = engine_limits("tensorrt-llm", resolve(SC).hw)
+    cases = ((1_000_000, 1000, 1000, 1000, 512, 2048),        # R 500: batch to 128s; tokens at their floor
+             (10_000_000, 128, 128, 128, 4096, 8192),         # R capped at 4 096; tokens R·2
+             (2_200_000, 20_000, 2000, 20_000, 128, 20_128))  # R 100; the longest prompt + the batch
+    for kv, isl, osl, longest, batch, tokens in cases:
+        lim = trtllm_bench_limits(base, kv, isl, osl, longest)
+        assert (lim.max_running, lim.max_tokens_per_step) == (batch, tokens)
+    mine = replace(base, max_running=7, sources=base.sources + (("max_running", "your setting"),))
+    assert trtllm_bench_limits(mine, 1_000_000, 1000, 1000, 1000).max_running == 7      # yours stays
+    sc = replace(SC, gpu="h200", precision="fp8", engine="tensorrt-llm")
+    burst = ServingSetup(load="burst", requests=200, input_len=20_000, output_len=2000)
+    bench = serve(sc, burst.with_(metrics="trtllm-bench"))
+    plain = serve(sc, burst)
+    assert plain.log_running.max() == 1                           # the 8 192-token budget: one at a time
+    assert bench.log_running.max() > 20
+    assert summarize(bench).output_tokens_per_s > 5 * summarize(plain).output_tokens_per_s

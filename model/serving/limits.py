@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -111,6 +112,40 @@ def engine_limits(engine: str, hw: Hardware, doc: Mapping[str, Any] | None = Non
                            values["preemption"], tuple(sources.items()), int(values["scheduler_steps"]),
                            float(values["watermark"]), float(values["frontend_s"]),
                            float(values["tokenize_s_per_token"]), values["overlap_schedule"])
+
+
+def trtllm_bench_limits(lim: SchedulerLimits, kv_tokens: int, mean_input: float, mean_output: float,
+                        longest_input: int) -> SchedulerLimits:
+    """TensorRT-LLM as trtllm-bench starts it: the bench sizes the executor from the dataset when it
+    is not told (tensorrt_llm/bench/build/tuning.py finetune_setting; bench/benchmark/utils/general.py
+    get_settings), here from the KV cache the simulator gives the engine:
+
+        requests   R = min(KV tokens ÷ (mean input + mean output), 4096)
+        batch      max(64, R rounded up to 32) below 256; to 128 below 1 024; else to 256
+        tokens     min(R·(1 + input ÷ output), 32 768), at least 2 048, rounded up to 256 / 512 / 1 024
+                   (below 4 096 / below 8 192 / above); chunked prefill off (the bench's default), so
+                   never fewer than the longest prompt + the batch: a prompt runs in one step
+
+    A value you set yourself (--max-running, --max-tokens-per-step) stays."""
+    mine = {k for k, v in lim.sources if v == "your setting"}
+    raw_bs = min(kv_tokens / max(mean_input + mean_output, 1.0), 4096.0)
+    if raw_bs < 256:
+        batch = max(64, 32 * math.ceil(raw_bs / 32))
+    elif raw_bs < 1024:
+        batch = 128 * math.ceil(raw_bs / 128)
+    else:
+        batch = 256 * math.ceil(raw_bs / 256)
+    raw_tokens = min(raw_bs * (1.0 + mean_input / max(mean_output, 1.0)), 32768.0)
+    step = 256 if raw_tokens < 4096 else 512 if raw_tokens < 8192 else 1024
+    tokens = max(2048 if raw_tokens < 4096 else 0, step * math.ceil(raw_tokens / step))
+    tokens = max(tokens, int(longest_input) + batch)
+    src = "trtllm-bench's own settings from the dataset (tensorrt_llm/bench/build/tuning.py finetune_setting)"
+    changes = {k: v for k, v in (("max_running", batch), ("max_tokens_per_step", tokens)) if k not in mine}
+    if not changes:
+        return lim
+    sources = dict(lim.sources)
+    sources.update({k: src for k in changes})
+    return replace(lim, **changes, sources=tuple(sources.items()))
 
 
 def limits_for(engine: str, hw: Hardware, setup: ServingSetup) -> SchedulerLimits:

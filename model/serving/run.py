@@ -28,7 +28,7 @@ from model.catalog.parts import Catalog
 from model.errors import ScenarioError
 from model.physics.memory import footprint, kv_bytes_per_token
 from model.physics.scenario import ResolvedScenario, Scenario, resolve
-from model.serving.limits import SchedulerLimits, limits_for, mtp_heads
+from model.serving.limits import SchedulerLimits, limits_for, mtp_heads, trtllm_bench_limits
 from model.serving.setup import CHUNKED, PRETOKENIZED, ServingSetup, check, expected_tokens_per_step
 from model.serving.parallel import parallel_table
 from model.serving.simulate import Speculation, simulate_replica
@@ -179,6 +179,9 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
     if kv_tokens < longest:
         raise ScenarioError(f"no room for one request: the KV cache holds {kv_tokens:,} tokens here, a request needs "
                             f"up to {longest:,} (fewer tokens, more GPUs or a smaller precision)")
+    if s.metrics == "trtllm-bench" and rs.engine.startswith("tensorrt-llm"):
+        lim = trtllm_bench_limits(lim, kv_tokens, float(req.input_len.mean()), float(req.output_len.mean()),
+                                  int(req.input_len.max()))
     whole = int(req.input_len.max()) if lim.prefill in CHUNKED else longest   # mixed/separate: a recomputed
     max_tokens = int(min(MAX_TABLE_TOKENS, max(lim.max_tokens_per_step, whole)   # request's prompt comes whole
                          + q * min(lim.max_running or kv_tokens, kv_tokens)))
