@@ -44,6 +44,41 @@ def test_real_configs_give_the_published_parameter_count(name, total, active):
     assert "Parameters (derived)" in rows and rows["Layers · hidden · FFN"].startswith(str(llm.layers))
 
 
+# Families added in session 10 (OLMo 2, OLMoE, Qwen1.5/2-MoE, Phi-3.5-MoE, Granite MoE, SmolLM3, StarCoder2):
+# (file, published total, how closely the source states it, published active or None). Published active
+# counts include the input embedding table, a lookup no token multiplies with: the model's active count
+# leaves it out, so it is added back here (untied models only).
+MORE_FAMILIES = [
+    ("olmo-2-13b.json", 13.716e9, 0.001, None),          # safetensors index: 54 864 793 600 B of FP32
+    ("olmoe-1b-7b.json", 6.92e9, 0.005, 1.3e9),          # DeepSpeed log num_elems 6.92B; paper: 1.3B active
+    ("qwen1.5-moe-a2.7b.json", 14.3e9, 0.005, 2.7e9),    # card: 14.3B in total, 2.7B activated
+    ("phi-3.5-moe.json", 41.9e9, 0.005, 6.6e9),          # card: 16x3.8B (41.9B), 6.6B active
+    ("granite-3.1-1b-a400m.json", 1.3e9, 0.04, None),     # card: 1.3B (two figures)
+    ("smollm3-3b.json", 3.08e9, 0.005, None),            # blog: 3.08B
+    ("starcoder2-7b.json", 7e9, 0.04, None),             # card: 7B (one figure)
+]
+
+
+@pytest.mark.parametrize("name,total,rel,active", MORE_FAMILIES)
+def test_more_families_give_the_published_parameter_count(name, total, rel, active):
+    llm, _ = load_model_config(CONFIGS / name)
+    assert llm.params.total == pytest.approx(total, rel=rel)
+    if active:
+        assert llm.params.active_per_token + llm.vocab * llm.hidden == pytest.approx(active, rel=0.03)
+
+
+def test_more_families_read_their_layout():
+    star, _ = load_model_config(CONFIGS / "starcoder2-7b.json")
+    assert star.params.ffn_down_share == 0.5 and star.params.tied_embeddings     # c_fc → GELU → c_proj; tied by default
+    olmoe, _ = load_model_config(CONFIGS / "olmoe-1b-7b.json")
+    assert olmoe.params.experts == 64 and olmoe.params.experts_per_token == 8 and olmoe.params.moe_layers == 16
+    qwen, _ = load_model_config(CONFIGS / "qwen1.5-moe-a2.7b.json")
+    assert qwen.params.experts == 60 and qwen.params.expert == 3 * 2048 * 1408
+    assert qwen.params.dense_ffn == 24 * 3 * 2048 * 5632           # the shared expert of every layer
+    granite, _ = load_model_config(CONFIGS / "granite-3.1-1b-a400m.json")
+    assert granite.params.experts == 32 and granite.params.tied_embeddings
+
+
 def test_families_read_their_special_fields():
     gemma, _ = load_model_config(CONFIGS / "gemma-2-9b.json")
     assert gemma.head_dim == 256 and gemma.head_dim * gemma.heads != gemma.hidden and gemma.params.tied_embeddings

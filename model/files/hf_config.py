@@ -7,8 +7,11 @@ model card:
     layers = num_hidden_layers      hidden = hidden_size        heads = num_attention_heads
     kv_heads = num_key_value_heads (default: heads)            head_dim = head_dim (default hidden/heads)
     ffn = intermediate_size         vocab = vocab_size          tied = tie_word_embeddings
-    Mixtral, gpt-oss, MiniMax MoE:  experts = num_local_experts, experts_per_token = num_experts_per_tok
-    Qwen MoE:     experts = num_experts, expert_ffn = moe_intermediate_size (+ a shared expert)
+    Mixtral, gpt-oss, MiniMax, Phi-3.5-MoE, Granite MoE:  experts = num_local_experts,
+                  experts_per_token = num_experts_per_tok (each expert intermediate_size wide)
+    Qwen MoE (Qwen1.5/2-MoE, Qwen3):  experts = num_experts, expert_ffn = moe_intermediate_size (+ a shared expert)
+    OLMoE:        experts = num_experts, each intermediate_size wide, no shared expert
+    dense besides Llama's kind: OLMo 2, SmolLM3, StarCoder2 (two FFN matrices, no gate; use_bias: biases)
     DeepSeek MoE: experts = n_routed_experts, shared_experts = n_shared_experts,
                   expert_ffn = moe_intermediate_size, first_dense_layers = first_k_dense_replace,
                   MLA = q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim
@@ -33,7 +36,8 @@ from model.catalog.parts import LLM
 from model.files.assets import llm_from_entry
 from model.catalog.active import shipped_catalog
 from model.files.hardware_file import MAX_FILE_BYTES
-from model.files.hf_families import experts_named, layer_type_kinds, llama4, mtp_note, nemotron_h, qwen_moe
+from model.files.hf_families import (experts_counted, experts_named, layer_type_kinds, llama4, mtp_note, nemotron_h,
+                                     qwen_moe)
 from model.files.hf_fields import ModelConfigError, dtype_bits, finite_only, missing, require, whole
 from model.files.limits import check_text
 from model.files.safe_io import SafeIOError, read_json
@@ -41,14 +45,17 @@ from model.files.safe_io import SafeIOError, read_json
 __all__ = ["ModelConfigError", "model_entry", "llm_from_config", "load_model_config", "read_model_config",
            "default_name", "SUPPORTED"]
 
-DENSE = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text", "qwen3_5_text")
-NAMED_EXPERTS = ("mixtral", "gpt_oss", "minimax_m1", "minimax_m2")
-QWEN_MOE = ("qwen3_moe", "qwen3_next", "qwen3_5_moe_text")
+DENSE = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text", "qwen3_5_text",
+         "olmo2", "smollm3", "starcoder2")
+NAMED_EXPERTS = ("mixtral", "gpt_oss", "minimax_m1", "minimax_m2", "granitemoe", "granitemoeshared", "phimoe")
+QWEN_MOE = ("qwen3_moe", "qwen3_next", "qwen3_5_moe_text", "qwen2_moe")
 DEEPSEEK_LIKE = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe")
-SUPPORTED = DENSE + NAMED_EXPERTS + QWEN_MOE + DEEPSEEK_LIKE + ("llama4_text", "nemotron_h")
-TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3_text")   # their config classes default tie_word_embeddings to true
-QKV_BIAS = ("qwen2",)                                   # Qwen2 / 2.5 have Q, K, V biases
-QK_NORM = ("qwen3", "qwen3_moe", "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text", "gemma3_text")
+SUPPORTED = DENSE + NAMED_EXPERTS + QWEN_MOE + DEEPSEEK_LIKE + ("llama4_text", "nemotron_h", "olmoe")
+# their config classes default tie_word_embeddings to true
+TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3_text", "smollm3", "starcoder2")
+QKV_BIAS = ("qwen2", "qwen2_moe")                       # Qwen2 / 2.5 and Qwen1.5 / 2 MoE have Q, K, V biases
+QK_NORM = ("qwen3", "qwen3_moe", "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text", "gemma3_text", "olmo2", "olmoe")
+NOT_GATED = ("starcoder2",)                             # c_fc → GELU → c_proj: two matrices, no gate
 OUTPUT_GATE = ("qwen3_next",)                           # Qwen3NextConfig: attn_output_gate true by default
 BASE_FIELDS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
 MLA_FIELDS = ("kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
@@ -167,8 +174,12 @@ def _base(cfg: Mapping[str, Any], mt: str) -> dict[str, Any]:
         "head_dim": head_dim, "ffn": whole(cfg, "intermediate_size"), "ffn_gated": True,
         "vocab": whole(cfg, "vocab_size"),
         "tied_embeddings": bool(cfg.get("tie_word_embeddings", mt in TIED_BY_DEFAULT)),
-        "qkv_bias": mt in QKV_BIAS or bool(cfg.get("attention_bias", False)),
+        "qkv_bias": mt in QKV_BIAS or bool(cfg.get("attention_bias", cfg.get("use_bias", False))),
     }
+    if mt in NOT_GATED:
+        entry["ffn_gated"] = False
+        if cfg.get("use_bias"):
+            entry["mlp_bias"] = True              # biases on c_fc and c_proj, LayerNorms with a bias
     if mt in QK_NORM or (cfg.get("use_qk_norm") and mt != "llama4_text"):    # Llama 4's QK norm has no weights
         entry["qk_norm"] = True
     if cfg.get("attn_output_gate", mt in OUTPUT_GATE):
@@ -205,6 +216,8 @@ def _experts(cfg: Mapping[str, Any], mt: str, entry: Mapping[str, Any], notes: l
         return qwen_moe(cfg, entry, notes)
     if mt == "llama4_text":
         return llama4(cfg, entry, notes)
+    if mt == "olmoe":
+        return experts_counted(cfg, entry, notes)
     if mt in DEEPSEEK_LIKE:
         return _deepseek(cfg, entry, notes, mla=mt != "glm4_moe")
     return {}

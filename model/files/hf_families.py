@@ -214,6 +214,13 @@ def experts_named(cfg: Mapping[str, Any], entry: Mapping[str, Any], notes: list[
     return out
 
 
+def experts_counted(cfg: Mapping[str, Any], entry: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    """OLMoE: num_experts routed in every layer, each of intermediate_size, no shared expert."""
+    require(cfg, ("num_experts", "num_experts_per_tok"), "olmoe")
+    return {"experts": whole(cfg, "num_experts"), "experts_per_token": whole(cfg, "num_experts_per_tok"),
+            "shared_experts": 0, "expert_ffn": entry["ffn"]}
+
+
 def mtp_note(cfg: Mapping[str, Any], notes: list[str]) -> None:
     """Multi-token-prediction layers: named, not counted (optional for decoding; the published totals
     leave them out)."""
