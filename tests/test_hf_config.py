@@ -56,6 +56,7 @@ MORE_FAMILIES = [
     ("granite-3.1-1b-a400m.json", 1.3e9, 0.04, None),     # card: 1.3B (two figures)
     ("smollm3-3b.json", 3.08e9, 0.005, None),            # blog: 3.08B
     ("starcoder2-7b.json", 7e9, 0.04, None),             # card: 7B (one figure)
+    ("granite-4.0-h-small.json", 32e9, 0.01, None),      # card: 32B total, 9B active (tied: checked below)
 ]
 
 
@@ -77,6 +78,11 @@ def test_more_families_read_their_layout():
     assert qwen.params.dense_ffn == 24 * 3 * 2048 * 5632           # the shared expert of every layer
     granite, _ = load_model_config(CONFIGS / "granite-3.1-1b-a400m.json")
     assert granite.params.experts == 32 and granite.params.tied_embeddings
+    hybrid, _ = load_model_config(CONFIGS / "granite-4.0-h-small.json")     # 36 Mamba-2 blocks, 4 attention
+    assert [(k.kind, k.layers) for k in hybrid.shape.kinds] == [("linear", 36), ("full", 4)]
+    assert hybrid.shape.kv_values_per_token == 4 * 2 * 8 * 128            # only the attention blocks keep a KV cache
+    assert hybrid.params.experts == 72 and hybrid.params.moe_layers == 40
+    assert hybrid.params.active_per_token == pytest.approx(9e9, rel=0.03)
 
 
 def test_families_read_their_special_fields():

@@ -12,6 +12,7 @@ model card:
     Qwen MoE (Qwen1.5/2-MoE, Qwen3):  experts = num_experts, expert_ffn = moe_intermediate_size (+ a shared expert)
     OLMoE:        experts = num_experts, each intermediate_size wide, no shared expert
     dense besides Llama's kind: OLMo 2, SmolLM3, StarCoder2 (two FFN matrices, no gate; use_bias: biases)
+    Granite 4.0-H: layer_types mamba / attention, a shared MLP beside num_local_experts routed experts
     DeepSeek MoE: experts = n_routed_experts, shared_experts = n_shared_experts,
                   expert_ffn = moe_intermediate_size, first_dense_layers = first_k_dense_replace,
                   MLA = q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim
@@ -36,8 +37,8 @@ from model.catalog.parts import LLM
 from model.files.assets import llm_from_entry
 from model.catalog.active import shipped_catalog
 from model.files.hardware_file import MAX_FILE_BYTES
-from model.files.hf_families import (experts_counted, experts_named, layer_type_kinds, llama4, mtp_note, nemotron_h,
-                                     qwen_moe)
+from model.files.hf_families import (experts_counted, experts_named, granite_hybrid, layer_type_kinds, llama4,
+                                     mtp_note, nemotron_h, qwen_moe)
 from model.files.hf_fields import ModelConfigError, dtype_bits, finite_only, missing, require, whole
 from model.files.limits import check_text
 from model.files.safe_io import SafeIOError, read_json
@@ -50,7 +51,8 @@ DENSE = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma
 NAMED_EXPERTS = ("mixtral", "gpt_oss", "minimax_m1", "minimax_m2", "granitemoe", "granitemoeshared", "phimoe")
 QWEN_MOE = ("qwen3_moe", "qwen3_next", "qwen3_5_moe_text", "qwen2_moe")
 DEEPSEEK_LIKE = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe")
-SUPPORTED = DENSE + NAMED_EXPERTS + QWEN_MOE + DEEPSEEK_LIKE + ("llama4_text", "nemotron_h", "olmoe")
+SUPPORTED = DENSE + NAMED_EXPERTS + QWEN_MOE + DEEPSEEK_LIKE + ("llama4_text", "nemotron_h", "olmoe",
+                                                               "granitemoehybrid")
 # their config classes default tie_word_embeddings to true
 TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3_text", "smollm3", "starcoder2")
 QKV_BIAS = ("qwen2", "qwen2_moe")                       # Qwen2 / 2.5 and Qwen1.5 / 2 MoE have Q, K, V biases
@@ -218,6 +220,8 @@ def _experts(cfg: Mapping[str, Any], mt: str, entry: Mapping[str, Any], notes: l
         return llama4(cfg, entry, notes)
     if mt == "olmoe":
         return experts_counted(cfg, entry, notes)
+    if mt == "granitemoehybrid":
+        return granite_hybrid(cfg, entry, notes)
     if mt in DEEPSEEK_LIKE:
         return _deepseek(cfg, entry, notes, mla=mt != "glm4_moe")
     return {}

@@ -41,6 +41,11 @@ CLASS_DEFAULTS = {"linear_conv_kernel_dim": 4, "no_rope_layer_interval": 4, "con
                   "full_attention_interval": 4}
 LAYER_TYPE_NAMES = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked",
                     "linear_attention": "linear"}
+# a family's own names in layer_types (Granite 4.0-H: "mamba" blocks are Mamba-2, "attention" blocks global)
+FAMILY_LAYER_TYPES = {"granitemoehybrid": {"mamba": "linear", "attention": "full"}}
+# transformers' GraniteMoeHybridConfig defaults for the Mamba-2 fields a config may leave out
+GRANITE_MAMBA_DEFAULTS = {"mamba_n_heads": 128, "mamba_n_groups": 1, "mamba_d_state": 256, "mamba_d_conv": 4,
+                          "mamba_expand": 2}
 
 
 def layer_type_kinds(cfg: Mapping[str, Any], mt: str, layers: int, notes: list[str]) -> list[dict[str, Any]]:
@@ -66,11 +71,12 @@ def _layer_names(cfg: Mapping[str, Any], mt: str, layers: int) -> list[str] | No
         if not isinstance(types, list) or len(types) != layers:
             raise ModelConfigError(f"layer_types must list one type per layer ({layers}), got "
                                    f"{len(types) if isinstance(types, list) else type(types).__name__}")
-        bad = next((t for t in types if t not in LAYER_TYPE_NAMES), None)
+        names = {**LAYER_TYPE_NAMES, **FAMILY_LAYER_TYPES.get(mt, {})}
+        bad = next((t for t in types if t not in names), None)
         if bad is not None:
             raise ModelConfigError(f"layer_types holds '{str(bad)[:40]}', not a layer type this version reads "
-                                   f"({', '.join(LAYER_TYPE_NAMES)})")
-        return [LAYER_TYPE_NAMES[t] for t in types]
+                                   f"({', '.join(names)})")
+        return [names[t] for t in types]
     if mt == "gemma2" and cfg.get("sliding_window"):
         return ["sliding" if i % 2 == 0 else "full" for i in range(layers)]
     if mt in ("gemma3_text", "gemma3") and cfg.get("sliding_window"):
@@ -116,6 +122,8 @@ def _linear_spec(cfg: Mapping[str, Any], mt: str) -> dict[str, Any]:
     if mt == "minimax_m1":
         heads = whole(cfg, "num_attention_heads")
         return {"mixer": "lightning", "heads": heads, "head_dim": whole(cfg, "head_dim")}
+    if mt == "granitemoehybrid":
+        return _granite_mamba(cfg)
     raise ModelConfigError(f"layer_types names linear_attention layers, whose kind {mt} does not say "
                            "(this version reads Gated DeltaNet, Mamba-2 and lightning attention)")
 
@@ -129,6 +137,32 @@ def _words(spec: Mapping[str, Any]) -> str:
     if kind == "linear":
         return {"gated-deltanet": "Gated DeltaNet", "mamba2": "Mamba-2", "lightning": "lightning attention"}[spec["mixer"]]
     return "full attention"
+
+
+def _granite_mamba(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Granite 4.0-H's Mamba-2 blocks: mamba_n_heads heads of mamba_d_head ("auto": mamba_expand ×
+    hidden ÷ heads), mamba_d_state, mamba_n_groups, mamba_d_conv (the config class's defaults where absent)."""
+    d = GRANITE_MAMBA_DEFAULTS
+    heads = whole(cfg, "mamba_n_heads", default=d["mamba_n_heads"])
+    if cfg.get("mamba_d_head", "auto") == "auto":
+        inner = whole(cfg, "mamba_expand", default=d["mamba_expand"]) * whole(cfg, "hidden_size")
+        if inner % heads:
+            raise ModelConfigError(f"mamba_expand × hidden_size ({inner}) is not a multiple of mamba_n_heads {heads}")
+        head_dim = inner // heads
+    else:
+        head_dim = whole(cfg, "mamba_d_head")
+    return {"mixer": "mamba2", "heads": heads, "head_dim": head_dim,
+            "state": whole(cfg, "mamba_d_state", default=d["mamba_d_state"]),
+            "groups": whole(cfg, "mamba_n_groups", default=d["mamba_n_groups"]),
+            "conv_kernel": whole(cfg, "mamba_d_conv", default=d["mamba_d_conv"])}
+
+
+def granite_hybrid(cfg: Mapping[str, Any], entry: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    """Granite 4.0-H: every block has a shared MLP of shared_intermediate_size and, with num_local_experts
+    above 0, routed experts of intermediate_size beside it; without experts the shared MLP is the FFN."""
+    if cfg.get("num_local_experts"):
+        return experts_named(cfg, entry, notes)
+    return {"ffn": whole(cfg, "shared_intermediate_size", default=entry["ffn"])}
 
 
 def nemotron_h(cfg: Mapping[str, Any], entry: dict[str, Any], notes: list[str]) -> dict[str, Any]:
