@@ -23,7 +23,8 @@ from model.planning.size import MAX_SIZE
 
 def add_plan_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("plan", help="the price of speed: the frontier and the cheapest setup that meets TTFT/TPOT targets")
-    p.add_argument("--model", required=True, help=f"model id or alias ({prog_name()} list models)")
+    p.add_argument("--model", help=f"model id or alias ({prog_name()} list models); with --model-config, "
+                                   "that config's model unless given")
     d = Scenario()
     p.add_argument("--input-len", type=positive_int("input length"), default=d.input_len,
                    help=f"prompt tokens (default {d.input_len}, the scenario's)")
@@ -63,6 +64,8 @@ def cmd_plan(args) -> int:
     from model.planning.space import PlanRequest, check_request, parse_available
     from model.readouts.command_line import no_plan_line, plan_ran
     from model.readouts.planning import frontier_csv, plan_json
+    if not args.model:
+        raise UsageError("which model? give --model (an id or alias) or --model-config")
     if args.rate == 0:
         raise UsageError("--rate must be more than 0")
     for name in ("ttft_p90_ms", "tpot_p90_ms"):

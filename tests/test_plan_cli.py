@@ -28,6 +28,15 @@ def test_an_unknown_gpu_exits_2_in_one_line():
     assert out.stderr.strip().count("\n") == 0 and "h900" in out.stderr
 
 
+def test_a_model_config_alone_names_the_model_and_no_model_at_all_is_one_line():
+    config = str(__import__("pathlib").Path(__file__).parent / "data" / "hf_configs" / "starcoder2-7b.json")
+    rest = SMALL[3:]                                             # SMALL without its --model
+    out = run("plan", "--model-config", config, *rest)
+    assert "starcoder2-7b" in out.stdout and "on the frontier" in out.stdout
+    out = run("plan", *rest, ok=False)
+    assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and "--model" in out.stderr
+
+
 def test_an_unmet_target_exits_1_naming_the_closest_setup():
     out = run(*SMALL, "--ttft-p90-ms", "1", "--tpot-p90-ms", "0.5", ok=False)
     assert out.returncode == 1                                   # not a mistake (2): an answer of none
