@@ -2,6 +2,7 @@
 
     Segmented(values, labels=None, tips=None)   a row of checkable buttons, one checked;
                                                 ``chosen`` emits the value of the one clicked
+    wrapped_label(name, fmt, page_wide)        a word-wrapped label named for the style sheet
     problem_line()                              the hidden line a page shows what it cannot take in
 """
 from __future__ import annotations
@@ -10,13 +11,22 @@ from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 
+def wrapped_label(name: str, fmt=Qt.PlainText, page_wide: bool = True) -> QLabel:
+    """An empty word-wrapped label the theme styles by its name; plain text unless told (names of your own
+    hardware are shown as they are). page_wide: it takes the width its layout gives, whatever its text."""
+    label = QLabel("")
+    label.setObjectName(name)
+    label.setTextFormat(fmt)
+    label.setWordWrap(True)
+    if page_wide:
+        label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+    return label
+
+
 def problem_line() -> QLabel:
     """The line a page or the footer shows a problem in: plain text, wrapped, hidden until there is one
     (the theme styles it by its name, "problem")."""
-    label = QLabel("")
-    label.setObjectName("problem")
-    label.setTextFormat(Qt.PlainText)
-    label.setWordWrap(True)
+    label = wrapped_label("problem", page_wide=False)
     label.setVisible(False)
     return label
 

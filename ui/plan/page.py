@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QVBoxLayout,
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout,
                                QWidget)
 
 from model import ModelError
@@ -35,7 +35,7 @@ from ui.kit.background import Background, busy_line
 from ui.plan.chart import FrontierChart
 from ui.kit.flow_layout import FlowLayout
 from ui.kit.lazy_page import LazyPage
-from ui.kit.widgets import problem_line
+from ui.kit.widgets import problem_line, wrapped_label
 from ui.plotting.keys import key_html
 from ui.state.controller import one_line
 
@@ -49,17 +49,6 @@ def _spin(name: str, suffix: str, tip: str) -> QDoubleSpinBox:
     s.setToolTip(tip)
     s.setKeyboardTracking(False)
     return s
-
-
-def _wrapped(name: str, fmt=Qt.PlainText) -> QLabel:
-    """A word-wrapped label that takes the page's width (plain text: names of your own hardware are
-    shown as they are)."""
-    lab = QLabel("")
-    lab.setObjectName(name)
-    lab.setTextFormat(fmt)
-    lab.setWordWrap(True)
-    lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-    return lab
 
 
 class PlanPage(LazyPage, QWidget):
@@ -87,14 +76,14 @@ class PlanPage(LazyPage, QWidget):
         self.busy = busy_line(BUSY)
         outer.addWidget(self.busy)
         self.jobs = Background(self, self._take, self.busy)
-        self.title = _wrapped("chartTitle")
+        self.title = wrapped_label("chartTitle")
         outer.addWidget(self.title)
-        self.key = _wrapped("chartLegend", Qt.RichText)      # the chart's key: each colour and mark, named
+        self.key = wrapped_label("chartLegend", Qt.RichText)      # the chart's key: each colour and mark, named
         outer.addWidget(self.key)
         self.chart = FrontierChart()
         self.chart.plot.legend_label = self.key
         outer.addWidget(self.chart, 1)
-        self.lines = {key: _wrapped(f"plan_{key}") for key in ("cheapest", "current", "target", "legend")}
+        self.lines = {key: wrapped_label(f"plan_{key}") for key in ("cheapest", "current", "target", "legend")}
         for lab in self.lines.values():
             outer.addWidget(lab)
         self._shown = None

@@ -30,7 +30,7 @@ from ui.serve.charts import DistributionChart, OverTimeChart
 from ui.serve.controls import ServeControls
 from ui.serve.queue_view import QueueView
 from ui.kit.lazy_page import LazyPage
-from ui.kit.widgets import problem_line
+from ui.kit.widgets import problem_line, wrapped_label
 from ui.kit.dialog_buttons import tip_text
 
 TILES = 5
@@ -87,10 +87,7 @@ class ServePage(LazyPage, QWidget):
             charts.addWidget(c, 0, i)
             charts.setColumnStretch(i, 1)
         outer.addLayout(charts, 3)
-        self.sentence = QLabel("")
-        self.sentence.setObjectName("serveSentence")
-        self.sentence.setWordWrap(True)
-        self.sentence.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.sentence = wrapped_label("serveSentence")
         outer.addWidget(self.sentence)
         self.controls.show_setup(self.setup)
         self.controls.changed.connect(self.set_setup)
