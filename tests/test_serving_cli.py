@@ -11,7 +11,8 @@ from model.errors import ScenarioError
 from model.files.safe_io import SafeIOError
 from model.files.scenario_file import read_scenario_document, save_scenario
 from model.machine.measured import default_measured
-from model.machine.validate_serving import (METRICS, load_serving_rows, metric_of, predict_rows, run_inputs)
+from model.machine.validate_serving import (METRICS, RUN_KEYS, load_serving_rows, metric_of, predict_rows,
+                                            run_inputs)
 from model.physics.scenario import Scenario
 from model.serving.results import summarize
 from model.serving.run import serve
@@ -125,6 +126,24 @@ def test_serving_rows_are_predicted_under_their_load():
     sm = summarize(serve(*run_inputs(rows[0].run)))
     assert metric_of(sm, "serve_output_tokens_per_s") == sm.output_tokens_per_s
     assert metric_of(sm, "serve_ttft_p99_ms") == sm.ttft.p99_ms
+
+
+def test_an_mlperf_run_is_simulated_for_loadgens_ten_minutes():
+    """LoadGen issues queries for at least 600 s; a run of 10 000 llama2-70b queries at 364/s (27 s)
+    ends before its running batch has built up (E2E ~30 s near capacity): fewer sequences run per
+    step, so each step is quicker, and the steady TPOT comes out too low."""
+    import dataclasses
+    from model.catalog.active import default_efficiency
+    from model.machine.serving_rows import LOADGEN_MIN_S, MAX_SIMULATED_LONG
+    rows = [r for r in load_serving_rows() if r.row_id == "s4236"]        # B200 ×8, 364 queries/s
+    assert rows and dict(zip(RUN_KEYS, rows[0].run))["metric_tool"] == "mlperf-loadgen"
+    sc, setup = run_inputs(rows[0].run)
+    assert setup.requests == math.ceil(LOADGEN_MIN_S * setup.rate_per_s) > MAX_SIMULATED_LONG
+    tab = default_efficiency()
+    ten_minutes = summarize(serve(sc, setup, efficiency=tab))
+    short = summarize(serve(sc, dataclasses.replace(setup, requests=MAX_SIMULATED_LONG), efficiency=tab))
+    assert ten_minutes.mean_running > 1.3 * short.mean_running
+    assert ten_minutes.tpot.p50_ms > 1.1 * short.tpot.p50_ms
 
 
 @pytest.mark.slow          # ~7–31 s: make test and CI run it, make test-fast leaves it out

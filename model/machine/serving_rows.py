@@ -11,12 +11,16 @@ follows (``metric_tool``: model/serving/results.py computes TTFT, TPOT and ITL t
     family    throughput | tpot (TPOT and ITL, medians and means) | tpot_tail (their p90–p99)
               | ttft (median, mean) | ttft_tail (p90–p99) | e2e (median, mean) | e2e_tail
     requests  simulated: the published number of prompts, at most MAX_SIMULATED for a rate
-              (its percentiles settle long before; MLPerf's long runs MAX_SIMULATED_LONG, read over
-              their steady part) and MAX_SIMULATED_CLOSED for the others
+              (its percentiles settle long before) and MAX_SIMULATED_CLOSED for the others; an
+              MLPerf run as LoadGen makes it: at least LOADGEN_MIN_S of arrivals (rate × 600 s,
+              MAX_SIMULATED_LONG at the least), read over its steady part. Its requests spend tens
+              of seconds in the system near capacity (E2E ~30 s for llama2-70b), so a shorter run
+              ends before the running batch has built up to its steady size
 """
 from __future__ import annotations
 
 import csv
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -57,7 +61,8 @@ TOOLS = {"vllm-benchmark_serving": "vllm", "sglang-bench_serving": "sglang", "ge
          "": "vllm"}
 MAX_SIMULATED = 3000
 MAX_SIMULATED_CLOSED = 10000
-MAX_SIMULATED_LONG = 10000       # MLPerf's ten-minute runs: read over the steady part (model/serving/results.py)
+MAX_SIMULATED_LONG = 10000       # MLPerf's runs: read over the steady part (model/serving/results.py)
+LOADGEN_MIN_S = 600.0            # MLPerf LoadGen's min_duration for the Server scenario (mlperf.conf: 600000 ms)
 
 
 @frozen
@@ -155,8 +160,11 @@ def run_inputs(run: tuple) -> tuple[Scenario, ServingSetup]:
                   gpus=int(k["n_gpus"]), engine=k["engine"], input_len=max(inp, 1), output_len=max(out, 1))
     n = int(float(k["num_prompts"]))
     if k["load"] == "rate":
-        cap = MAX_SIMULATED_LONG if tool_of(k["metric_tool"]) == "mlperf" else MAX_SIMULATED
-        setup = ServingSetup(load="rate", rate_per_s=float(k["load_value"]), requests=min(n, cap))
+        rate = float(k["load_value"])
+        cap = MAX_SIMULATED
+        if tool_of(k["metric_tool"]) == "mlperf":
+            cap = max(MAX_SIMULATED_LONG, math.ceil(LOADGEN_MIN_S * rate))
+        setup = ServingSetup(load="rate", rate_per_s=rate, requests=min(n, cap))
     elif k["load"] == "concurrency":
         c = int(float(k["load_value"]))
         setup = ServingSetup(load="concurrency", concurrency=c, requests=min(n, max(MAX_SIMULATED_CLOSED, 2 * c)))
