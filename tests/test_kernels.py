@@ -107,3 +107,25 @@ def test_kernels_broadcast_over_a_batch_sweep_as_the_estimate_does():
     for i, b in enumerate(batches):
         one = pass_cost(decode_terms(rs, b, 1536.0), eff, eff.compute_fraction_decode)
         assert math.isclose(float(swept.time_s[i]), float(one.time_s), rel_tol=1e-12)
+
+
+def test_per_layer_overheads_are_paid_per_dense_layer_of_kernels():
+    """A layer's overheads (launches, gaps, host issue) come with its kernels: a dense layer's 9, an
+    MLA layer's 14, and block FP8's one quantising kernel per linear layer on top. DeepSeek-V3's
+    61 layers in block FP8 count 61 × (14 + 6.90) / 9 ≈ 142 dense layers; Llama in BF16 its own 32."""
+    from model.catalog.architecture import DENSE_LAYER_KERNELS, MLA_EXTRA_KERNELS
+    from model.physics.step import layer_equivalents
+    llama = resolve(Scenario(gpu="h100-sxm5-80gb", model="llama-3.1-8b", precision="bf16"))
+    assert layer_equivalents(llama) == llama.llm.layers
+    ds_bf16 = resolve(Scenario(gpu="b200-180gb", model="deepseek-v3", precision="bf16", gpus=8))
+    ds_fp8 = resolve(Scenario(gpu="b200-180gb", model="deepseek-v3", precision="fp8-block", gpus=8))
+    linears = ds_fp8.llm.shape.linears_per_layer
+    moe_share = 58 / 61                                   # three dense layers first, shared experts in the rest
+    assert linears == pytest.approx(4 + 1 + 2 * moe_share)
+    assert layer_equivalents(ds_bf16) == pytest.approx(61 * (DENSE_LAYER_KERNELS + MLA_EXTRA_KERNELS) / DENSE_LAYER_KERNELS)
+    assert layer_equivalents(ds_fp8) == pytest.approx(61 * (14 + linears) / 9)
+    eff = default_efficiency().efficiency("sglang", ds_fp8.hw)
+    for rs in (ds_bf16, ds_fp8):                          # the pass pays them: its time less its kernels and links
+        cost = pass_cost(decode_terms(rs, 1.0, 1024.0), eff, eff.compute_fraction_decode)
+        fixed = cost.time_s - float(np.sum(np.maximum(cost.kernel_memory_s, cost.kernel_compute_s))) - cost.comm_s
+        assert fixed == pytest.approx(eff.step_overhead_s + layer_equivalents(rs) * eff.layer_overhead_s, rel=1e-9)

@@ -15,6 +15,11 @@ one token with probability 1 − K/E, uniform routing). Those weights are what a
 must read; FLOPs scale with K experts per token. Shared experts and dense layers are read
 whatever the batch; MoE layers may alternate with dense ones (``moe_layers``).
 
+Kernels per layer (what the engines' per-layer overhead is paid per, model/physics/step.py):
+a dense decoder layer launches DENSE_LAYER_KERNELS kernels in a decode step; a multi-head latent
+attention layer MLA_EXTRA_KERNELS more; a precision that quantises activations in a kernel of
+its own (block FP8) one more per linear layer, ``linears_per_layer`` of them.
+
 A model that mixes layer kinds (sliding-window, chunked, sparse, linear-attention / state-space
 layers: model/catalog/layers.py) counts each kind's own weights, cache values per token and
 FLOPs per key; the Shape then carries the kinds, and model/physics/mixers.py reads them.
@@ -30,6 +35,14 @@ import numpy as np
 
 from model.catalog.layers import LayerKind, kinds_of, mixer_params
 from model.values import frozen, kept
+
+# Counted in vLLM's and SGLang's decoder layers (LlamaDecoderLayer.forward; SGLang's
+# DeepseekV2AttentionMLA.forward_absorb): the fused residual-add + RMSNorm before attention, the QKV
+# projection, RoPE, attention, the O projection, the fused add + RMSNorm before the FFN, gate/up,
+# SiLU × up, down: 9. MLA replaces QKV with the fused q_a / kv_a projection, q_a's RMSNorm, q_b, the
+# latent's RMSNorm and the two absorbed batched matmuls (q_nope·W_UK before attention, ·W_UV after): 5 more.
+DENSE_LAYER_KERNELS = 9
+MLA_EXTRA_KERNELS = 5
 
 
 @frozen
@@ -152,6 +165,8 @@ class Shape:
     # With kinds, those two are the sums over the kinds (for display) and the physics reads the kinds.
     kinds: tuple[LayerKind, ...] = ()
     state_bytes_per_value: float = 2.0  # a linear kind's recurrent state: the model's state type (state_bits)
+    layer_kernels: float = DENSE_LAYER_KERNELS    # kernels a layer launches in a decode step (before any quantisation)
+    linears_per_layer: float = 4.0      # linear layers a layer's activations enter (QKV, O, gate/up, down), on average
 
 
 def _get(cfg: Mapping[str, Any], key: str, default: Any = None) -> Any:
@@ -263,7 +278,13 @@ def shape(cfg: Mapping[str, Any]) -> Shape:
         attn = sum(x.attention_flops_per_context + x.index_flops_per_context for x in kinds)
         allreduces = float((mixer_layers + ffn_layers) * d)
         per_layer = max(1, round((mixer_layers + ffn_layers) / L))
+    # linear layers per layer: QKV and O (MLA: q_a/kv_a, q_b, O), gate/up and down; an MoE layer's
+    # routed experts take two (their grouped GEMMs), its shared experts two more
+    moe_share = ffn_layer_counts(cfg)[1] / L if experts else 0.0
+    shared_linears = 2.0 * moe_share if experts and int(_get(cfg, "shared_experts", 0)) else 0.0
     return Shape(
+        layer_kernels=float(DENSE_LAYER_KERNELS + (MLA_EXTRA_KERNELS if mla else 0)),
+        linears_per_layer=4.0 + (1.0 if mla else 0.0) + shared_linears,
         kv_values_per_token=float(kv), attention_flops_per_context=float(attn),
         activation_values_per_token=qkv_act + attn_act + out_act + ffn_act,
         allreduce_values_per_token=allreduces,

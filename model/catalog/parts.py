@@ -140,6 +140,9 @@ class Precision:
     # 1 where the kernels take any count (Triton's fused MoE at small batches), 128 for DeepGEMM's
     # block-FP8 and Blackwell's FP4 grouped GEMMs (model/catalog/architecture.expert_rows)
     moe_tile_rows: int = 1
+    # kernels launched per linear layer to quantise its input activations (block FP8: each 1 × 128
+    # tile scaled in a kernel of its own before the GEMM), 0 where the GEMM takes them as they are
+    activation_quant_kernels: int = 0
 
     @property
     def bytes_per_weight(self) -> float:

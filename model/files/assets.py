@@ -136,7 +136,8 @@ def load_catalog(assets_dir: Path | str | None = None) -> Catalog:
         fallbacks=tuple(p.get("fallbacks", ())), default_kv=p["default_kv"],
         notes=p.get("notes", ""), source=p.get("source", ""),
         expert_weight_bits=float(p.get("expert_weight_bits", 0.0)), aliases=tuple(a.lower() for a in p.get("aliases", ())),
-        moe_tile_rows=int(p.get("moe_tile_rows", 1))))
+        moe_tile_rows=int(p.get("moe_tile_rows", 1)),
+        activation_quant_kernels=int(p.get("activation_quant_kernels", 0))))
     kv = _load_section(base / "precisions.json", "kv_precisions", lambda p: KVPrecision(
         id=p["id"], name=p["name"], bits=float(p["bits"]), hidden=bool(p.get("hidden", False)),
         notes=p.get("notes", ""), source=p.get("source", "")))

@@ -17,8 +17,9 @@ For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
                         + dequantised weights × ops per weight / FP32 FLOP/s   (weight-only formats)
     communication     = allreduces × (α + 2(tp−1)/tp · B·d·2 bytes / link bytes/s)   (16-bit sums)
                         + (pp−1) network hops
-    GPU time          = Σ_kernels max(memory_k, compute_k) + communication + L·layer overhead
-    host issue time   = L·host time per layer, for engines whose host launches every kernel (eager
+    GPU time          = Σ_kernels max(memory_k, compute_k) + communication + L_eq·layer overhead
+                        (L_eq: the layers counted in a dense layer's kernels, layer_equivalents)
+    host issue time   = L_eq·host time per layer, for engines whose host launches every kernel (eager
                         PyTorch, MLX; 0 with CUDA graphs or on a graph-compiling platform)
     step time         = ‖GPU time, host issue time‖₆ + step overhead  (+ one request overhead per
                         prefill): the GPU runs behind the host's launch queue, so once the host is
@@ -66,6 +67,7 @@ import math
 
 import numpy as np
 
+from model.catalog.architecture import DENSE_LAYER_KERNELS
 from model.catalog.engines import IDEAL, Efficiency
 from model.catalog.active import default_efficiency
 from model.physics.mixers import decode_mix, prefill_mix
@@ -189,10 +191,24 @@ def _terms(rs: ResolvedScenario, tokens, kvb, attn, stretch=1.0, requests=0.0,
     sums = kernel_sum(g, axis=1)
     return PassTerms(sums[0], kvb, sums[1], sums[2] + attn, attn, sums[3] if c.weight_only else 0.0,
                      rs.hw.hbm_bandwidth_bytes_per_s, rs.peak_flops, c.matmul_flops, c.vector_flops, lat, tr,
-                     rs.llm.layers, stretch, requests, scores, passes, wb + act, a, dq if c.weight_only else 0.0)
+                     layer_equivalents(rs), stretch, requests, scores, passes, wb + act, a,
+                     dq if c.weight_only else 0.0)
 
 
 EXPERTS = GEMM_KERNELS.index("experts")
+
+
+def layer_equivalents(rs: ResolvedScenario) -> float:
+    """The layers the per-layer overheads are paid for, counted in dense layers' kernels:
+
+        L × (k + q·n) / k_dense
+
+    k kernels a layer launches (k_dense = 9 for a dense layer, 14 with multi-head latent attention),
+    q kernels that quantise a linear layer's input (block FP8: 1), n linear layers per layer. A layer
+    of DeepSeek-V3 in block FP8 counts (14 + 6.9) / 9 = 2.3 dense layers; Llama in BF16, 1."""
+    sh = rs.llm.shape
+    kernels = sh.layer_kernels + rs.precision.activation_quant_kernels * sh.linears_per_layer
+    return rs.llm.layers * kernels / DENSE_LAYER_KERNELS
 
 
 @frozen(eq=False)

@@ -2,7 +2,8 @@
 
     step time        = Σ kernel times + communication + overhead
     floor            = max(Σ bytes ÷ datasheet bandwidth, Σ FLOPs ÷ datasheet peak)
-    overhead         = per step + layers × per layer (+ per request, once per prefill)
+    overhead         = per step + layers × per layer (+ per request, once per prefill); the layers
+                       counted in a dense layer's kernels: L × (k + q·n) ÷ 9
     end to end       = prefill + output × the mean decode step (in waves when the batch does not fit)
     MBU, MFU         = bytes (FLOPs) per GPU ÷ step time ÷ datasheet peak;  busy = maths time ÷ step time
     critical batch   = ridge × weight bytes ÷ (FLOPs per sequence − ridge × bytes per sequence)
@@ -10,6 +11,7 @@
 """
 from __future__ import annotations
 
+from model.catalog.architecture import DENSE_LAYER_KERNELS
 from model.physics.step import experts_apart
 from model.readouts.derivations_terms import Derivation, chunked, filled, kernel_names, split
 from model.readouts.expr import Expr, emax, emin, esum, efloor, num, ref
@@ -35,7 +37,7 @@ def screen_derivations(e, values) -> list[Derivation]:
 def _times(e, values) -> list[Derivation]:
     out = []
     for ph in ("decode", "prefill"):
-        over = chunked(e, ref("step_overhead") + ref("layers") * ref("layer_overhead"), ph)
+        over = chunked(e, ref("step_overhead") + ref("layer_equivalents") * ref("layer_overhead"), ph)
         over = filled(e, over, ph) + (ref("request_overhead") if ph == "prefill" else num(0))
         if f"{ph}.host_wait" in values:
             over = over + ref(f"{ph}.host_wait")
@@ -53,6 +55,10 @@ def _times(e, values) -> list[Derivation]:
                             "them, scheduling, sampling" + (", and a new request's bookkeeping" if ph == "prefill" else ""),)),
                 _comm(e, ph)]
     out += [_e2e(e),
+            Derivation("layer_equivalents", ref("layers") * (ref("layer_kernels") + ref("quant_kernels")
+                                                             * ref("linears_per_layer")) / num(DENSE_LAYER_KERNELS),
+                       ("A layer's overheads come with its kernels: launches and the gaps between them; a dense "
+                        f"layer launches {DENSE_LAYER_KERNELS}",)),
             Derivation("waves", None, given=("batch", "max_batch_that_fits"),
                        source="⌈batch ÷ largest batch that fits⌉ (1 when it fits)"),
             Derivation("tokens_per_s_per_user", num(1) / ref("decode_time"), ("Each sequence gains one token per step",)),

@@ -21,11 +21,12 @@ from typing import Mapping
 import numpy as np
 
 from model.catalog.active import default_efficiency
+from model.catalog.architecture import DENSE_LAYER_KERNELS
 from model.physics.estimate import decode_contexts, e2e_seconds
 from model.physics.cost import GEMM_KERNELS, queue_wait
 from model.physics.memory import streamed_weight_bytes
 from model.physics.roofline import sequence_terms
-from model.physics.step import (allreduce_bytes, decode_pass, experts_apart, gemm_split, microbatch, moe_tile,
+from model.physics.step import (allreduce_bytes, decode_pass, experts_apart, gemm_split, layer_equivalents, microbatch, moe_tile,
                                 pipeline_hop_bytes, prefill_terms, weight_only)
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.layer_kinds import kind_readouts
@@ -84,6 +85,20 @@ def _scenario(e) -> list[Readout]:
            _ro("tp", "Tensor-parallel GPUs", rs.tp, "", f"{rs.tp}",
                "GPUs each layer is split over (the GPUs of one node on the chosen link)"),
            _ro("layers", "Layers", rs.llm.layers, "", f"{rs.llm.layers}", f"{rs.llm.name}: {rs.llm.source}"),
+           _ro("layer_kernels", "Kernels a layer launches", rs.llm.shape.layer_kernels, "",
+               count_text(rs.llm.shape.layer_kernels),
+               "A dense layer's 9 in a decode step (norm, QKV, RoPE, attention, O, norm, gate/up, SiLU, down)"
+               + ("; multi-head latent attention 5 more (q_a/kv_a, q_a's norm, q_b, the latent's norm, "
+                  "the two absorbed matmuls)" if rs.llm.shape.layer_kernels > DENSE_LAYER_KERNELS else "")),
+           _ro("quant_kernels", "Kernels quantising a linear layer's input", float(rs.precision.activation_quant_kernels), "",
+               count_text(float(rs.precision.activation_quant_kernels)),
+               f"{rs.precision.name}: " + ("each input scaled per 1 × 128 tile in a kernel of its own"
+                                           if rs.precision.activation_quant_kernels else "the GEMMs take their inputs as they are")),
+           _ro("linears_per_layer", "Linear layers per layer", rs.llm.shape.linears_per_layer, "",
+               sig3(rs.llm.shape.linears_per_layer),
+               "QKV (MLA: q_a/kv_a and q_b), O, gate/up, down; an MoE layer's shared experts two more, on average over the layers"),
+           _ro("layer_equivalents", "Layers, counted in a dense layer's kernels", layer_equivalents(rs), "",
+               sig3(layer_equivalents(rs)), "What the per-layer overheads are paid for"),
            _ro("decode_tokens_per_pass", "Tokens per decode pass", float(b), "tokens", count_text(float(b)),
                "Each sequence of a micro-batch gains one token" + (f"; {int(m)} micro-batches in flight" if rs.pp > 1 else "")),
            _ro("prefill_tokens_per_pass", "Tokens per prefill pass", float(b) * s.input_len, "tokens",
@@ -207,12 +222,13 @@ def _passes(e) -> list[Readout]:
             gpu = sum(k.time_s for k in cost) + _gpu_rest(e, phase)
             p = 1.0 if phase == "decode" else passes
             fill = _fill(e, phase)
-            host = p * rs.llm.layers * eff.host_layer_s * fill
+            host = p * layer_equivalents(rs) * eff.host_layer_s * fill
             wait = float(queue_wait(gpu, host))
             out += [_t(f"{phase}.host_issue", f"Host issue time ({phase})", host,
-                       "Passes × layers × host time per layer: the host queues kernels ahead of the GPU"),
+                       "Passes × layers (in dense layers' kernels) × host time per layer: the host queues "
+                       "kernels ahead of the GPU"),
                     _t(f"{phase}.gpu_busy", f"GPU time with its own overheads ({phase})", gpu,
-                       "Σ kernels + communication + passes × layers × overhead per layer"),
+                       "Σ kernels + communication + passes × layers (in dense layers' kernels) × overhead per layer"),
                     _t(f"{phase}.host_wait", f"Waiting for the host ({phase})", wait,
                        f"‖GPU, host‖₆ − GPU: nothing while the host is well ahead, its lag once it falls behind "
                        f"(a smooth maximum: the GPU waits {duration(wait)} here)")]
@@ -233,7 +249,7 @@ def _gpu_rest(e, phase: str) -> float:
     eff = default_efficiency().efficiency(rs.engine, rs.hw)
     comm = (e.decode_comm_ms if phase == "decode" else e.prefill_comm_ms) / 1e3
     passes = 1.0 if phase == "decode" else float(np.asarray(prefill_terms(rs, e.scenario.batch, e.scenario.input_len).passes))
-    return comm + passes * rs.llm.layers * eff.layer_overhead_s * _fill(e, phase)
+    return comm + passes * layer_equivalents(rs) * eff.layer_overhead_s * _fill(e, phase)
 
 
 def _matmul_peak(e) -> float:

@@ -37,7 +37,7 @@ from model.catalog.engines import Efficiency
 from model.errors import ScenarioError
 from model.physics.scenario import ResolvedScenario
 from model.physics.cost import GEMM_KERNELS, KERNELS, pass_cost, queue_wait, queue_wait_s
-from model.physics.step import decode_terms
+from model.physics.step import decode_terms, layer_equivalents
 from model.values import frozen
 
 EXACT_TOKENS = 4096
@@ -174,5 +174,5 @@ def step_table(rs: ResolvedScenario, eff: Efficiency, max_tokens: int) -> StepTa
         score_s_per_pair=float(dec.kernel_memory_s[SCORES]) / c if scores else 0.0,
         request_overhead_s=eff.request_overhead_s, window=rs.llm.shape.sliding_window,
         layers=rs.llm.layers, max_tokens=int(grid[-1]),
-        step_overhead_s=float(eff.step_overhead_s), host_s=float(rs.llm.layers * eff.host_layer_s * eff.eager),
+        step_overhead_s=float(eff.step_overhead_s), host_s=float(layer_equivalents(rs) * eff.host_layer_s * eff.eager),
     )
