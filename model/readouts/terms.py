@@ -26,8 +26,8 @@ from model.physics.estimate import decode_contexts, e2e_seconds
 from model.physics.cost import GEMM_KERNELS, queue_wait
 from model.physics.memory import streamed_weight_bytes
 from model.physics.roofline import sequence_terms
-from model.physics.step import (allreduce_bytes, decode_pass, experts_apart, gemm_split, layer_equivalents, microbatch, moe_tile,
-                                pipeline_hop_bytes, prefill_terms, weight_only)
+from model.physics.step import (allreduce_bytes, decode_pass, experts_apart, gemm_split, layer_equivalents,
+                                microbatch, moe_tile, pipeline_hop_bytes, prefill_terms, weight_only)
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.layer_kinds import kind_readouts
 from model.readouts.numbers import Readout, count_text
@@ -85,20 +85,7 @@ def _scenario(e) -> list[Readout]:
            _ro("tp", "Tensor-parallel GPUs", rs.tp, "", f"{rs.tp}",
                "GPUs each layer is split over (the GPUs of one node on the chosen link)"),
            _ro("layers", "Layers", rs.llm.layers, "", f"{rs.llm.layers}", f"{rs.llm.name}: {rs.llm.source}"),
-           _ro("layer_kernels", "Kernels a layer launches", rs.llm.shape.layer_kernels, "",
-               count_text(rs.llm.shape.layer_kernels),
-               "A dense layer's 9 in a decode step (norm, QKV, RoPE, attention, O, norm, gate/up, SiLU, down)"
-               + ("; multi-head latent attention 5 more (q_a/kv_a, q_a's norm, q_b, the latent's norm, "
-                  "the two absorbed matmuls)" if rs.llm.shape.layer_kernels > DENSE_LAYER_KERNELS else "")),
-           _ro("quant_kernels", "Kernels quantising a linear layer's input", float(rs.precision.activation_quant_kernels), "",
-               count_text(float(rs.precision.activation_quant_kernels)),
-               f"{rs.precision.name}: " + ("each input scaled per 1 × 128 tile in a kernel of its own"
-                                           if rs.precision.activation_quant_kernels else "the GEMMs take their inputs as they are")),
-           _ro("linears_per_layer", "Linear layers per layer", rs.llm.shape.linears_per_layer, "",
-               sig3(rs.llm.shape.linears_per_layer),
-               "QKV (MLA: q_a/kv_a and q_b), O, gate/up, down; an MoE layer's shared experts two more, on average over the layers"),
-           _ro("layer_equivalents", "Layers, counted in a dense layer's kernels", layer_equivalents(rs), "",
-               sig3(layer_equivalents(rs)), "What the per-layer overheads are paid for"),
+           *_layer_kernels(rs),
            _ro("decode_tokens_per_pass", "Tokens per decode pass", float(b), "tokens", count_text(float(b)),
                "Each sequence of a micro-batch gains one token" + (f"; {int(m)} micro-batches in flight" if rs.pp > 1 else "")),
            _ro("prefill_tokens_per_pass", "Tokens per prefill pass", float(b) * s.input_len, "tokens",
@@ -196,6 +183,25 @@ def _engine(e) -> list[Readout]:
     return out
 
 
+def _layer_kernels(rs) -> list[Readout]:
+    """What the per-layer overheads are paid for: the layers counted in a dense layer's kernels
+    (model/physics/step.layer_equivalents) and the counts behind them."""
+    sh, q = rs.llm.shape, float(rs.precision.activation_quant_kernels)
+    mla = ("; multi-head latent attention 5 more (q_a/kv_a, q_a's norm, q_b, the latent's norm, the two "
+           "absorbed matmuls)" if sh.layer_kernels > DENSE_LAYER_KERNELS else "")
+    quant = ("each input scaled per 1 × 128 tile in a kernel of its own" if q
+             else "the GEMMs take their inputs as they are")
+    return [_ro("layer_kernels", "Kernels a layer launches", sh.layer_kernels, "", count_text(sh.layer_kernels),
+                "A dense layer's 9 in a decode step (norm, QKV, RoPE, attention, O, norm, gate/up, SiLU, down)" + mla),
+            _ro("quant_kernels", "Kernels quantising a linear layer's input", q, "", count_text(q),
+                f"{rs.precision.name}: {quant}"),
+            _ro("linears_per_layer", "Linear layers per layer", sh.linears_per_layer, "", sig3(sh.linears_per_layer),
+                "QKV (MLA: q_a/kv_a and q_b), O, gate/up, down; an MoE layer's shared experts two more, "
+                "on average over the layers"),
+            _ro("layer_equivalents", "Layers, counted in a dense layer's kernels", layer_equivalents(rs), "",
+                sig3(layer_equivalents(rs)), "What the per-layer overheads are paid for")]
+
+
 def _passes(e) -> list[Readout]:
     """How many passes a prefill runs (engines that prefill in chunks), the KV tokens its chunks read,
     and the time each phase's GPU waits for a host that issues every kernel (eager engines)."""
@@ -228,7 +234,8 @@ def _passes(e) -> list[Readout]:
                        "Passes × layers (in dense layers' kernels) × host time per layer: the host queues "
                        "kernels ahead of the GPU"),
                     _t(f"{phase}.gpu_busy", f"GPU time with its own overheads ({phase})", gpu,
-                       "Σ kernels + communication + passes × layers (in dense layers' kernels) × overhead per layer"),
+                       "Σ kernels + communication + passes × layers (in dense layers' kernels) × overhead "
+                       "per layer"),
                     _t(f"{phase}.host_wait", f"Waiting for the host ({phase})", wait,
                        f"‖GPU, host‖₆ − GPU: nothing while the host is well ahead, its lag once it falls behind "
                        f"(a smooth maximum: the GPU waits {duration(wait)} here)")]
