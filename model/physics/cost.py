@@ -42,7 +42,7 @@ class PassTerms:
     vector_flops: float           # FP32 CUDA-core rate, where dequantisation runs
     latency_s: object             # Σ link latencies of the pass's all-reduces and pipeline hops
     transfer_s: object            # Σ bytes / link bytes/s of the same
-    layers: int
+    layers: float                 # layers counted in a dense layer's kernels (step.layer_equivalents)
     stretch: object = 1.0         # pipeline fill of a prefill: (m + pp − 1)/pp
     requests: object = 0.0        # request overheads this pass carries (1 for a prefill)
     score_bytes: object = 0.0     # attention scores written to and read from memory (no flash attention)
