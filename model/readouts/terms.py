@@ -21,7 +21,7 @@ from typing import Mapping
 import numpy as np
 
 from model.catalog.active import default_efficiency
-from model.catalog.architecture import DENSE_LAYER_KERNELS
+from model.catalog.architecture import DENSE_LAYER_KERNELS, MLA_EXTRA_KERNELS
 from model.physics.estimate import decode_contexts, e2e_seconds
 from model.physics.cost import GEMM_KERNELS, queue_wait
 from model.physics.memory import streamed_weight_bytes
@@ -186,20 +186,21 @@ def _engine(e) -> list[Readout]:
 def _layer_kernels(rs) -> list[Readout]:
     """What the per-layer overheads are paid for: the layers counted in a dense layer's kernels
     (model/physics/step.layer_equivalents) and the counts behind them."""
-    sh, q = rs.llm.shape, float(rs.precision.activation_quant_kernels)
-    mla = ("; multi-head latent attention 5 more (q_a/kv_a, q_a's norm, q_b, the latent's norm, the two "
-           "absorbed matmuls)" if sh.layer_kernels > DENSE_LAYER_KERNELS else "")
+    sh, q, leq = rs.llm.shape, float(rs.precision.activation_quant_kernels), layer_equivalents(rs)
+    mla = (f"; multi-head latent attention {MLA_EXTRA_KERNELS} more (q_a/kv_a, q_a's norm, q_b, the latent's "
+           "norm, the two absorbed matmuls)" if sh.layer_kernels > DENSE_LAYER_KERNELS else "")
     quant = ("each input scaled per 1 × 128 tile in a kernel of its own" if q
              else "the GEMMs take their inputs as they are")
     return [_ro("layer_kernels", "Kernels a layer launches", sh.layer_kernels, "", count_text(sh.layer_kernels),
-                "A dense layer's 9 in a decode step (norm, QKV, RoPE, attention, O, norm, gate/up, SiLU, down)" + mla),
+                f"A dense layer's {DENSE_LAYER_KERNELS} in a decode step (norm, QKV, RoPE, attention, O, norm, "
+                "gate/up, SiLU, down)" + mla),
             _ro("quant_kernels", "Kernels quantising a linear layer's input", q, "", count_text(q),
                 f"{rs.precision.name}: {quant}"),
             _ro("linears_per_layer", "Linear layers per layer", sh.linears_per_layer, "", sig3(sh.linears_per_layer),
                 "QKV (MLA: q_a/kv_a and q_b), O, gate/up, down; an MoE layer's shared experts two more, "
                 "on average over the layers"),
-            _ro("layer_equivalents", "Layers, counted in a dense layer's kernels", layer_equivalents(rs), "",
-                sig3(layer_equivalents(rs)), "What the per-layer overheads are paid for")]
+            _ro("layer_equivalents", "Layers, counted in a dense layer's kernels", leq, "", sig3(leq),
+                "What the per-layer overheads are paid for")]
 
 
 def _passes(e) -> list[Readout]:
