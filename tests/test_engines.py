@@ -1,4 +1,5 @@
 """Inference engines: ids and aliases, auto rules, physical factors, the floor, and the fit."""
+import dataclasses
 import json
 import subprocess
 import sys
@@ -13,7 +14,10 @@ from model.catalog.engines import AUTO, IDEAL_ID
 from model.catalog.active import default_efficiency
 from model.readouts.catalog_text import engine_choices
 from model.errors import ScenarioError
+from model.physics.cost import queue_wait
 from model.physics.scenario import resolve
+from model.physics.step import decode_pass, layer_equivalents, prefill_pass
+from model.serving.steptable import step_table
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ("tensorrt-llm", "trtllm", "nim", "nemo", "vllm", "sglang", "llama.cpp", "exllamav2", "mlc-llm",
@@ -92,6 +96,32 @@ def test_only_engines_without_cuda_graphs_pay_the_hosts_issue_time():
         assert eff.eager == (0.0 if e.cuda_graphs else 1.0), e.id
         assert table.efficiency(e.id, gaudi).eager == 0.0, e.id       # a graph-compiling platform: no host issue
     assert table.efficiency("llama.cpp@2023", h100).eager == 1.0     # built before CUDA graphs
+
+
+def test_where_graphs_hold_decode_steps_only_a_prefill_pays_the_hosts_issue_time():
+    """SGLang and vLLM's V0 engine capture CUDA graphs for decode batches only: a pass with prompts
+    is issued kernel by kernel from Python, so its host time can bound it (‖GPU, host‖₆), while a
+    decode step replays its graph. A short prompt on a big MoE model is host-bound."""
+    table = default_efficiency()
+    h100 = default_catalog().gpu("h100")
+    for engine in ("sglang", "vllm@0.6"):
+        eff = table.efficiency(engine, h100)
+        assert (eff.eager, eff.eager_prefill) == (0.0, 1.0), engine
+    for engine in ("vllm", "tensorrt-llm", "transformers"):
+        assert table.efficiency(engine, h100).eager_prefill == 0.0, engine
+    rs = resolve(Scenario(gpu="h100", model="deepseek-v3", precision="fp8-block", gpus=8, engine="sglang"))
+    eff = table.efficiency("sglang", rs.hw)
+    graphs = dataclasses.replace(eff, eager_prefill=0.0)
+    host = layer_equivalents(rs) * eff.host_layer_s
+    for prompt in (10, 100, 8000):
+        eager, captured = prefill_pass(rs, 1, prompt, eff), prefill_pass(rs, 1, prompt, graphs)
+        gpu = float(captured.time_s) - eff.step_overhead_s - eff.request_overhead_s
+        assert float(eager.time_s) == pytest.approx(float(captured.time_s) + float(queue_wait(gpu, host)), rel=1e-9)
+    assert float(prefill_pass(rs, 1, 10, eff).time_s) > host > float(prefill_pass(rs, 1, 10, graphs).time_s)
+    assert decode_pass(rs, 8, 1000, eff).time_s == decode_pass(rs, 8, 1000, graphs).time_s
+    tb = step_table(rs, eff, 4096)
+    assert (tb.host_s, tb.prefill_host_s) == (0.0, pytest.approx(host))
+    assert tb.finish_s(0.01, True) > tb.finish_s(0.01) == 0.01
 
 
 @pytest.mark.parametrize("s", SCENARIOS, ids=lambda s: f"{s.gpu}-{s.model}-{s.precision}-{s.batch}")

@@ -24,6 +24,7 @@ SCENARIOS = (
     Scenario(model="llama-3.1-8b", batch=256, phase="prefill"),
     Scenario(gpu="h200", model="llama-3.1-70b", precision="int4", batch=16, gpus=2),
     Scenario(gpu="b200", model="llama-3.1-70b", precision="fp8", batch=512, input_len=8192, gpus=4, interconnect="pcie"),
+    Scenario(gpu="b200", model="deepseek-r1", precision="fp8-block", gpus=8, engine="sglang"),   # prompts issued by the host
 )
 
 

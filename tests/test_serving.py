@@ -28,7 +28,9 @@ def _eff(s=SC):
 
 @pytest.mark.parametrize("scenario", [Scenario(), Scenario(model="llama-3.1-70b", gpus=4, precision="fp8"),
                                       Scenario(model="mixtral-8x7b", gpus=2), Scenario(model="mistral-7b", engine="transformers"),
-                                      Scenario(model="deepseek-v3", gpu="h200", gpus=8, precision="fp8")])
+                                      Scenario(model="deepseek-v3", gpu="h200", gpus=8, precision="fp8"),
+                                      Scenario(model="deepseek-v3", gpu="h200", gpus=8, precision="fp8", engine="sglang"),
+                                      Scenario(model="llama-3.1-70b", gpus=4, engine="vllm@0.6")])
 def test_step_table_is_decode_pass_and_prefill_pass(scenario):
     rs, eff = _eff(scenario)
     tb = step_table(rs, eff, 16384)

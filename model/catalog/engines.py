@@ -14,7 +14,8 @@ Each engine (TensorRT-LLM, vLLM, llama.cpp …) carries readable factors, per pl
     host issue time     = layers × host_layer_us, for engines that launch every kernel from the host
                           (eager frameworks, no CUDA graphs): the GPU runs behind the host's queue, so
                           a step takes max(GPU time, host time) and a faster GPU does not shorten it
-                          once the host is the slower of the two
+                          once the host is the slower of the two; an engine whose graphs hold only
+                          decode steps (SGLang, vLLM's V0 engine) pays it on every pass with prompts
     per-request         = request_overhead_ms, once per prefill (tokenise, schedule, bookkeeping)
     multi-GPU           = tensor parallel, or consecutive layers per GPU (llama.cpp's default
                           --split-mode layer): then the GPUs work one after another
@@ -74,6 +75,7 @@ class Efficiency:
     stack: str = "ideal"
     host_layer_s: float = 0.0            # host time to issue one layer's kernels (eager frameworks)
     eager: float = 0.0                   # 1 where the host issues every kernel (no CUDA graphs, no graph platform)
+    eager_prefill: float = 0.0           # 1 where graphs hold only decode steps: a pass with prompts is issued kernel by kernel
 
 
 IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, (), IDEAL_ID)
@@ -114,6 +116,7 @@ class Engine:
     fitted: tuple[tuple[str, Efficiency], ...]   # platform (or platform@version) → fitted factors
     batching: str = "continuous"          # continuous (requests join between steps) | static (one batch)
     prefill_chunk_tokens: int = 0         # prompts go through in passes of this many tokens (0: one pass)
+    prefill_graphs: bool = True           # False: CUDA graphs hold decode steps only, a pass with prompts runs eager
     versions: tuple[EngineVersion, ...] = ()     # older releases with factors of their own
     newest: str = ""                      # what the default (newest) factors are fitted on, in words
 
@@ -307,6 +310,12 @@ class EfficiencyTable:
         return (engine_id not in (AUTO, IDEAL_ID) and not self.engine(engine_id).cuda_graphs
                 and platform not in self.graph_platforms)
 
+    def eager_prefill(self, engine_id: str, platform: str) -> bool:
+        """Whether a pass with prompt tokens is issued kernel by kernel although decode steps replay
+        CUDA graphs (graphs captured for decode batch sizes only): then its host time can bound it."""
+        return (engine_id not in (AUTO, IDEAL_ID) and self.engine(engine_id).cuda_graphs
+                and not self.engine(engine_id).prefill_graphs and platform not in self.graph_platforms)
+
     def sustained_fraction(self, hw: Hardware) -> float:
         """What a STREAM copy reaches of the datasheet bandwidth: measured, else the median."""
         if hw.stream_bandwidth_bytes_per_s and hw.hbm_bandwidth_bytes_per_s:
@@ -323,7 +332,8 @@ class EfficiencyTable:
         plat = self.platform(hw)
         e = self.engine(base).for_platform(plat, version)
         return replace(e, hbm_fraction=e.hbm_fraction * self.sustained_fraction(hw),
-                       eager=1.0 if self.eager(cid, plat) else 0.0)
+                       eager=1.0 if self.eager(cid, plat) else 0.0,
+                       eager_prefill=1.0 if self.eager_prefill(cid, plat) else 0.0)
 
     def with_fits(self, fits: Mapping[tuple[str, str], Efficiency]) -> "EfficiencyTable":
         """A copy whose engines carry ``fits`` ((engine[@version], platform) → factors) instead of theirs."""

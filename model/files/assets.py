@@ -203,6 +203,7 @@ def _engine(eid: str, raw: Mapping[str, Any]) -> Engine:
         why=tuple((k, str(v)) for k, v in raw.get("why", {}).items()),
         prior=parse_factors(raw["prior"], f"{eid}/prior"), fitted=fitted,
         batching=str(raw.get("batching", "continuous")), prefill_chunk_tokens=int(raw.get("prefill_chunk_tokens", 0)),
+        prefill_graphs=bool(raw.get("prefill_graphs", True)),
         versions=tuple(_version(eid, v) for v in raw.get("versions", ())), newest=str(raw.get("newest", "")),
     )
 

@@ -77,6 +77,7 @@ class Design:
     group: np.ndarray           # group index per pass
     sustained: np.ndarray       # STREAM / datasheet bandwidth of the row's part, per pass
     eager: np.ndarray           # 1 per pass whose engine issues every kernel from the host
+    eager_prefill: np.ndarray   # 1 per pass whose engine's graphs hold decode steps only (prompts run eager)
     k: np.ndarray               # per row
     inverse: np.ndarray         # per row
     log_measured: np.ndarray    # per row
@@ -93,7 +94,7 @@ def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
     groups = tuple(sorted(used | newest | {(e.id, "cuda") for e in table.engines}))
     gidx = {g: i for i, g in enumerate(groups)}
     cols: dict[str, list] = {f.name: [] for f in fields(PassTerms)}
-    pre, wts, rows, grp, sus, eag = [], [], [], [], [], []
+    pre, wts, rows, grp, sus, eag, eagp = [], [], [], [], [], [], []
     for i, p in enumerate(plans):
         g = gidx[(table.fit_group(p.engine), table.platform(p.hw))]
         for terms, is_prefill, w in p.passes:
@@ -110,10 +111,11 @@ def design(plans: list[RowPlan], table: EfficiencyTable) -> Design:
             pre.append(np.full(n, is_prefill)); wts.append(w); rows.append(np.full(n, i)); grp.append(np.full(n, g))
             sus.append(np.full(n, table.sustained_fraction(p.hw)))
             eag.append(np.full(n, 1.0 if table.eager(p.engine, table.platform(p.hw)) else 0.0))
+            eagp.append(np.full(n, 1.0 if table.eager_prefill(p.engine, table.platform(p.hw)) else 0.0))
     cat = np.concatenate
     return Design(PassTerms(**{f: cat(v, axis=1 if f in PER_KERNEL else 0) for f, v in cols.items()}),
                   cat(pre), cat(wts), cat(rows), cat(grp),
-                  cat(sus), cat(eag), np.array([p.k for p in plans]), np.array([p.inverse for p in plans]),
+                  cat(sus), cat(eag), cat(eagp), np.array([p.k for p in plans]), np.array([p.inverse for p in plans]),
                   np.log([p.row.value for p in plans]),
                   np.array([gidx[(table.fit_group(p.engine), table.platform(p.hw))] for p in plans]),
                   groups, np.ones(len(plans)))
@@ -123,7 +125,7 @@ def predict_design(d: Design, theta: np.ndarray) -> np.ndarray:
     """Every row's prediction for factors ``theta`` (groups × factors)."""
     v = {name: vals[d.group] for name, vals in from_theta(theta).items()}
     v["hbm_fraction"] = v["hbm_fraction"] * d.sustained
-    eff = Efficiency(**v, eager=d.eager)
+    eff = Efficiency(**v, eager=d.eager, eager_prefill=d.eager_prefill)
     frac = np.where(d.prefill, eff.compute_fraction_prefill, eff.compute_fraction_decode)
     time = pass_cost(d.terms, eff, frac).time_s
     total = np.bincount(d.row, weights=d.weight * time, minlength=len(d.k))

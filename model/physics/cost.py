@@ -4,7 +4,8 @@
     attention         max(KV bytes / (BW·η_bw·η_kv), attention FLOPs / (F·η_c))
     scores            score bytes / (BW·η_bw)            (no flash attention: kernels of their own)
     GPU time          Σ kernels + communication + passes·L·layer overhead
-    host issue time   passes·L·host time per layer       (eager engines only)
+    host issue time   passes·L·host time per layer       (eager engines only; where graphs hold decode
+                                                          steps only, every pass with prompts)
     time              (‖GPU, host‖₆ + passes·step overhead) × stretch + request overhead
     floor             max(bytes / BW, FLOPs / F) × stretch    (datasheet peaks: no overhead, no links)
 
@@ -101,7 +102,7 @@ def pass_cost(t: PassTerms, eff: Efficiency, compute_fraction=None, rate=None) -
         attention:         max(KV bytes / (BW·η_bw·η_kv), attention FLOPs / (F·η_c))
         scores:            score bytes / (BW·η_bw)      (their own kernels: no flash attention)
         GPU  = Σ kernels + comm + passes·L·layer overhead
-        host = passes·L·host time per layer             (eager engines only)
+        host = passes·L·host time per layer             (eager engines; decode-only graphs: passes with prompts)
         time = (‖GPU, host‖₆ + passes·step overhead) × stretch + request overhead
     The kernels run one after another, so each is bound by its own resource and their times add
     (≥ the floor max(Σ bytes/BW, Σ FLOPs/F)); the host queues them ahead of the GPU, so its issue
@@ -156,6 +157,8 @@ def fixed_costs(eff: Efficiency, layers: int, stretch, requests, passes, latency
         communication  (Σ link latencies × latency scale + Σ transfers) × communicates
         layer / step   passes·L·layer overhead, passes·step overhead
         request        requests × request overhead;   host issue  passes·L·host time per layer·eager
+    (eager: 1 where the engine issues every kernel; where its graphs hold decode steps only, 1 for a
+    pass that starts prompts: requests > 0)
     Returns (communication, communication + layer overhead, step overhead, request overhead,
     overhead before any wait for the host, host issue time), each × stretch but the request's."""
     k = stretch
@@ -163,7 +166,7 @@ def fixed_costs(eff: Efficiency, layers: int, stretch, requests, passes, latency
     layers = passes * layers
     layer_s, step_s = layers * eff.layer_overhead_s, passes * eff.step_overhead_s
     request_s = requests * eff.request_overhead_s
-    eager = eff.eager
+    eager = _eager(eff, requests)
     if (eager.__class__ in (bool, int, float) or np.ndim(eager) == 0) and not eager:
         host_s = 0.0                                      # graphs: no host term
     else:
@@ -172,6 +175,18 @@ def fixed_costs(eff: Efficiency, layers: int, stretch, requests, passes, latency
         gpu_fixed = layer_s if comm.__class__ is float and not comm else comm + layer_s   # (0.0 + x: x)
         return comm, gpu_fixed, step_s, request_s, step_s + layer_s + request_s, host_s
     return comm * k, (comm + layer_s) * k, step_s * k, request_s, (step_s + layer_s) * k + request_s, host_s
+
+
+def _eager(eff: Efficiency, requests):
+    """1 where the host issues the pass's kernels one by one: always for an eager engine, and for a
+    pass with prompts (requests > 0) on an engine whose graphs hold decode steps only (plain numbers
+    stay plain: the common case, kept cheap)."""
+    eager, ep = eff.eager, eff.eager_prefill
+    if ep.__class__ is float and not ep:
+        return eager
+    if np.ndim(ep) == 0 and np.ndim(requests) == 0 and np.ndim(eager) == 0:
+        return float(ep) if requests > 0 and ep > eager else eager
+    return np.maximum(eager, ep * (np.asarray(requests) > 0))
 
 
 def matmul_rate(matmul_flops: float, compute_fraction, peak_flops: float):

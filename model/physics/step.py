@@ -20,7 +20,8 @@ For a decode step of batch B at context c on a tensor-parallel group of tp GPUs
     GPU time          = Σ_kernels max(memory_k, compute_k) + communication + L_eq·layer overhead
                         (L_eq: the layers counted in a dense layer's kernels, layer_equivalents)
     host issue time   = L_eq·host time per layer, for engines whose host launches every kernel (eager
-                        PyTorch, MLX; 0 with CUDA graphs or on a graph-compiling platform)
+                        PyTorch, MLX; 0 with CUDA graphs or on a graph-compiling platform), and for a
+                        prefill pass where the graphs hold decode steps only (SGLang, vLLM's V0 engine)
     step time         = ‖GPU time, host issue time‖₆ + step overhead  (+ one request overhead per
                         prefill): the GPU runs behind the host's launch queue, so once the host is
                         the slower a faster GPU no longer shortens the step; ‖a, b‖₆ = (a⁶ + b⁶)^⅙

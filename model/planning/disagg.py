@@ -95,7 +95,7 @@ def prefill_rate(gp: GroupPoints, r: PlanRequest, chunk: np.ndarray) -> tuple[np
         kv = prompts * (L + np.minimum(tokens / prompts, L)) / 2.0
         pairs = tokens * L / 2.0
         g = np.interp(tokens, tb.tokens, tb.gemm_prefill_s)
-        return tb.finish(g + tb.attention(kv, pairs, tokens * (L + tokens / prompts) / 2.0, True)) \
+        return tb.finish(g + tb.attention(kv, pairs, tokens * (L + tokens / prompts) / 2.0, True), True) \
             + prompts * tb.request_overhead_s
     prompts = np.maximum(1.0, n / L)
     rate = (n / L) / step(n, prompts)

@@ -135,7 +135,7 @@ def group_points(g: Group, r: PlanRequest, catalog: Catalog | None = None, caps=
         pairs = q * b * ctx
         g_pre = np.interp(b * q + n, tb.tokens, tb.gemm_prefill_s)
         s_m = tb.finish(g_pre + tb.attention(kv + n / per * (L + per) / 2.0, pairs + n * L / 2.0,
-                                             pairs + n * (L + per) / 2.0, True)) + tb.request_overhead_s * n / per
+                                             pairs + n * (L + per) / 2.0, True), True) + tb.request_overhead_s * n / per
         s = s_d + f * (s_m - s_d) + _draft_s(tb, spec, b, b * ctx)
         tpot = s / e
         per_replica = b * e / s

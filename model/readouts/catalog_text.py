@@ -27,7 +27,8 @@ def engine_choices() -> list[tuple[str, str, str]]:
     for e in table.engines:
         why = dict(e.why)
         launch = why.get("layer_overhead_us" if e.cuda_graphs else "host_layer_us")
-        tip = f"{e.name}: " + " ".join(f"{v[0].upper()}{v[1:]}." for v in (launch, why.get("hbm_fraction")) if v)
+        prompts = why.get("prefill_graphs") if e.cuda_graphs and not e.prefill_graphs else None
+        tip = f"{e.name}: " + " ".join(f"{v[0].upper()}{v[1:]}." for v in (launch, prompts, why.get("hbm_fraction")) if v)
         if e.newest:
             tip += f" Factors of its newest releases: {e.newest}."
         out.append((e.id, e.name, tip))

@@ -220,11 +220,13 @@ def _passes(e) -> list[Readout]:
                si(float(np.asarray(terms.kv_bytes)) * rs.tp_kv / (rs.llm.shape.kv_values_per_token * rs.kv.bytes_per_value), ""),
                "Every prompt token's entry written" + (", and each chunk reads the chunks before it" if chunk else "")))
     eff = table.efficiency(rs.engine, rs.hw)
-    if eff.eager:
+    phases = [ph for ph in PHASES if eff.eager or (ph == "prefill" and eff.eager_prefill)]
+    if phases:
         out.append(_t("host_layer", "Host time per layer", eff.host_layer_s,
                       f"{e.engine_name}'s factor: the host (Python) issuing one layer's kernels one by one, "
-                      "which a faster GPU does not shorten"))
-        for phase in PHASES:
+                      "which a faster GPU does not shorten" + ("" if eff.eager else
+                      f" (its CUDA graphs hold decode steps only: a prefill is issued this way)")))
+        for phase in phases:
             cost = e.decode_kernels if phase == "decode" else e.prefill_kernels
             gpu = sum(k.time_s for k in cost) + _gpu_rest(e, phase)
             p = 1.0 if phase == "decode" else passes

@@ -316,7 +316,7 @@ class _Sim(DecodeJumps, Admission):
             kv += p + n
             pairs += pp
             spairs += sp
-        dt = tb.finish_s(tb.gemm(dec * q + prompt_tokens, prefill) + tb.attention_s(kv, pairs, spairs, prefill))
+        dt = tb.finish_s(tb.gemm(dec * q + prompt_tokens, prefill) + tb.attention_s(kv, pairs, spairs, prefill), prefill)
         if new_prompts:
             dt += tb.request_overhead_s
         if dec and self.spec.k:

@@ -14,7 +14,9 @@ model/physics/step.py, each its own roofline, split where the serving mix change
                + host wait                         eager engines only: ‖GPU, host‖₆ − GPU, with the
                                                    host issue time L·host time per layer per step
                                                    (queue_wait in model/physics/cost.py), added to
-                                                   each step's whole GPU time, never to its parts
+                                                   each step's whole GPU time, never to its parts;
+                                                   where graphs hold decode steps only (SGLang, vLLM
+                                                   V0), on every step that carries prompt tokens
 
     decode of a sequence at context c:  kv tokens c + q,  pairs q·c + q(q−1)/2
     a prompt chunk of n tokens after p: kv tokens p + n,  pairs n·(p + n/2)    (causal)
@@ -67,19 +69,23 @@ class StepTable:
     max_tokens: int
     step_overhead_s: float = 0.0  # inside G: the step's fixed cost, not GPU work the host races
     host_s: float = 0.0          # the host's issue time per step (eager engines; 0 with CUDA graphs)
+    prefill_host_s: float = 0.0  # … per step with prompt tokens (also where graphs hold decode steps only)
 
-    def finish(self, body):
+    def finish(self, body, prefill: bool = False):
         """A step's time from its body (G + attention, arrays broadcast): the body plus the time
-        the GPU waits for an eager host (queue_wait), with GPU = body − step overhead."""
-        if not self.host_s:
+        the GPU waits for an eager host (queue_wait), with GPU = body − step overhead. ``prefill``:
+        the step carries prompt tokens."""
+        host = self.prefill_host_s if prefill else self.host_s
+        if not host:
             return body
-        return body + queue_wait(np.maximum(np.asarray(body, dtype=float) - self.step_overhead_s, 0.0), self.host_s)
+        return body + queue_wait(np.maximum(np.asarray(body, dtype=float) - self.step_overhead_s, 0.0), host)
 
-    def finish_s(self, body: float) -> float:
+    def finish_s(self, body: float, prefill: bool = False) -> float:
         """``finish`` for one step's plain number (the scheduler calls it per step)."""
-        if not self.host_s:
+        host = self.prefill_host_s if prefill else self.host_s
+        if not host:
             return body
-        return body + queue_wait_s(max(body - self.step_overhead_s, 0.0), self.host_s)
+        return body + queue_wait_s(max(body - self.step_overhead_s, 0.0), host)
 
     def gemm(self, tokens: float, prefill: bool) -> float:
         """G(T): the step's weight kernels, communication and fixed overhead at ``tokens`` tokens."""
@@ -125,7 +131,7 @@ class StepTable:
         """One prompt alone in a step: ``prompt_len − cached`` new tokens after ``cached`` cached ones."""
         n, p = float(prompt_len - cached), float(cached)
         pairs, spairs = self.chunk_pairs(n, p)
-        return self.finish_s(self.gemm(n, True) + float(self.attention(p + n, pairs, spairs, True))) + self.request_overhead_s
+        return self.finish_s(self.gemm(n, True) + float(self.attention(p + n, pairs, spairs, True)), True) + self.request_overhead_s
 
     def cap(self, context_sum, batch):
         """Summed context, capped at batch × window for sliding-window attention."""
@@ -146,7 +152,7 @@ def _grid(max_tokens: int) -> np.ndarray:
 def _gemm_part(rs: ResolvedScenario, tokens: np.ndarray, eff: Efficiency, fraction: float):
     """G(T) and the LM head kernel: a decode pass of T tokens at no context, less its attention
     (without the host's wait: ``StepTable.finish`` adds it to the whole step)."""
-    cost = pass_cost(decode_terms(rs, tokens, 0.0), dataclasses.replace(eff, eager=0.0), fraction)
+    cost = pass_cost(decode_terms(rs, tokens, 0.0), dataclasses.replace(eff, eager=0.0, eager_prefill=0.0), fraction)
     ks = cost.kernel_s
     return cost.time_s - ks[ATTN] - ks[SCORES], ks[LM_HEAD].copy()    # a copy: a view would keep every kernel's row
 
@@ -165,6 +171,7 @@ def step_table(rs: ResolvedScenario, eff: Efficiency, max_tokens: int) -> StepTa
     pre = pass_cost(t, eff, eff.compute_fraction_prefill)
     kv = float(t.kv_bytes)
     flops, scores = float(t.attention_flops), float(t.score_bytes)
+    leq = layer_equivalents(rs)
     return StepTable(
         tokens=grid, gemm_decode_s=g_dec, gemm_prefill_s=g_pre, lm_head_s=lm,
         kv_bytes_per_token=kv / (c + 1.0), s_per_kv_byte=float(dec.kernel_memory_s[ATTN]) / kv,
@@ -174,5 +181,6 @@ def step_table(rs: ResolvedScenario, eff: Efficiency, max_tokens: int) -> StepTa
         score_s_per_pair=float(dec.kernel_memory_s[SCORES]) / c if scores else 0.0,
         request_overhead_s=eff.request_overhead_s, window=rs.llm.shape.sliding_window,
         layers=rs.llm.layers, max_tokens=int(grid[-1]),
-        step_overhead_s=float(eff.step_overhead_s), host_s=float(layer_equivalents(rs) * eff.host_layer_s * eff.eager),
+        step_overhead_s=float(eff.step_overhead_s), host_s=float(leq * eff.host_layer_s * eff.eager),
+        prefill_host_s=float(leq * eff.host_layer_s * max(eff.eager, eff.eager_prefill)),
     )
