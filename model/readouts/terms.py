@@ -225,7 +225,7 @@ def _passes(e) -> list[Readout]:
         out.append(_t("host_layer", "Host time per layer", eff.host_layer_s,
                       f"{e.engine_name}'s factor: the host (Python) issuing one layer's kernels one by one, "
                       "which a faster GPU does not shorten" + ("" if eff.eager else
-                      f" (its CUDA graphs hold decode steps only: a prefill is issued this way)")))
+                      " (its CUDA graphs hold decode steps only: a prefill is issued this way)")))
         for phase in phases:
             cost = e.decode_kernels if phase == "decode" else e.prefill_kernels
             gpu = sum(k.time_s for k in cost) + _gpu_rest(e, phase)
