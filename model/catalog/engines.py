@@ -34,6 +34,8 @@ import re
 from dataclasses import replace
 from typing import Mapping
 
+import numpy as np
+
 from model.catalog.parts import Hardware
 from model.errors import ScenarioError
 from model.values import frozen
@@ -76,6 +78,16 @@ class Efficiency:
     host_layer_s: float = 0.0            # host time to issue one layer's kernels (eager frameworks)
     eager: float = 0.0                   # 1 where the host issues every kernel (no CUDA graphs, no graph platform)
     eager_prefill: float = 0.0           # 1 where graphs hold only decode steps: a pass with prompts is issued kernel by kernel
+
+    def host_issues(self, prompts: bool):
+        """1 where the host issues a pass's kernels one by one: every pass of an eager engine, and a pass
+        with prompts where the graphs hold decode steps only (fields may be arrays: the fit's)."""
+        if not prompts:
+            return self.eager
+        a, b = self.eager, self.eager_prefill
+        if a.__class__ is float and b.__class__ is float:
+            return a if a >= b else b
+        return np.maximum(a, b)
 
 
 IDEAL = Efficiency(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, (), IDEAL_ID)

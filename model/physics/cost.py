@@ -152,7 +152,7 @@ def floor_s(bytes_, flops, bandwidth_bytes_per_s: float, peak_flops: float, stre
     return floor if stretch.__class__ is float and stretch == 1.0 else floor * stretch
 
 
-def fixed_costs(eff: Efficiency, layers: int, stretch, requests, passes, latency_s, transfer_s) -> tuple:
+def fixed_costs(eff: Efficiency, layers: float, stretch, requests, passes, latency_s, transfer_s) -> tuple:
     """What a pass costs besides its kernels (plain numbers or arrays, broadcast):
         communication  (Σ link latencies × latency scale + Σ transfers) × communicates
         layer / step   passes·L·layer overhead, passes·step overhead
@@ -178,15 +178,14 @@ def fixed_costs(eff: Efficiency, layers: int, stretch, requests, passes, latency
 
 
 def _eager(eff: Efficiency, requests):
-    """1 where the host issues the pass's kernels one by one: always for an eager engine, and for a
-    pass with prompts (requests > 0) on an engine whose graphs hold decode steps only (plain numbers
-    stay plain: the common case, kept cheap)."""
-    eager, ep = eff.eager, eff.eager_prefill
+    """Efficiency.host_issues for a pass that starts prompts where requests > 0 (plain numbers stay
+    plain: the common case, kept cheap)."""
+    ep = eff.eager_prefill
     if ep.__class__ is float and not ep:
-        return eager
-    if np.ndim(ep) == 0 and np.ndim(requests) == 0 and np.ndim(eager) == 0:
-        return float(ep) if requests > 0 and ep > eager else eager
-    return np.maximum(eager, ep * (np.asarray(requests) > 0))
+        return eff.eager
+    if np.ndim(requests) == 0:
+        return eff.host_issues(requests > 0)
+    return np.where(np.asarray(requests) > 0, eff.host_issues(True), eff.eager)
 
 
 def matmul_rate(matmul_flops: float, compute_fraction, peak_flops: float):

@@ -220,7 +220,7 @@ def _passes(e) -> list[Readout]:
                si(float(np.asarray(terms.kv_bytes)) * rs.tp_kv / (rs.llm.shape.kv_values_per_token * rs.kv.bytes_per_value), ""),
                "Every prompt token's entry written" + (", and each chunk reads the chunks before it" if chunk else "")))
     eff = table.efficiency(rs.engine, rs.hw)
-    phases = [ph for ph in PHASES if eff.eager or (ph == "prefill" and eff.eager_prefill)]
+    phases = [ph for ph in PHASES if eff.host_issues(ph == "prefill")]
     if phases:
         out.append(_t("host_layer", "Host time per layer", eff.host_layer_s,
                       f"{e.engine_name}'s factor: the host (Python) issuing one layer's kernels one by one, "

@@ -181,6 +181,6 @@ def step_table(rs: ResolvedScenario, eff: Efficiency, max_tokens: int) -> StepTa
         score_s_per_pair=float(dec.kernel_memory_s[SCORES]) / c if scores else 0.0,
         request_overhead_s=eff.request_overhead_s, window=rs.llm.shape.sliding_window,
         layers=rs.llm.layers, max_tokens=int(grid[-1]),
-        step_overhead_s=float(eff.step_overhead_s), host_s=float(leq * eff.host_layer_s * eff.eager),
-        prefill_host_s=float(leq * eff.host_layer_s * max(eff.eager, eff.eager_prefill)),
+        step_overhead_s=float(eff.step_overhead_s), host_s=float(leq * eff.host_layer_s * eff.host_issues(False)),
+        prefill_host_s=float(leq * eff.host_layer_s * eff.host_issues(True)),
     )
