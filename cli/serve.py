@@ -79,6 +79,9 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
     e.add_argument("--dp-attention", action="store_true", default=None,
                    help="attention data-parallel over the group: each GPU keeps its own sequences' KV cache "
                         "(SGLang --enable-dp-attention)")
+    e.add_argument("--enforce-eager", action="store_true", default=None,
+                   help="no CUDA graphs: the host issues every step's kernels one by one, and a step takes the "
+                        "longer of the GPU's time and the host's (vLLM --enforce-eager, SGLang --disable-cuda-graph)")
     m = sv.add_argument_group("metrics")
     m.add_argument("--metrics", choices=("vllm", "sglang", "genai-perf", "llmperf", "mlperf", "trtllm-bench"),
                    help="compute TTFT, TPOT and ITL the way this benchmark tool does (default vllm)")
@@ -93,7 +96,7 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
 _SETUP_FLAGS = ("requests", "lengths", "range_ratio", "seed", "prefix_hit", "prefix_len", "spec_k", "spec_accept",
                 "spec_draft", "replicas", "ttft_p90_ms", "tpot_p90_ms", "max_running", "max_tokens_per_step",
                 "prefill", "block_tokens", "preemption", "scheduler_steps", "gpu_memory_utilization",
-                "kv_free_fraction", "ep", "dp_attention", "metrics")
+                "kv_free_fraction", "ep", "dp_attention", "enforce_eager", "metrics")
 
 
 def setup_from_args(args, base=None):

@@ -220,3 +220,22 @@ def test_trtllm_bench_sizes_the_executor_from_the_dataset():
     assert plain.log_running.max() == 1                           # the 8 192-token budget: one at a time
     assert bench.log_running.max() > 20
     assert summarize(bench).output_tokens_per_s > 5 * summarize(plain).output_tokens_per_s
+
+
+def test_enforce_eager_makes_every_step_pay_the_hosts_issue_time():
+    """vLLM --enforce-eager (MLPerf's ROCm harnesses run so): no CUDA graphs, so a decode step too is
+    issued kernel by kernel and takes ‖GPU, host‖₆; a graphed run's decode steps pay no host time.
+    Before, a row's enforce_eager could not be expressed and those runs were simulated with graphs."""
+    from model.physics.step import layer_equivalents
+    from model.catalog.active import default_efficiency
+    base = dict(load="rate", rate_per_s=2.0, requests=120, input_len=500, output_len=200, seed=1)
+    graphs, eager = _run(**base), _run(**base, enforce_eager=True)
+    rs = resolve(SC)
+    host = layer_equivalents(rs) * default_efficiency().efficiency(rs.engine, rs.hw).host_layer_s
+    assert (graphs.table.host_s, graphs.table.prefill_host_s) == (0.0, 0.0)
+    assert eager.table.host_s == pytest.approx(host) and eager.table.prefill_host_s == pytest.approx(host)
+    decode = float(graphs.table.finish_s(0.004))
+    assert eager.table.finish_s(0.004) > max(decode, host)        # ‖GPU, host‖₆ exceeds both
+    assert summarize(eager).tpot.p50_ms > summarize(graphs).tpot.p50_ms
+    with pytest.raises(Exception, match="enforce_eager must be true or false"):
+        ServingSetup.from_dict({"enforce_eager": "yes"})

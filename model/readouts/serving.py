@@ -90,6 +90,22 @@ def _knobs(run: ServingRun) -> list[Readout]:
     return out
 
 
+def _issue(run: ServingRun) -> Readout:
+    """Who issues a step's kernels: replayed CUDA graphs, or the host one by one (its time per step)."""
+    tb = run.table
+    if tb.host_s > 0:
+        why = "--enforce-eager" if run.setup.enforce_eager else "the engine runs without CUDA graphs here"
+        text = f"by the host, kernel by kernel ({why}): {duration(tb.host_s)} a step"
+    elif tb.prefill_host_s > 0:
+        text = (f"CUDA graphs for decode steps; a step with prompts by the host, kernel by kernel: "
+                f"{duration(tb.prefill_host_s)} a step")
+    else:
+        text = "CUDA graphs, replayed"
+    return Readout("kernel_issue", "Kernels issued", max(tb.host_s, tb.prefill_host_s), "s", text,
+                   "host time = dense-layer equivalents × host time per layer (the engine's fitted factor); "
+                   "a step issued by the host takes ‖GPU, host‖₆ of the two times")
+
+
 def _scheduler(run: ServingRun) -> list[Readout]:
     lim = run.limits
     src = dict(lim.sources)
@@ -101,6 +117,11 @@ def _scheduler(run: ServingRun) -> list[Readout]:
         Readout("prefill_mode", "Prompts", lim.prefill, "", PREFILL_WORDS[lim.prefill], src.get("prefill", "")),
         Readout("preemption", "When the KV cache is full", lim.preemption, "", PREEMPT_WORDS[lim.preemption],
                 src.get("preemption", "")),
+        Readout("scheduler_steps", "Decode steps per scheduler call", lim.scheduler_steps, "",
+                f"{lim.scheduler_steps}" + (": new prompts join every " f"{lim.scheduler_steps} steps"
+                                            if lim.scheduler_steps > 1 else ""),
+                src.get("scheduler_steps", "") or "the engine schedules before every step"),
+        _issue(run),
         Readout("kv_cache_tokens", "KV cache", run.kv_tokens, "tokens",
                 f"{run.kv_tokens:,} tokens in blocks of {lim.block_tokens}",
                 f"what fits after the weights and workspace, per replica; block size: {src.get('block_tokens', '')}"),
@@ -223,7 +244,8 @@ TABLE_KEYS = ("load", "requests", "lengths", "duration", "request_throughput", "
               "ttft_p50", "ttft_p90", "ttft_p99", "tpot_p50", "tpot_p90", "tpot_p99", "itl_p50", "itl_p99",
               "e2e_p50", "e2e_p90", "e2e_p99", "mean_running", "largest_batch", "capacity", "mean_waiting",
               "max_waiting", "preemptions", "goodput", "targets", "prefix_hit", "speculation", "replicas",
-              "max_running", "max_tokens_per_step", "prefill_mode", "preemption", "kv_cache_tokens", "littles_law")
+              "max_running", "max_tokens_per_step", "prefill_mode", "scheduler_steps", "kernel_issue", "preemption",
+              "kv_cache_tokens", "littles_law")
 
 
 def serving_table(run: ServingRun, sm: Summary) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from model.catalog.active import default_catalog, default_efficiency
-from model.catalog.engines import EfficiencyTable
+from model.catalog.engines import Efficiency, EfficiencyTable
 from model.catalog.parts import Catalog
 from model.errors import ScenarioError
 from model.physics.memory import footprint, kv_bytes_per_token
@@ -85,6 +85,13 @@ def kv_room(rs: ResolvedScenario, table: EfficiencyTable, draft: ResolvedScenari
     return fp.capacity_bytes - fp.workspace_bytes - weights
 
 
+def _efficiency(table: EfficiencyTable, rs: ResolvedScenario, s: ServingSetup) -> Efficiency:
+    """The engine's factors on this GPU; with ``enforce_eager`` every step is issued by the host
+    (eager = 1: a step takes ‖GPU, host‖₆, the host's time L_eq × host_layer_s)."""
+    eff = table.efficiency(rs.engine, rs.hw)
+    return dataclasses.replace(eff, eager=1.0) if s.enforce_eager else eff
+
+
 def _speculation(rs: ResolvedScenario, s: ServingSetup, table: EfficiencyTable, cat: Catalog,
                  max_tokens: int) -> tuple[Speculation, ResolvedScenario | None]:
     if s.spec_k == 0:
@@ -98,7 +105,7 @@ def _speculation(rs: ResolvedScenario, s: ServingSetup, table: EfficiencyTable, 
     drs = resolve(rs.scenario.with_(model=draft), cat)
     if drs.llm.id == rs.llm.id:
         raise ScenarioError("the draft model must be smaller than the model it drafts for")
-    dtable = step_table(drs, table.efficiency(drs.engine, drs.hw), max_tokens)
+    dtable = step_table(drs, _efficiency(table, drs, s), max_tokens)
     return Speculation(s.spec_k + 1, e, "model", dtable, s.spec_k), drs
 
 
@@ -185,7 +192,7 @@ def serve(scenario: Scenario, setup: ServingSetup, catalog: Catalog | None = Non
     whole = int(req.input_len.max()) if lim.prefill in CHUNKED else longest   # mixed/separate: a recomputed
     max_tokens = int(min(MAX_TABLE_TOKENS, max(lim.max_tokens_per_step, whole)   # request's prompt comes whole
                          + q * min(lim.max_running or kv_tokens, kv_tokens)))
-    tb = step_table(rs, table.efficiency(rs.engine, rs.hw), max_tokens)
+    tb = step_table(rs, _efficiency(table, rs, s), max_tokens)
     if (s.ep or 1) > 1 or s.dp_attention:
         tb = parallel_table(tb, rs, s.ep or 1, s.dp_attention)
     if table_hook is not None:

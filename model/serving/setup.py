@@ -85,6 +85,7 @@ class ServingSetup:
     kv_free_fraction: float | None = None  # share of the memory the weights leave that holds KV (TensorRT-LLM)
     ep: int | None = None                  # expert-parallel degree (None or 1: experts split by tensor parallelism)
     dp_attention: bool = False             # attention data-parallel over the GPU group
+    enforce_eager: bool = False            # no CUDA graphs: the host issues every step kernel by kernel
     metrics: str = "vllm"                  # whose definitions TTFT, TPOT and ITL follow (METRIC_TOOLS)
     trace: tuple = ()                  # ((arrival_s, input, output), …) from a trace file
 
@@ -178,8 +179,9 @@ def check(s: ServingSetup) -> ServingSetup:
     c["kv_free_fraction"] = (None if s.kv_free_fraction is None else
                              _number("KV free-memory fraction", s.kv_free_fraction, 0.0, 1.0, lo_open=True))
     c["ep"] = None if s.ep is None else _number("expert-parallel degree", s.ep, 1, 1024, whole=True)
-    if not isinstance(s.dp_attention, bool):
-        raise ScenarioError(f"dp_attention must be true or false, got {s.dp_attention!r}")
+    for name in ("dp_attention", "enforce_eager"):
+        if not isinstance(getattr(s, name), bool):
+            raise ScenarioError(f"{name} must be true or false, got {getattr(s, name)!r}")
     c["metrics"] = _choice("metrics", s.metrics, METRIC_TOOLS)
     if c["gpu_memory_utilization"] is not None and c["kv_free_fraction"] is not None:
         raise ScenarioError("give the KV budget one way: a GPU memory utilization or a free-memory fraction")
