@@ -2,14 +2,19 @@
 
 Stalls count in ITL; a step that evicted admits nothing; multi-step scheduling; the KV budget as a
 knob; expert parallelism's all-to-all bytes; data-parallel attention's KV room; the benchmark
-tools' metric definitions.
+tools' metric definitions; steps issued by the host without CUDA graphs (--enforce-eager).
 """
+import re
+
 import numpy as np
 import pytest
 
 import model  # noqa: F401
+from model.catalog.active import default_efficiency
 from model.physics.memory import footprint, kv_bytes_per_sequence
 from model.physics.scenario import Scenario, resolve
+from model.physics.step import layer_equivalents
+from model.readouts.serving import serving_readouts
 from model.serving.parallel import all_to_all_bytes
 from model.serving.results import itl_spread, per_request, summarize
 from model.serving.run import serve
@@ -226,8 +231,6 @@ def test_enforce_eager_makes_every_step_pay_the_hosts_issue_time():
     """vLLM --enforce-eager (MLPerf's ROCm harnesses run so): no CUDA graphs, so a decode step too is
     issued kernel by kernel and takes ‖GPU, host‖₆; a graphed run's decode steps pay no host time.
     Before, a row's enforce_eager could not be expressed and those runs were simulated with graphs."""
-    from model.physics.step import layer_equivalents
-    from model.catalog.active import default_efficiency
     base = dict(load="rate", rate_per_s=2.0, requests=120, input_len=500, output_len=200, seed=1)
     graphs, eager = _run(**base), _run(**base, enforce_eager=True)
     rs = resolve(SC)
@@ -239,3 +242,20 @@ def test_enforce_eager_makes_every_step_pay_the_hosts_issue_time():
     assert summarize(eager).tpot.p50_ms > summarize(graphs).tpot.p50_ms
     with pytest.raises(Exception, match="enforce_eager must be true or false"):
         ServingSetup.from_dict({"enforce_eager": "yes"})
+
+
+def test_serve_says_who_issues_the_kernels_with_arithmetic_that_redoes():
+    """The "Kernels issued" line: graphs, graphs for decode steps only (SGLang), or the host for
+    every step (--enforce-eager), with host time = dense-layer equivalents × host time a layer."""
+    ds = Scenario(model="deepseek-v3", gpu="h200", gpus=8, precision="fp8-block", engine="sglang")
+    texts = {}
+    for name, sc, eager in (("graphs", SC, False), ("sglang", ds, False), ("eager", ds, True)):
+        run = _run(sc, load="rate", rate_per_s=1.0, requests=20, enforce_eager=eager)
+        texts[name] = serving_readouts(run, summarize(run))["kernel_issue"]
+    assert texts["graphs"].text == "CUDA graphs, replayed" and texts["graphs"].value == 0.0
+    assert texts["sglang"].text.startswith("CUDA graphs for decode steps")
+    assert "--enforce-eager" in texts["eager"].text
+    for r in (texts["sglang"], texts["eager"]):
+        leq, us, ms = map(float, re.search(r"= ([\d.]+) dense-layer equivalents × ([\d.]+) µs a layer .*= ([\d.]+) ms",
+                                           r.help).groups())
+        assert round(leq * us / 1e3, 1) == ms == round(r.value * 1e3, 1)

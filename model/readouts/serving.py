@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from model.physics.step import layer_equivalents
 from model.readouts.evidence import Band
 from model.readouts.format import duration, percent, si, sig3
 from model.readouts.numbers import Readout, count_text
@@ -93,6 +94,7 @@ def _knobs(run: ServingRun) -> list[Readout]:
 def _issue(run: ServingRun) -> Readout:
     """Who issues a step's kernels: replayed CUDA graphs, or the host one by one (its time per step)."""
     tb = run.table
+    host = max(tb.host_s, tb.prefill_host_s)
     if tb.host_s > 0:
         why = "--enforce-eager" if run.setup.enforce_eager else "the engine runs without CUDA graphs here"
         text = f"by the host, kernel by kernel ({why}): {duration(tb.host_s)} a step"
@@ -100,10 +102,12 @@ def _issue(run: ServingRun) -> Readout:
         text = (f"CUDA graphs for decode steps; a step with prompts by the host, kernel by kernel: "
                 f"{duration(tb.prefill_host_s)} a step")
     else:
-        text = "CUDA graphs, replayed"
-    return Readout("kernel_issue", "Kernels issued", max(tb.host_s, tb.prefill_host_s), "s", text,
-                   "host time = dense-layer equivalents × host time per layer (the engine's fitted factor); "
-                   "a step issued by the host takes ‖GPU, host‖₆ of the two times")
+        return Readout("kernel_issue", "Kernels issued", 0.0, "s", "CUDA graphs, replayed",
+                       "every step replays a captured graph: no host issue time")
+    leq = layer_equivalents(run.resolved)
+    return Readout("kernel_issue", "Kernels issued", host, "s", text,
+                   f"host time = {leq:.2f} dense-layer equivalents × {host / leq * 1e6:.2f} µs a layer (the "
+                   f"engine's fitted host time) = {duration(host)}; a step issued by the host takes ‖GPU, host‖₆")
 
 
 def _scheduler(run: ServingRun) -> list[Readout]:
