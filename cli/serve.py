@@ -80,8 +80,9 @@ def add_serve_parser(sub) -> argparse.ArgumentParser:
                    help="attention data-parallel over the group: each GPU keeps its own sequences' KV cache "
                         "(SGLang --enable-dp-attention)")
     e.add_argument("--enforce-eager", action="store_true", default=None,
-                   help="no CUDA graphs: the host issues every step's kernels one by one, and a step takes the "
-                        "longer of the GPU's time and the host's (vLLM --enforce-eager, SGLang --disable-cuda-graph)")
+                   help="no CUDA graphs: the host issues every step's kernels one by one, and a step takes about "
+                        "the longer of the GPU's time and the host's, ‖GPU, host‖₆ (vLLM --enforce-eager, SGLang "
+                        "--disable-cuda-graph)")
     m = sv.add_argument_group("metrics")
     m.add_argument("--metrics", choices=("vllm", "sglang", "genai-perf", "llmperf", "mlperf", "trtllm-bench"),
                    help="compute TTFT, TPOT and ITL the way this benchmark tool does (default vllm)")

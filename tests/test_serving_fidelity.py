@@ -256,6 +256,6 @@ def test_serve_says_who_issues_the_kernels_with_arithmetic_that_redoes():
     assert texts["sglang"].text.startswith("CUDA graphs for decode steps")
     assert "--enforce-eager" in texts["eager"].text
     for r in (texts["sglang"], texts["eager"]):
-        leq, us, ms = map(float, re.search(r"= ([\d.]+) dense-layer equivalents × ([\d.]+) µs a layer .*= ([\d.]+) ms",
-                                           r.help).groups())
+        found = re.search(r"= ([\d.]+) dense-layer equivalents × ([\d.]+) µs a layer .*= ([\d.]+) ms", r.help)
+        leq, us, ms = map(float, found.groups())
         assert round(leq * us / 1e3, 1) == ms == round(r.value * 1e3, 1)
