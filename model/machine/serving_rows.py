@@ -50,12 +50,16 @@ METRICS = tuple(FAMILY_OF)
 RUN_KEYS = ("model", "gpu", "n_gpus", "precision", "kv_precision", "input_len", "output_len", "engine", "load",
             "load_value", "num_prompts", "dataset", "input_min", "output_min", "serving_flags", "source_id",
             "metric_tool")
+def _yes(text: str) -> bool:
+    """A serving flag's on/off value: 1, true or yes."""
+    return text.strip().lower() in ("1", "true", "yes")
+
+
 # serving_flags keys → (setup field, type); kv_fraction is the engine's own KV budget flag
 OVERRIDES = {"prefill": ("prefill", str), "preemption": ("preemption", str), "max_running": ("max_running", int),
              "max_tokens_per_step": ("max_tokens_per_step", int), "block_tokens": ("block_tokens", int),
              "scheduler_steps": ("scheduler_steps", int), "ep": ("ep", int), "replicas": ("replicas", int),
-             "dp_attention": ("dp_attention", lambda v: v.strip().lower() in ("1", "true", "yes")),
-             "eager": ("enforce_eager", lambda v: v.strip().lower() in ("1", "true", "yes"))}
+             "dp_attention": ("dp_attention", _yes), "eager": ("enforce_eager", _yes)}
 # the benchmark tool (metric_tool column) → whose definitions the simulator computes
 TOOLS = {"vllm-benchmark_serving": "vllm", "sglang-bench_serving": "sglang", "genai-perf": "genai-perf",
          "aiperf": "genai-perf", "llmperf": "llmperf", "mlperf-loadgen": "mlperf", "trtllm-bench": "trtllm-bench",

@@ -114,6 +114,7 @@ def _scheduler(run: ServingRun) -> list[Readout]:
     lim = run.limits
     src = dict(lim.sources)
     mr = "only the KV cache" if lim.max_running is None else f"{lim.max_running:,}"
+    n = lim.scheduler_steps
     return [
         Readout("max_running", "Running sequences at most", lim.max_running, "", mr, src.get("max_running", "")),
         Readout("max_tokens_per_step", "Tokens per step at most", lim.max_tokens_per_step, "tokens",
@@ -121,9 +122,8 @@ def _scheduler(run: ServingRun) -> list[Readout]:
         Readout("prefill_mode", "Prompts", lim.prefill, "", PREFILL_WORDS[lim.prefill], src.get("prefill", "")),
         Readout("preemption", "When the KV cache is full", lim.preemption, "", PREEMPT_WORDS[lim.preemption],
                 src.get("preemption", "")),
-        Readout("scheduler_steps", "Decode steps per scheduler call", lim.scheduler_steps, "",
-                f"{lim.scheduler_steps}" + (": new prompts join every " f"{lim.scheduler_steps} steps"
-                                            if lim.scheduler_steps > 1 else ""),
+        Readout("scheduler_steps", "Decode steps per scheduler call", n, "",
+                f"{n}: new prompts join every {n} steps" if n > 1 else "1",
                 src.get("scheduler_steps", "") or "the engine schedules before every step"),
         _issue(run),
         Readout("kv_cache_tokens", "KV cache", run.kv_tokens, "tokens",
