@@ -22,8 +22,8 @@ from model.serving.steptable import step_table
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ("tensorrt-llm", "trtllm", "nim", "nemo", "vllm", "sglang", "llama.cpp", "exllamav2", "mlc-llm",
            "transformers", "hf", "deepspeed", "ollama", "lm-studio", "lmstudio", "mlx", "mlx-lm", "lmdeploy",
-           "turbomind", "tgi", "gpt-fast", "tinychat", "qserve", "vllm@0.6", "llama.cpp@2023", "transformers@4.35",
-           "lmdeploy@0.1", "auto", "ideal")
+           "turbomind", "tgi", "gpt-fast", "tinychat", "qserve", "vllm@0.6", "sglang@0.3", "llama.cpp@2023",
+           "transformers@4.35", "lmdeploy@0.1", "auto", "ideal")
 SCENARIOS = (
     Scenario(gpu="h100", model="llama-3.1-70b", precision="bf16", gpus=4, batch=1),
     Scenario(gpu="h100", model="llama-3.1-8b", precision="fp8", batch=256, input_len=2048, output_len=512),
@@ -213,6 +213,9 @@ def test_versions_follow_the_published_version_text():
     assert table.with_version("llama.cpp", "Dec 2023 build") == "llama.cpp@2023"
     assert table.with_version("llama.cpp", "May 2024 build (CUDA 12.1.1)") == "llama.cpp"
     assert table.with_version("transformers", "4.46.3") == "transformers"
+    for text, version in (("0.3.0", "sglang@0.3"), ("not stated (late 2024)", "sglang@0.3"), ("0.4.3.post2", "sglang"), ("0.5.6.post1", "sglang"),
+                          ("not stated (2026-01-05)", "sglang")):
+        assert table.with_version("sglang", text) == version
     assert table.engine("vllm@0.6").prefill_chunk_tokens == 0 < table.engine("vllm").prefill_chunk_tokens
     with pytest.raises(ScenarioError) as err:
         table.canonical("vllm@0.1")
