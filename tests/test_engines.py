@@ -222,6 +222,20 @@ def test_versions_follow_the_published_version_text():
     assert "\n" not in str(err.value) and "vllm@0.6" in str(err.value)
 
 
+def test_sglangs_2025_releases_are_fitted_on_their_own_rows_and_pay_the_host_for_a_prompt():
+    """SGLang's newest factors come from the 2025–2026 rows (DataCrunch's DeepSeek prefills on 8 H200),
+    the 2024 runs fit sglang@0.3's; an extend pass of DeepSeek-R1 is host-bound (graphs hold decode only)."""
+    table, h200 = default_efficiency(), default_catalog().gpu("h200-sxm-141gb")
+    new, old = table.efficiency("sglang", h200).calibrated_on, table.efficiency("sglang@0.3", h200).calibrated_on
+    assert {"m40014", "m40016"} <= set(new) and "m336" in old and not set(new) & set(old)
+    rs = resolve(Scenario(gpu="h200-sxm-141gb", model="deepseek-r1", precision="fp8-block", gpus=8, engine="sglang",
+                          batch=1, input_len=128, output_len=1))
+    eff = table.efficiency("sglang", h200)
+    prompt = prefill_pass(rs, 1, 128, eff)
+    graphed = prefill_pass(rs, 1, 128, dataclasses.replace(eff, eager_prefill=0.0))
+    assert prompt.time_s > 2 * graphed.time_s and prompt.time_s >= layer_equivalents(rs) * eff.host_layer_s
+
+
 def test_an_engine_that_prefills_in_chunks_reads_the_weights_once_per_chunk():
     rs = resolve(Scenario(gpu="4090", model="llama-3.1-8b", precision="q4_k_m", engine="llama.cpp"))
     one = resolve(Scenario(gpu="4090", model="llama-3.1-8b", precision="q4_k_m", engine="ideal"))
