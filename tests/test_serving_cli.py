@@ -161,6 +161,6 @@ def test_validate_serving_reads_one_publisher_held_out():
 
 @pytest.mark.slow
 def test_validate_serving_prints_its_summary():
-    out = run("validate", "--serving")
+    out = run("validate", "--serving", timeout=3600)     # only a guard against a hang: minutes on a slow machine
     assert "serving, leave-one-publisher-out" in out.stdout and "throughput" in out.stdout and "s001" in out.stdout
     assert "DeepSeek" in out.stdout and "by engine" in out.stdout and "by load" in out.stdout
