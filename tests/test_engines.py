@@ -213,8 +213,8 @@ def test_versions_follow_the_published_version_text():
     assert table.with_version("llama.cpp", "Dec 2023 build") == "llama.cpp@2023"
     assert table.with_version("llama.cpp", "May 2024 build (CUDA 12.1.1)") == "llama.cpp"
     assert table.with_version("transformers", "4.46.3") == "transformers"
-    for text, version in (("0.3.0", "sglang@0.3"), ("not stated (late 2024)", "sglang@0.3"), ("0.4.3.post2", "sglang"), ("0.5.6.post1", "sglang"),
-                          ("not stated (2026-01-05)", "sglang")):
+    for text, version in (("0.3.0", "sglang@0.3"), ("not stated (late 2024)", "sglang@0.3"),
+                          ("0.4.3.post2", "sglang"), ("0.5.6.post1", "sglang"), ("not stated (2026-01-05)", "sglang")):
         assert table.with_version("sglang", text) == version
     assert table.engine("vllm@0.6").prefill_chunk_tokens == 0 < table.engine("vllm").prefill_chunk_tokens
     with pytest.raises(ScenarioError) as err:

@@ -50,6 +50,8 @@ METRICS = tuple(FAMILY_OF)
 RUN_KEYS = ("model", "gpu", "n_gpus", "precision", "kv_precision", "input_len", "output_len", "engine", "load",
             "load_value", "num_prompts", "dataset", "input_min", "output_min", "serving_flags", "source_id",
             "metric_tool")
+
+
 def _yes(text: str) -> bool:
     """A serving flag's on/off value: 1, true or yes."""
     return text.strip().lower() in ("1", "true", "yes")
